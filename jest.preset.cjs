@@ -1,0 +1,30 @@
+// Shared jest settings: TypeScript compiled by SWC to native ESM (Nest 12 is ESM-only),
+// run with `node --experimental-vm-modules`. `.js` specifiers in sources map back to `.ts`.
+const path = require('node:path');
+
+module.exports = (dir) => ({
+  rootDir: dir,
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],
+  moduleNameMapper: {
+    '^@tradeinfra/contracts$': path.join(__dirname, 'packages/contracts/src/index.ts'),
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
+  transform: {
+    '^.+\\.ts$': [
+      '@swc/jest',
+      {
+        jsc: {
+          target: 'es2023',
+          parser: { syntax: 'typescript', decorators: true },
+          transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
+          keepClassNames: true,
+        },
+        module: { type: 'es6' },
+        sourceMaps: 'inline',
+      },
+    ],
+  },
+  testTimeout: 60_000,
+});

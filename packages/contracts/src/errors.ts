@@ -1,0 +1,64 @@
+/**
+ * Error names shared by every service and the gateway. A service fails a request by
+ * throwing (over NATS) an {@link RpcErrorPayload}; the gateway maps `name` to an HTTP status
+ * and answers with {@link ErrorBody}, the spec's error object.
+ */
+export const ErrorName = {
+  Validation: 'ValidationError',
+  /** Rule failures the spec shows with the plain name `Error` (e.g. a simulation nonce mismatch). */
+  Rule: 'Error',
+  Unauthorized: 'Unauthorized',
+  Forbidden: 'Forbidden',
+  NotFound: 'NotFound',
+  Conflict: 'Conflict',
+  PayloadTooLarge: 'PayloadTooLarge',
+  RateLimited: 'RateLimited',
+  Upstream: 'UpstreamError',
+  ServiceUnavailable: 'ServiceUnavailable',
+  Timeout: 'Timeout',
+  Internal: 'InternalError',
+} as const;
+export type ErrorName = (typeof ErrorName)[keyof typeof ErrorName];
+
+/** One problem with one field of an input; `path` is dotted (`addresses.3`, `headers.idempotency-key`). */
+export interface FieldIssue {
+  path: string;
+  message: string;
+}
+
+/** What a service replies with when it fails a request. */
+export interface RpcErrorPayload {
+  name: ErrorName;
+  message: string;
+  details: unknown;
+}
+
+/** The spec's error object: the body of every non-2xx HTTP answer. */
+export interface ErrorBody extends RpcErrorPayload {
+  error: true;
+}
+
+/** Thrown by {@link parseInput} when an input does not match its contract. */
+export class ContractValidationError extends Error {
+  override readonly name = ErrorName.Validation;
+  constructor(readonly issues: FieldIssue[]) {
+    super(summarize(issues));
+  }
+
+  toPayload(): RpcErrorPayload {
+    return { name: ErrorName.Validation, message: this.message, details: this.issues };
+  }
+}
+
+function summarize(issues: FieldIssue[]): string {
+  const first = issues[0];
+  if (!first) return 'Invalid input';
+  const head = first.path ? `${first.path}: ${first.message}` : first.message;
+  return issues.length > 1 ? `${head} (and ${issues.length - 1} more)` : head;
+}
+
+export function isRpcErrorPayload(value: unknown): value is RpcErrorPayload {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return typeof v.name === 'string' && typeof v.message === 'string' && 'details' in v;
+}

@@ -1,0 +1,4 @@
+export * from './errors.js';
+export * from './validation.js';
+export * from './subjects.js';
+export * from './intents.js';

@@ -1,0 +1,126 @@
+import {
+  ContractValidationError,
+  createIntentRequestSchema,
+  decodeSearchCursor,
+  encodeSearchCursor,
+  parseInput,
+  SearchIntentsRequestSchema,
+} from './index.js';
+
+const NOW_MS = 1_800_000_000_000;
+const schema = createIntentRequestSchema({ chainIds: [1, 56, 137], now: () => NOW_MS });
+const WALLET = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
+const valid = {
+  chainId: 1,
+  wallet: WALLET,
+  tokenAddress: WALLET.toLowerCase(),
+  bribe: '0',
+  buyAmount: '1000000000000000000',
+  expiry: NOW_MS / 1000 + 3600,
+};
+
+function issuesOf(input: unknown, s: Parameters<typeof parseInput>[0] = schema) {
+  try {
+    parseInput(s, input);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ContractValidationError);
+    return (err as ContractValidationError).issues;
+  }
+  throw new Error('expected a validation error');
+}
+
+describe('createIntentRequestSchema', () => {
+  it('normalises addresses to EIP-55 and fills unset optional fields with null', () => {
+    const parsed = parseInput(schema, valid);
+    expect(parsed.tokenAddress).toBe(WALLET);
+    expect(parsed.maxBuyTax).toBeNull();
+    expect(parsed.feeRecipient).toBeNull();
+  });
+
+  it('accepts the largest uint256 and rejects one more', () => {
+    const max = ((1n << 256n) - 1n).toString();
+    expect(parseInput(schema, { ...valid, buyAmount: max }).buyAmount).toBe(max);
+    expect(issuesOf({ ...valid, buyAmount: (1n << 256n).toString() })).toEqual([
+      { path: 'buyAmount', message: 'must be at most 2^256-1' },
+    ]);
+  });
+
+  it.each([
+    ['bribe', 1, 'must be wei as a decimal integer string'],
+    ['bribe', '-1', 'must be wei as a decimal integer string (digits only, no sign, no leading zeros)'],
+    ['bribe', '1.5', 'must be wei as a decimal integer string (digits only, no sign, no leading zeros)'],
+    ['bribe', '01', 'must be wei as a decimal integer string (digits only, no sign, no leading zeros)'],
+    ['chainId', 10, 'must be one of the supported chains: 1, 56, 137'],
+    ['chainId', '1', 'must be a positive integer chain id from 1 to 9007199254740991'],
+    ['wallet', '0x5AAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', 'has an invalid EIP-55 checksum'],
+    ['wallet', '0x123', 'must be a 0x-prefixed 20-byte hex address'],
+    ['maxBuyTax', 1.01, 'must be a number from 0 to 1'],
+    ['maxSellTax', -0.1, 'must be a number from 0 to 1'],
+    ['feeBps', 10_001, 'must be basis points from 0 to 10000'],
+    ['maxSlippageBps', 1.5, 'must be basis points from 0 to 10000'],
+    ['firstOrFail', 'yes', 'must be true or false'],
+    ['expiry', NOW_MS / 1000, 'must be in the future (now is 1800000000)'],
+    ['expiry', NOW_MS / 1000 + 30 * 86400 + 1, 'must be at most 30 days ahead'],
+  ])('rejects %s = %j', (field, value, message) => {
+    expect(issuesOf({ ...valid, [field]: value })).toEqual([{ path: field, message }]);
+  });
+
+  it('names every missing required field and every unknown field', () => {
+    expect(issuesOf({ extra: 1 })).toEqual(
+      expect.arrayContaining([
+        { path: 'chainId', message: 'is required' },
+        { path: 'wallet', message: 'is required' },
+        { path: 'tokenAddress', message: 'is required' },
+        { path: 'bribe', message: 'is required' },
+        { path: 'buyAmount', message: 'is required' },
+        { path: 'expiry', message: 'is required' },
+        { path: 'extra', message: 'is not a known field' },
+      ]),
+    );
+  });
+
+  it('requires feeRecipient when feeBps is above 0', () => {
+    expect(issuesOf({ ...valid, feeBps: 50 })).toEqual([
+      { path: 'feeRecipient', message: 'is required when feeBps is above 0' },
+    ]);
+    expect(parseInput(schema, { ...valid, feeBps: 0 }).feeBps).toBe(0);
+  });
+
+  it('rejects a body that is not an object', () => {
+    expect(issuesOf([1])).toEqual([{ path: '', message: 'body must be a JSON object' }]);
+  });
+});
+
+describe('SearchIntentsRequestSchema', () => {
+  it('defaults to pending, limit 100, and accepts any letter case', () => {
+    const parsed = parseInput(SearchIntentsRequestSchema, { addresses: [WALLET.toUpperCase().replace('0X', '0x')] });
+    expect(parsed).toEqual({ addresses: [WALLET], status: ['pending'], limit: 100, cursor: null });
+  });
+
+  it('rejects empty, oversized and malformed address lists and unknown statuses', () => {
+    expect(issuesOf({ addresses: [] }, SearchIntentsRequestSchema)).toEqual([
+      { path: 'addresses', message: 'must hold at least one address' },
+    ]);
+    expect(issuesOf({ addresses: Array(101).fill(WALLET) }, SearchIntentsRequestSchema)).toEqual([
+      { path: 'addresses', message: 'must hold at most 100 addresses' },
+    ]);
+    expect(issuesOf({ addresses: [WALLET, 'nope'] }, SearchIntentsRequestSchema)).toEqual([
+      { path: 'addresses.1', message: 'must be a 0x-prefixed 20-byte hex address' },
+    ]);
+    expect(issuesOf({ addresses: [WALLET], status: ['done'] }, SearchIntentsRequestSchema)).toEqual([
+      { path: 'status.0', message: 'must be one of pending, completed, expired, failed, cancelled, error' },
+    ]);
+    expect(issuesOf({ addresses: [WALLET], limit: 501 }, SearchIntentsRequestSchema)).toEqual([
+      { path: 'limit', message: 'must be an integer from 1 to 500' },
+    ]);
+  });
+});
+
+describe('search cursor', () => {
+  it('round-trips an id and refuses anything else', () => {
+    const id = '0190f3a2-7b1c-7def-8abc-0123456789ab';
+    expect(decodeSearchCursor(encodeSearchCursor(id))).toBe(id);
+    expect(decodeSearchCursor('bm90LWEtdXVpZA')).toBeNull();
+    expect(decodeSearchCursor('%%%')).toBeNull();
+  });
+});

@@ -1,0 +1,190 @@
+import { z } from 'zod';
+import {
+  anyCaseAddress,
+  boolean,
+  checksummedAddress,
+  fraction,
+  integer,
+  uint256String,
+} from './validation.js';
+
+export const INTENT_STATUSES = ['pending', 'completed', 'expired', 'failed', 'cancelled', 'error'] as const;
+export type IntentStatus = (typeof INTENT_STATUSES)[number];
+export const TERMINAL_INTENT_STATUSES: readonly IntentStatus[] = ['completed', 'expired', 'failed', 'cancelled', 'error'];
+
+/** How far ahead an intent may expire. */
+export const MAX_EXPIRY_AHEAD_SECONDS = 30 * 24 * 60 * 60;
+export const DEFAULT_CHAIN_IDS: readonly number[] = [1, 56, 137];
+
+export const SEARCH_MAX_ADDRESSES = 100;
+export const SEARCH_DEFAULT_LIMIT = 100;
+export const SEARCH_MAX_LIMIT = 500;
+
+/** Optional fields accept `null` as "not set", so a returned record can be sent back as is. */
+function optional<T extends z.ZodType>(schema: T) {
+  return schema.nullish().transform((v) => v ?? null);
+}
+
+export interface CreateIntentOptions {
+  /** Chains the service executes on; omitted: any positive chain id (the gateway's shape check). */
+  chainIds?: readonly number[];
+  /** Clock in ms, for tests. */
+  now?: () => number;
+}
+
+/**
+ * Body of `POST /v1/intent`. The gateway parses with the shape (no chain list); the intent
+ * service parses with the same schema and its configured chain ids.
+ */
+export function createIntentRequestSchema(options: CreateIntentOptions = {}) {
+  const now = options.now ?? Date.now;
+  const chainIds = options.chainIds;
+  return z
+    .strictObject({
+      chainId: integer(1, Number.MAX_SAFE_INTEGER, 'a positive integer chain id').refine(
+        (id) => !chainIds || chainIds.includes(id),
+        { error: `must be one of the supported chains: ${chainIds?.join(', ')}` },
+      ),
+      wallet: checksummedAddress(),
+      tokenAddress: checksummedAddress(),
+      bribe: uint256String('wei'),
+      buyAmount: uint256String('wei'),
+      expiry: integer(0, Number.MAX_SAFE_INTEGER, 'a unix timestamp in seconds').superRefine((expiry, ctx) => {
+        const nowSeconds = Math.floor(now() / 1000);
+        if (expiry <= nowSeconds) {
+          ctx.addIssue({ code: 'custom', message: `must be in the future (now is ${nowSeconds})`, input: expiry });
+        } else if (expiry > nowSeconds + MAX_EXPIRY_AHEAD_SECONDS) {
+          ctx.addIssue({ code: 'custom', message: 'must be at most 30 days ahead', input: expiry });
+        }
+      }),
+      maxBuyTax: optional(fraction()),
+      maxSellTax: optional(fraction()),
+      minIn: optional(uint256String('wei')),
+      minOut: optional(uint256String('token units')),
+      minLiquidity: optional(uint256String('cents')),
+      feeBps: optional(integer(0, 10_000, 'basis points')),
+      feeRecipient: optional(checksummedAddress()),
+      firstOrFail: optional(boolean()),
+      maxSlippageBps: optional(integer(0, 10_000, 'basis points')),
+      gasTip: optional(uint256String('wei')),
+    })
+    .superRefine((intent, ctx) => {
+      const feeBps = intent.feeBps;
+      const validFee = feeBps !== null && Number.isInteger(feeBps) && feeBps > 0 && feeBps <= 10_000;
+      if (validFee && intent.feeRecipient === null) {
+        ctx.addIssue({ code: 'custom', path: ['feeRecipient'], message: 'is required when feeBps is above 0', input: undefined });
+      }
+    });
+}
+export type CreateIntentRequest = z.output<ReturnType<typeof createIntentRequestSchema>>;
+
+/** Body of `POST /v1/intents/search`. */
+export const SearchIntentsRequestSchema = z.strictObject({
+  addresses: z
+    .array(anyCaseAddress(), { error: (i) => (i.input === undefined ? 'is required' : 'must be an array of addresses') })
+    .min(1, { error: 'must hold at least one address' })
+    .max(SEARCH_MAX_ADDRESSES, { error: `must hold at most ${SEARCH_MAX_ADDRESSES} addresses` }),
+  status: z
+    .array(z.enum(INTENT_STATUSES, { error: `must be one of ${INTENT_STATUSES.join(', ')}` }), {
+      error: 'must be an array of statuses',
+    })
+    .min(1, { error: 'must hold at least one status' })
+    .max(INTENT_STATUSES.length * 2, { error: 'has too many entries' })
+    .default(['pending']),
+  limit: integer(1, SEARCH_MAX_LIMIT, 'an integer').default(SEARCH_DEFAULT_LIMIT),
+  cursor: z
+    .string({ error: 'must be the x-next-cursor value of the previous page' })
+    .max(200, { error: 'must be the x-next-cursor value of the previous page' })
+    .nullish()
+    .transform((v) => v ?? null),
+});
+export type SearchIntentsRequest = z.output<typeof SearchIntentsRequestSchema>;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Intent ids are UUIDs (v7, time-ordered). */
+export const IntentIdSchema = z
+  .string({ error: 'must be an intent id (UUID)' })
+  .regex(UUID, { error: 'must be an intent id (UUID)' })
+  .transform((v) => v.toLowerCase());
+
+/** The record every intent endpoint returns: the creation fields plus the intent's own. */
+export interface IntentRecord {
+  id: string;
+  status: IntentStatus;
+  chainId: number;
+  wallet: string;
+  tokenAddress: string;
+  bribe: string;
+  buyAmount: string;
+  expiry: number;
+  maxBuyTax: number | null;
+  maxSellTax: number | null;
+  minIn: string | null;
+  minOut: string | null;
+  minLiquidity: string | null;
+  feeBps: number | null;
+  feeRecipient: string | null;
+  firstOrFail: boolean | null;
+  maxSlippageBps: number | null;
+  gasTip: string | null;
+  /** ISO 8601 UTC. */
+  createdAt: string;
+  updatedAt: string;
+  txHash: string | null;
+  executedAt: string | null;
+  statusReason: string | null;
+}
+
+/** Opaque keyset cursor: the id of the last intent of a page. */
+export function encodeSearchCursor(lastId: string): string {
+  return Buffer.from(lastId, 'utf8').toString('base64url');
+}
+export function decodeSearchCursor(cursor: string): string | null {
+  const id = Buffer.from(cursor, 'base64url').toString('utf8');
+  return UUID.test(id) && encodeSearchCursor(id) === cursor ? id.toLowerCase() : null;
+}
+
+// ---- NATS messages (gateway → intent service) ----
+
+/** Who is asking: resolved by the gateway from the API key. */
+export interface TenantScoped {
+  tenantId: string;
+}
+export interface CreateIntentMessage extends TenantScoped {
+  idempotencyKey: string | null;
+  body: unknown;
+}
+export interface GetIntentMessage extends TenantScoped {
+  id: string;
+}
+export type CancelIntentMessage = GetIntentMessage;
+export interface SearchIntentsMessage extends TenantScoped {
+  body: unknown;
+}
+export interface CreateIntentReply {
+  intent: IntentRecord;
+  /** true when an earlier request with the same Idempotency-Key created it. */
+  replayed: boolean;
+}
+export interface SearchIntentsReply {
+  intents: IntentRecord[];
+  nextCursor: string | null;
+}
+export interface HealthReply {
+  ok: boolean;
+}
+
+// ---- JetStream events (intent service outbox → stream INTENT_EVENTS) ----
+
+export const INTENT_EVENT_TYPES = ['created', 'cancelled', 'expired', 'completed', 'failed', 'error'] as const;
+export type IntentEventType = (typeof INTENT_EVENT_TYPES)[number];
+
+export interface IntentEvent {
+  /** Event id (UUIDv7); also the JetStream `Nats-Msg-Id`, so a republish is deduplicated. */
+  id: string;
+  type: IntentEventType;
+  occurredAt: string;
+  tenantId: string;
+  intent: IntentRecord;
+}

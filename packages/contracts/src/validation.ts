@@ -1,0 +1,99 @@
+import { getAddress } from 'ethers';
+import { z } from 'zod';
+import { ContractValidationError, type FieldIssue } from './errors.js';
+
+export const UINT256_MAX = (1n << 256n) - 1n;
+
+const DECIMAL_INTEGER = /^(0|[1-9][0-9]*)$/;
+const HEX_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+function typeError(expected: string) {
+  return (issue: { input?: unknown; code?: string }) =>
+    issue.input === undefined ? 'is required' : `must be ${expected}`;
+}
+
+/** A decimal integer string in 0..2^256-1 (wei, token units, cents). Kept as a string: never a float. */
+export function uint256String(what = 'an amount') {
+  return z
+    .string({ error: typeError(`${what} as a decimal integer string`) })
+    .max(78, { error: `must be ${what} as a decimal integer string of at most 78 digits`, abort: true })
+    .regex(DECIMAL_INTEGER, {
+      error: `must be ${what} as a decimal integer string (digits only, no sign, no leading zeros)`,
+      abort: true,
+    })
+    .refine((v) => BigInt(v) <= UINT256_MAX, { error: 'must be at most 2^256-1' });
+}
+
+/**
+ * An EIP-55 address: all-lowercase or all-uppercase hex is accepted, mixed case must carry a
+ * valid checksum. Normalised to the checksummed form.
+ */
+export function checksummedAddress() {
+  return z
+    .string({ error: typeError('a 0x-prefixed 20-byte hex address') })
+    .regex(HEX_ADDRESS, { error: 'must be a 0x-prefixed 20-byte hex address', abort: true })
+    .transform((value, ctx) => {
+      const body = value.slice(2);
+      const mixed = body !== body.toLowerCase() && body !== body.toUpperCase();
+      try {
+        return getAddress(mixed ? value : `0x${body.toLowerCase()}`);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'has an invalid EIP-55 checksum', input: value });
+        return z.NEVER;
+      }
+    });
+}
+
+/** An address in any letter case (search input): no checksum required, normalised to EIP-55. */
+export function anyCaseAddress() {
+  return z
+    .string({ error: typeError('a 0x-prefixed 20-byte hex address') })
+    .regex(HEX_ADDRESS, { error: 'must be a 0x-prefixed 20-byte hex address', abort: true })
+    .transform((value) => getAddress(value.toLowerCase()));
+}
+
+export function integer(min: number, max: number, what = 'an integer') {
+  return z
+    .number({ error: typeError(`${what} from ${min} to ${max}`) })
+    .int({ error: `must be ${what} from ${min} to ${max}`, abort: true })
+    .min(min, { error: `must be ${what} from ${min} to ${max}` })
+    .max(max, { error: `must be ${what} from ${min} to ${max}` });
+}
+
+export function fraction() {
+  return z
+    .number({ error: typeError('a number from 0 to 1') })
+    .min(0, { error: 'must be a number from 0 to 1' })
+    .max(1, { error: 'must be a number from 0 to 1' });
+}
+
+export function boolean() {
+  return z.boolean({ error: typeError('true or false') });
+}
+
+/**
+ * Parses `input` with `schema` or throws a {@link ContractValidationError} listing every
+ * problem by field. The one entry point the gateway and the services validate with.
+ */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  throw new ContractValidationError(toFieldIssues(result.error.issues));
+}
+
+export function toFieldIssues(issues: readonly z.core.$ZodIssue[]): FieldIssue[] {
+  const out: FieldIssue[] = [];
+  for (const issue of issues) {
+    const base = issue.path.map(String).join('.');
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) {
+        out.push({ path: base ? `${base}.${key}` : key, message: 'is not a known field' });
+      }
+    } else if (issue.code === 'invalid_type' && issue.path.length === 0) {
+      out.push({ path: '', message: `body must be a JSON ${issue.expected}` });
+    } else {
+      out.push({ path: base, message: issue.message });
+    }
+  }
+  return out;
+}
