@@ -9,6 +9,7 @@ module.exports = (dir) => ({
   testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],
   moduleNameMapper: {
     '^@tradeinfra/contracts$': path.join(__dirname, 'packages/contracts/src/index.ts'),
+    '^@tradeinfra/test-support$': path.join(__dirname, 'packages/test-support/src/index.ts'),
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   transform: {

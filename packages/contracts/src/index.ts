@@ -2,3 +2,4 @@ export * from './errors.js';
 export * from './validation.js';
 export * from './subjects.js';
 export * from './intents.js';
+export * from './rpc.js';

@@ -1,0 +1,39 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
+import { AllRpcExceptionsFilter } from './common/rpc-exception.filter.js';
+import { RequestLogInterceptor } from './common/request-log.interceptor.js';
+import { ENV, type IntentServiceEnv } from './config/env.js';
+import { DatabaseModule } from './database/database.module.js';
+import { HealthController } from './health/health.controller.js';
+import { ExpirySweeper } from './intents/expiry.sweeper.js';
+import { IntentsController } from './intents/intents.controller.js';
+import { IntentsRepository } from './intents/intents.repository.js';
+import { CLOCK, IntentsService } from './intents/intents.service.js';
+import { EventsPublisher } from './outbox/events.publisher.js';
+import { OutboxRelay } from './outbox/outbox.relay.js';
+import { OutboxRepository } from './outbox/outbox.repository.js';
+
+@Module({})
+export class AppModule {
+  static forRoot(env: IntentServiceEnv): DynamicModule {
+    return {
+      module: AppModule,
+      global: true,
+      imports: [DatabaseModule],
+      controllers: [IntentsController, HealthController],
+      providers: [
+        { provide: ENV, useValue: env },
+        { provide: CLOCK, useValue: Date.now },
+        { provide: APP_FILTER, useClass: AllRpcExceptionsFilter },
+        { provide: APP_INTERCEPTOR, useClass: RequestLogInterceptor },
+        IntentsRepository,
+        IntentsService,
+        ExpirySweeper,
+        OutboxRepository,
+        EventsPublisher,
+        OutboxRelay,
+      ],
+      exports: [ENV],
+    };
+  }
+}

@@ -1,0 +1,4 @@
+import { CreateIntents1763800000000 } from './1763800000000-CreateIntents.js';
+
+/** Every migration of the intent schema, oldest first. */
+export const migrations = [CreateIntents1763800000000];

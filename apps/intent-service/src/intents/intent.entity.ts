@@ -1,0 +1,103 @@
+import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
+/**
+ * Storage shape of an intent. Never leaves the service: replies and events carry the
+ * contracts' IntentRecord, built by the SQL function `intent.record_json` (see the migration).
+ */
+@Entity({ name: 'intents', schema: 'intent' })
+@Index('intents_search_idx', ['tenantId', 'wallet', 'status', 'id'])
+@Index('intents_pending_expiry_idx', ['expiresAt'], { where: "status = 'pending'" })
+@Check('intents_status_check', "status IN ('pending', 'completed', 'expired', 'failed', 'cancelled', 'error')")
+export class IntentEntity {
+  @PrimaryColumn('uuid')
+  id!: string;
+
+  @Column('uuid', { name: 'tenant_id' })
+  tenantId!: string;
+
+  @Column('text')
+  status!: string;
+
+  @Column('integer', { name: 'chain_id' })
+  chainId!: number;
+
+  @Column('text')
+  wallet!: string;
+
+  @Column('text', { name: 'token_address' })
+  tokenAddress!: string;
+
+  @Column('numeric', { precision: 78, scale: 0 })
+  bribe!: string;
+
+  @Column('numeric', { name: 'buy_amount', precision: 78, scale: 0 })
+  buyAmount!: string;
+
+  @Column('timestamptz', { name: 'expires_at' })
+  expiresAt!: Date;
+
+  @Column('numeric', { name: 'max_buy_tax', nullable: true })
+  maxBuyTax!: string | null;
+
+  @Column('numeric', { name: 'max_sell_tax', nullable: true })
+  maxSellTax!: string | null;
+
+  @Column('numeric', { name: 'min_in', precision: 78, scale: 0, nullable: true })
+  minIn!: string | null;
+
+  @Column('numeric', { name: 'min_out', precision: 78, scale: 0, nullable: true })
+  minOut!: string | null;
+
+  @Column('numeric', { name: 'min_liquidity', precision: 78, scale: 0, nullable: true })
+  minLiquidity!: string | null;
+
+  @Column('integer', { name: 'fee_bps', nullable: true })
+  feeBps!: number | null;
+
+  @Column('text', { name: 'fee_recipient', nullable: true })
+  feeRecipient!: string | null;
+
+  @Column('boolean', { name: 'first_or_fail', nullable: true })
+  firstOrFail!: boolean | null;
+
+  @Column('integer', { name: 'max_slippage_bps', nullable: true })
+  maxSlippageBps!: number | null;
+
+  @Column('numeric', { name: 'gas_tip', precision: 78, scale: 0, nullable: true })
+  gasTip!: string | null;
+
+  @Column('text', { name: 'tx_hash', nullable: true })
+  txHash!: string | null;
+
+  @Column('timestamptz', { name: 'executed_at', nullable: true })
+  executedAt!: Date | null;
+
+  @Column('text', { name: 'status_reason', nullable: true })
+  statusReason!: string | null;
+
+  @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
+  createdAt!: Date;
+
+  @Column('timestamptz', { name: 'updated_at', default: () => 'now()' })
+  updatedAt!: Date;
+}
+
+/** One Idempotency-Key of one tenant, kept for IDEMPOTENCY_TTL_HOURS. */
+@Entity({ name: 'idempotency_keys', schema: 'intent' })
+export class IdempotencyKeyEntity {
+  @PrimaryColumn('uuid', { name: 'tenant_id' })
+  tenantId!: string;
+
+  @PrimaryColumn('text')
+  key!: string;
+
+  @Column('text', { name: 'request_hash' })
+  requestHash!: string;
+
+  @Column('uuid', { name: 'intent_id' })
+  intentId!: string;
+
+  @Index('idempotency_keys_created_at_idx')
+  @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
+  createdAt!: Date;
+}

@@ -1,0 +1,35 @@
+import { ErrorName, type RpcErrorPayload } from '@tradeinfra/contracts';
+
+export enum IntentErrorCode {
+  NotFound = 'NOT_FOUND',
+  NotPending = 'NOT_PENDING',
+  IdempotencyKeyReused = 'IDEMPOTENCY_KEY_REUSED',
+  BadCursor = 'BAD_CURSOR',
+}
+
+/** The one error type the intent domain throws; the RPC filter turns it into the wire error. */
+export class IntentError extends Error {
+  constructor(
+    readonly code: IntentErrorCode,
+    message: string,
+    readonly details: unknown = null,
+  ) {
+    super(message);
+  }
+
+  toPayload(): RpcErrorPayload {
+    return { name: errorName(this.code), message: this.message, details: this.details };
+  }
+}
+
+function errorName(code: IntentErrorCode): ErrorName {
+  switch (code) {
+    case IntentErrorCode.NotFound:
+      return ErrorName.NotFound;
+    case IntentErrorCode.NotPending:
+    case IntentErrorCode.IdempotencyKeyReused:
+      return ErrorName.Conflict;
+    case IntentErrorCode.BadCursor:
+      return ErrorName.Validation;
+  }
+}

@@ -1,0 +1,71 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { intentEventSubject, type IntentEvent } from '@tradeinfra/contracts';
+import { ENV, type IntentServiceEnv } from '../config/env.js';
+import { PeriodicTask } from '../common/periodic-task.js';
+import { EventsPublisher } from './events.publisher.js';
+import { OutboxRepository, type PendingEvent } from './outbox.repository.js';
+
+const BATCH = 200;
+
+/**
+ * Publishes outbox rows to JetStream in insertion order. Runs in every replica; an advisory
+ * lock lets one publish at a time. While NATS is unreachable rows stay unpublished and go out,
+ * in order, once it is back (each with its event id as Nats-Msg-Id, so a retry is not a dupe).
+ */
+@Injectable()
+export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(OutboxRelay.name);
+  private readonly task: PeriodicTask;
+
+  constructor(
+    private readonly outbox: OutboxRepository,
+    private readonly publisher: EventsPublisher,
+    @Inject(ENV) env: IntentServiceEnv,
+  ) {
+    this.task = new PeriodicTask('outbox relay', env.OUTBOX_POLL_INTERVAL_MS, () => this.relayOnce(), this.logger);
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.publisher.connect();
+    this.task.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.task.stop();
+  }
+
+  /** Something was written to the outbox: publish now rather than at the next poll. */
+  wake(): void {
+    this.task.wake();
+  }
+
+  /** One batch; true when the batch was full (more may be waiting). */
+  async relayOnce(): Promise<boolean> {
+    const handed = await this.outbox.relayBatch(BATCH, (events) => this.publishAll(events));
+    return handed === BATCH;
+  }
+
+  private async publishAll(events: PendingEvent[]): Promise<string[]> {
+    const results = await Promise.allSettled(
+      events.map((e) => this.publisher.publish(intentEventSubject(e.type), toEvent(e), e.id)),
+    );
+    const published = events.filter((_, i) => results[i]!.status === 'fulfilled').map((e) => e.id);
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) {
+      // Keep what went out; the rest stays in the outbox and the task backs off and retries.
+      if (published.length > 0) return published;
+      throw failed.reason;
+    }
+    return published;
+  }
+}
+
+function toEvent(e: PendingEvent): IntentEvent {
+  return {
+    id: e.id,
+    type: e.type as IntentEvent['type'],
+    occurredAt: e.createdAt.toISOString(),
+    tenantId: e.tenantId,
+    intent: e.intent as IntentEvent['intent'],
+  };
+}

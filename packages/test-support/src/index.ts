@@ -1,0 +1,5 @@
+export * from './database.js';
+export * from './nats-server.js';
+export * from './wait.js';
+export * from './rpc.js';
+export * from './stream.js';

@@ -1,0 +1,91 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** The real nats-server binary: NATS_SERVER_BIN, else the first on PATH or in /usr/sbin. */
+export function natsServerBinary(): string {
+  const candidates = [process.env.NATS_SERVER_BIN, ...(process.env.PATH ?? '').split(':').map((d) => join(d, 'nats-server')), '/usr/sbin/nats-server'];
+  const found = candidates.find((c): c is string => !!c && existsSync(c));
+  if (!found) throw new Error('nats-server not found: install it (apt-get install nats-server) or set NATS_SERVER_BIN');
+  return found;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * A private nats-server with JetStream for one test file: isolated subjects and streams,
+ * and a server the test may stop and start again (same port, same storage).
+ */
+export class TestNatsServer {
+  private process: ChildProcess | null = null;
+  private readonly storeDir = mkdtempSync(join(tmpdir(), 'nats-test-'));
+
+  private constructor(readonly port: number) {}
+
+  static async start(): Promise<TestNatsServer> {
+    const server = new TestNatsServer(await freePort());
+    await server.startProcess();
+    return server;
+  }
+
+  get url(): string {
+    return `nats://127.0.0.1:${this.port}`;
+  }
+
+  /** Stops the server; clients see a disconnect. */
+  async stop(): Promise<void> {
+    const child = this.process;
+    if (!child) return;
+    this.process = null;
+    await new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  }
+
+  /** Starts it again on the same port with the same JetStream storage. */
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.startProcess();
+  }
+
+  async dispose(): Promise<void> {
+    await this.stop();
+    rmSync(this.storeDir, { recursive: true, force: true });
+  }
+
+  private async startProcess(): Promise<void> {
+    const child = spawn(natsServerBinary(), ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.storeDir], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    this.process = child;
+    await new Promise<void>((resolve, reject) => {
+      let output = '';
+      const timer = setTimeout(() => reject(new Error(`nats-server did not start:\n${output}`)), 10_000);
+      child.stderr!.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes('Server is ready')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`nats-server exited with ${code}:\n${output}`));
+      });
+    });
+    child.stderr!.resume();
+  }
+}
