@@ -6,7 +6,8 @@ module.exports = (dir) => ({
   rootDir: dir,
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
-  testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],
+  testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/e2e/**/*.spec.ts'],
+  displayName: path.relative(__dirname, dir) || 'root',
   moduleNameMapper: {
     '^@tradeinfra/contracts$': path.join(__dirname, 'packages/contracts/src/index.ts'),
     '^@tradeinfra/test-support$': path.join(__dirname, 'packages/test-support/src/index.ts'),

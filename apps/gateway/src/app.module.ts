@@ -1,0 +1,25 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { ApiKeysRepository } from './auth/api-keys.repository.js';
+import { ApiKeysService } from './auth/api-keys.service.js';
+import { AuthGuard } from './auth/auth.guard.js';
+import { ENV, type GatewayEnv } from './config/env.js';
+import { DatabaseModule } from './database/database.module.js';
+import { HealthController } from './health/health.controller.js';
+import { IntentsController } from './intents/intents.controller.js';
+import { Metrics } from './metrics/metrics.js';
+import { ServiceClient } from './nats/service-client.js';
+import { DocsController } from './openapi/docs.controller.js';
+
+@Module({})
+export class AppModule {
+  static forRoot(env: GatewayEnv): DynamicModule {
+    return {
+      module: AppModule,
+      global: true,
+      imports: [DatabaseModule],
+      controllers: [IntentsController, HealthController, DocsController],
+      providers: [{ provide: ENV, useValue: env }, ApiKeysRepository, ApiKeysService, AuthGuard, ServiceClient, Metrics],
+      exports: [ENV],
+    };
+  }
+}

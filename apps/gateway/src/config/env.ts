@@ -1,0 +1,43 @@
+import { z } from 'zod';
+
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
+
+const EnvSchema = z.object({
+  PORT: int(0, 65535).default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
+  PGHOST: z.string().min(1).default('127.0.0.1'),
+  PGPORT: int(1, 65535).default(5432),
+  PGDATABASE: z.string().min(1).default('tradeinfra'),
+  GATEWAY_DB_USER: z.string().min(1).default('gateway_svc'),
+  GATEWAY_DB_PASSWORD: z.string().optional(),
+  GATEWAY_DB_POOL_SIZE: int(1, 100).default(10),
+  /** Largest accepted request body; larger → 413. */
+  BODY_LIMIT_BYTES: int(1024, 10 * 1024 * 1024).default(64 * 1024),
+  /** Per-key token bucket, unless the key has its own limit. Per gateway replica. */
+  RATE_LIMIT_PER_SECOND: int(1).default(100),
+  RATE_LIMIT_BURST: int(1).default(200),
+  /** How long the gateway waits for a service's answer before 504. */
+  REQUEST_TIMEOUT_MS: int(100, 120_000).default(5_000),
+  /** How long a key lookup is cached: a revoked key stops working within this. */
+  API_KEY_CACHE_TTL_MS: int(0, 60_000).default(2_000),
+  LOG_FORMAT: z.enum(['pretty', 'json']).default('pretty'),
+  /** Log every request (one line each). */
+  LOG_REQUESTS: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
+});
+
+export type GatewayEnv = z.output<typeof EnvSchema>;
+
+export function loadEnv(source: NodeJS.ProcessEnv = process.env): GatewayEnv {
+  const result = EnvSchema.safeParse(source);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid gateway configuration:\n${lines.join('\n')}`);
+  }
+  return result.data;
+}
+
+export const ENV = Symbol('GatewayEnv');

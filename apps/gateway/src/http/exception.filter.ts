@@ -1,0 +1,40 @@
+import { Catch, HttpException, HttpStatus, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import { ContractValidationError, ErrorName } from '@tradeinfra/contracts';
+import type { Request, Response } from 'express';
+import { GatewayError, sendError } from './gateway-error.js';
+import { requestIdOf } from './request-context.js';
+
+/**
+ * Every error of every route becomes the spec's error object with the status of its name.
+ * Unknown errors: 500 with the request id, the stack in the log only.
+ */
+@Catch()
+export class HttpErrorFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Http');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const ctx = host.switchToHttp();
+    const req = ctx.getRequest<Request>();
+    const res = ctx.getResponse<Response>();
+    const error = this.toGatewayError(exception, req);
+    sendError(res, error);
+  }
+
+  private toGatewayError(exception: unknown, req: Request): GatewayError {
+    if (exception instanceof GatewayError) return exception;
+    if (exception instanceof ContractValidationError) {
+      return new GatewayError(ErrorName.Validation, exception.message, exception.issues);
+    }
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      if (status === HttpStatus.NOT_FOUND) {
+        return new GatewayError(ErrorName.NotFound, `No route ${req.method} ${req.path}`);
+      }
+      if (status === HttpStatus.METHOD_NOT_ALLOWED) return new GatewayError(ErrorName.NotFound, `No route ${req.method} ${req.path}`);
+      if (status < 500) return new GatewayError(ErrorName.Validation, exception.message);
+    }
+    const requestId = requestIdOf(req);
+    this.logger.error(`unhandled error (request ${requestId}): ${(exception as Error)?.stack ?? String(exception)}`);
+    return new GatewayError(ErrorName.Internal, 'Internal error', { requestId });
+  }
+}

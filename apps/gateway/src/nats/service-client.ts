@@ -1,0 +1,66 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { connect, errors, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
+import { decodeRpcReply, encodeRpcRequest, ErrorName, REQUEST_ID_HEADER } from '@tradeinfra/contracts';
+import { ENV, type GatewayEnv } from '../config/env.js';
+import { GatewayError } from '../http/gateway-error.js';
+
+/**
+ * Request/reply to the services over NATS. A service's failure comes back as its
+ * `{name, message, details}`; no replica → ServiceUnavailable; no answer in time → Timeout.
+ */
+@Injectable()
+export class ServiceClient implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(ServiceClient.name);
+  private nc: NatsConnection | null = null;
+
+  constructor(@Inject(ENV) private readonly env: GatewayEnv) {}
+
+  async onModuleInit(): Promise<void> {
+    this.nc = await connect({
+      servers: this.env.NATS_URL,
+      name: 'gateway',
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 250,
+    });
+    void (async () => {
+      for await (const s of this.nc!.status()) {
+        if (s.type === 'disconnect' || s.type === 'reconnect') this.logger.warn(`NATS ${s.type}`);
+      }
+    })();
+  }
+
+  async request<T>(subject: string, data: unknown, requestId: string, timeoutMs = this.env.REQUEST_TIMEOUT_MS): Promise<T> {
+    const nc = this.nc;
+    if (!nc || nc.isClosed()) throw unavailable(subject);
+    const h = natsHeaders();
+    h.set(REQUEST_ID_HEADER, requestId);
+    let raw: string;
+    try {
+      const msg = await nc.request(subject, encodeRpcRequest(subject, data, randomUUID()), { timeout: timeoutMs, headers: h });
+      raw = msg.string();
+    } catch (err) {
+      if (err instanceof errors.NoRespondersError || (err instanceof errors.RequestError && err.isNoResponders())) {
+        throw unavailable(subject);
+      }
+      if (err instanceof errors.TimeoutError || (err as Error).name === 'TimeoutError') {
+        throw new GatewayError(ErrorName.Timeout, `The service did not answer within ${timeoutMs} ms`);
+      }
+      this.logger.warn(`request ${subject} failed: ${(err as Error).message}`);
+      throw unavailable(subject);
+    }
+    const reply = decodeRpcReply<T>(raw);
+    if (!reply.ok) throw GatewayError.from(reply.error);
+    return reply.value;
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.nc?.close();
+    this.nc = null;
+  }
+}
+
+function unavailable(subject: string): GatewayError {
+  const service = subject.split('.')[0];
+  return new GatewayError(ErrorName.ServiceUnavailable, `The ${service} service is unavailable; retry shortly`);
+}

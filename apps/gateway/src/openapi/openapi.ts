@@ -1,0 +1,173 @@
+import {
+  createIntentRequestSchema,
+  ErrorName,
+  INTENT_STATUSES,
+  SearchIntentsRequestSchema,
+} from '@tradeinfra/contracts';
+import { z } from 'zod';
+import { SCOPES } from '../auth/scopes.js';
+
+type Json = Record<string, unknown>;
+
+function schemaOf(schema: z.ZodType): Json {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Json;
+  return rest;
+}
+
+const nullable = (schema: Json): Json => ({ anyOf: [schema, { type: 'null' }] });
+const wei = { type: 'string', pattern: '^(0|[1-9][0-9]*)$', description: 'Decimal integer string, 0..2^256-1' };
+const address = { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$', description: 'EIP-55 checksummed address' };
+const timestamp = { type: 'string', format: 'date-time', description: 'ISO 8601 UTC' };
+
+const intentRecord: Json = {
+  type: 'object',
+  description: 'Every creation field (unset optional fields are null) plus the intent’s own fields.',
+  required: ['id', 'status', 'chainId', 'wallet', 'tokenAddress', 'bribe', 'buyAmount', 'expiry', 'createdAt', 'updatedAt'],
+  properties: {
+    id: { type: 'string', format: 'uuid', description: 'UUIDv7, time-ordered' },
+    status: { type: 'string', enum: [...INTENT_STATUSES] },
+    chainId: { type: 'integer' },
+    wallet: address,
+    tokenAddress: address,
+    bribe: wei,
+    buyAmount: wei,
+    expiry: { type: 'integer', description: 'Unix seconds' },
+    maxBuyTax: nullable({ type: 'number', minimum: 0, maximum: 1 }),
+    maxSellTax: nullable({ type: 'number', minimum: 0, maximum: 1 }),
+    minIn: nullable(wei),
+    minOut: nullable(wei),
+    minLiquidity: nullable(wei),
+    feeBps: nullable({ type: 'integer', minimum: 0, maximum: 10000 }),
+    feeRecipient: nullable(address),
+    firstOrFail: nullable({ type: 'boolean' }),
+    maxSlippageBps: nullable({ type: 'integer', minimum: 0, maximum: 10000 }),
+    gasTip: nullable(wei),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+    txHash: nullable({ type: 'string' }),
+    executedAt: nullable(timestamp),
+    statusReason: nullable({ type: 'string' }),
+  },
+};
+
+const errorBody: Json = {
+  type: 'object',
+  required: ['error', 'name', 'message', 'details'],
+  properties: {
+    error: { const: true },
+    name: { type: 'string', enum: Object.values(ErrorName) },
+    message: { type: 'string' },
+    details: {
+      description: 'ValidationError: a list of {path, message}, one per field; otherwise null or an object',
+    },
+  },
+};
+
+const errorResponses = (...statuses: number[]): Json =>
+  Object.fromEntries(
+    statuses.map((status) => [
+      String(status),
+      { description: ERROR_DESCRIPTIONS[status], content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+    ]),
+  );
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'ValidationError: malformed JSON, wrong types, out-of-range values, unknown fields',
+  401: 'Unauthorized: missing, unknown or revoked API key',
+  403: 'Forbidden: the key lacks the scope',
+  404: 'NotFound: unknown id (or another tenant’s)',
+  409: 'Conflict: illegal status transition, or Idempotency-Key reused with another body',
+  413: 'PayloadTooLarge',
+  429: 'RateLimited (see Retry-After)',
+  503: 'ServiceUnavailable: no replica of the service answered',
+  504: 'Timeout: the service did not answer in time',
+};
+
+const COMMON = [400, 401, 403, 429, 503, 504];
+const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
+const json = (schema: Json) => ({ 'application/json': { schema } });
+const record = { $ref: '#/components/schemas/Intent' };
+
+/** The OpenAPI 3.1 document, built from the same schemas the gateway validates with. */
+export function buildOpenApiDocument(): Json {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Intents, payouts and simulation API',
+      version: '1.0.0',
+      description: [
+        'Every `/v1` route needs an API key, sent as `x-api-key: KEY` or `Authorization: Bearer KEY`.',
+        `Scopes: ${SCOPES.join(', ')} (admin passes every check).`,
+        'Every response carries `x-request-id` (yours if you send a sane one).',
+        'Errors are `{error: true, name, message, details}`; wei amounts are decimal strings.',
+      ].join('\n\n'),
+    },
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+        bearer: { type: 'http', scheme: 'bearer' },
+      },
+      schemas: {
+        CreateIntent: schemaOf(createIntentRequestSchema()),
+        SearchIntents: schemaOf(SearchIntentsRequestSchema),
+        Intent: intentRecord,
+        Error: errorBody,
+      },
+    },
+    security: [{ apiKey: [] }, { bearer: [] }],
+    paths: {
+      '/v1/intent': {
+        post: {
+          summary: 'Create an intent',
+          description:
+            'Scope intents:write. Expiry must be in the future and at most 30 days ahead; chainId one the service runs (1, 56, 137 by default). ' +
+            'With `Idempotency-Key`, the same key and body within 24 h returns the same intent (header `idempotent-replayed: true`); the same key with another body is 409.',
+          parameters: [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 } }],
+          requestBody: { required: true, content: json({ $ref: '#/components/schemas/CreateIntent' }) },
+          responses: { '201': { description: 'The intent', content: json(record) }, ...errorResponses(...COMMON, 409, 413) },
+        },
+      },
+      '/v1/intent/{id}': {
+        get: {
+          summary: 'Fetch an intent',
+          description: 'Scope intents:read. Another tenant’s id answers 404.',
+          parameters: [idParam],
+          responses: { '200': { description: 'The intent', content: json(record) }, ...errorResponses(...COMMON, 404) },
+        },
+      },
+      '/v1/intent/{id}/cancel': {
+        post: {
+          summary: 'Cancel a pending intent',
+          description: 'Scope intents:write. pending → cancelled; any other status → 409.',
+          parameters: [idParam],
+          responses: { '200': { description: 'The cancelled intent', content: json(record) }, ...errorResponses(...COMMON, 404, 409) },
+        },
+      },
+      '/v1/intents/search': {
+        post: {
+          summary: 'Search intents by wallet and status',
+          description:
+            'Scope intents:read. Newest first. When more results exist, the `x-next-cursor` response header holds the cursor of the next page; send it back as `cursor`.',
+          requestBody: { required: true, content: json({ $ref: '#/components/schemas/SearchIntents' }) },
+          responses: {
+            '200': {
+              description: 'A page of intents',
+              headers: { 'x-next-cursor': { schema: { type: 'string' }, description: 'Present when there is a next page' } },
+              content: json({ type: 'array', items: record }),
+            },
+            ...errorResponses(...COMMON, 413),
+          },
+        },
+      },
+      '/health': { get: { summary: 'Liveness', security: [], responses: { '200': { description: 'The process is up' } } } },
+      '/ready': {
+        get: {
+          summary: 'Readiness: Postgres and the intent service answer',
+          security: [],
+          responses: { '200': { description: 'Ready' }, '503': { description: 'A dependency is down (body lists which)' } },
+        },
+      },
+      '/metrics': { get: { summary: 'Prometheus metrics', security: [], responses: { '200': { description: 'text/plain' } } } },
+    },
+  };
+}

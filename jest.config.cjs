@@ -1,0 +1,10 @@
+// `npm test` runs every project: unit tests beside the code, integration tests of each app
+// (src/test), and the end-to-end suite (test/e2e) driving the gateway over HTTP.
+module.exports = {
+  projects: [
+    '<rootDir>/packages/contracts',
+    '<rootDir>/apps/gateway',
+    '<rootDir>/apps/intent-service',
+    '<rootDir>/test',
+  ],
+};

