@@ -1,6 +1,7 @@
 // `npm test` runs every project: unit tests beside the code, integration tests of each app
 // (src/test), and the end-to-end suite (test/e2e) driving the gateway over HTTP.
 module.exports = {
+  testTimeout: 60_000,
   projects: [
     '<rootDir>/packages/contracts',
     '<rootDir>/apps/gateway',

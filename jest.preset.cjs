@@ -7,7 +7,7 @@ module.exports = (dir) => ({
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/e2e/**/*.spec.ts'],
-  displayName: path.relative(__dirname, dir) || 'root',
+  displayName: path.relative(__dirname, dir) === 'test' ? 'e2e' : path.relative(__dirname, dir),
   moduleNameMapper: {
     '^@tradeinfra/contracts$': path.join(__dirname, 'packages/contracts/src/index.ts'),
     '^@tradeinfra/test-support$': path.join(__dirname, 'packages/test-support/src/index.ts'),

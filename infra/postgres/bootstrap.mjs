@@ -14,6 +14,9 @@ export const SERVICES = [
   { schema: 'intent', userEnv: 'INTENT_DB_USER', passwordEnv: 'INTENT_DB_PASSWORD', defaultUser: 'intent_svc' },
 ];
 
+/** Any fixed number, taken in the `postgres` database by every bootstrap. */
+const BOOTSTRAP_LOCK_KEY = 7_300_000;
+
 const ident = (name) => `"${String(name).replaceAll('"', '""')}"`;
 const literal = (value) => `'${String(value).replaceAll("'", "''")}'`;
 
@@ -44,6 +47,9 @@ export async function bootstrapDatabase({ env = process.env, database, log = () 
   const admin = new pg.Client(adminConfig(env));
   await admin.connect();
   try {
+    // One bootstrap at a time on this server (GRANT/REVOKE race each other otherwise); held
+    // until the end, released when the session closes.
+    await admin.query('SELECT pg_advisory_lock($1)', [BOOTSTRAP_LOCK_KEY]);
     const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [dbName]);
     if (rowCount === 0) {
       // 42P04 duplicate_database, 23505: a concurrent bootstrap created it first.
@@ -63,10 +69,14 @@ export async function bootstrapDatabase({ env = process.env, database, log = () 
       }
       if (password) await admin.query(`ALTER ROLE ${ident(user)} PASSWORD ${literal(password)}`);
     }
+    await grantSchemas(env, dbName);
   } finally {
     await admin.end();
   }
+  return dbName;
+}
 
+async function grantSchemas(env, dbName) {
   const db = new pg.Client(adminConfig(env, dbName));
   await db.connect();
   try {
@@ -85,7 +95,6 @@ export async function bootstrapDatabase({ env = process.env, database, log = () 
   } finally {
     await db.end();
   }
-  return dbName;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -13,6 +13,8 @@ import { GatewayError } from '../http/gateway-error.js';
 export class ServiceClient implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(ServiceClient.name);
   private nc: NatsConnection | null = null;
+  /** False between a disconnect and the reconnect: requests fail fast instead of waiting. */
+  private connected = false;
 
   constructor(@Inject(ENV) private readonly env: GatewayEnv) {}
 
@@ -23,16 +25,20 @@ export class ServiceClient implements OnModuleInit, OnModuleDestroy {
       maxReconnectAttempts: -1,
       reconnectTimeWait: 250,
     });
+    this.connected = true;
     void (async () => {
       for await (const s of this.nc!.status()) {
-        if (s.type === 'disconnect' || s.type === 'reconnect') this.logger.warn(`NATS ${s.type}`);
+        if (s.type === 'disconnect' || s.type === 'reconnect') {
+          this.connected = s.type === 'reconnect';
+          this.logger.warn(`NATS ${s.type}`);
+        }
       }
     })();
   }
 
   async request<T>(subject: string, data: unknown, requestId: string, timeoutMs = this.env.REQUEST_TIMEOUT_MS): Promise<T> {
     const nc = this.nc;
-    if (!nc || nc.isClosed()) throw unavailable(subject);
+    if (!nc || nc.isClosed() || !this.connected) throw unavailable(subject);
     const h = natsHeaders();
     h.set(REQUEST_ID_HEADER, requestId);
     let raw: string;

@@ -81,7 +81,7 @@ export class IntentsRepository {
          SELECT ${INSERT_VALUES} ${claim ? 'WHERE EXISTS (SELECT 1 FROM k)' : ''}
          RETURNING x.tenant_id, intent.record_json(x) AS record
        ),
-       e AS (INSERT INTO intent.outbox (type, tenant_id, intent) SELECT 'created', tenant_id, record FROM i)
+       e AS (INSERT INTO intent.outbox (id, type, tenant_id, intent) SELECT intent.uuid_v7(), 'created', tenant_id, record FROM i)
        SELECT record FROM i`,
       params,
     );
@@ -163,7 +163,7 @@ export class IntentsRepository {
          WHERE x.id = $1 AND x.tenant_id = $2 AND x.status = 'pending'
          RETURNING x.tenant_id, intent.record_json(x) AS record
        ),
-       e AS (INSERT INTO intent.outbox (type, tenant_id, intent) SELECT 'cancelled', tenant_id, record FROM c)
+       e AS (INSERT INTO intent.outbox (id, type, tenant_id, intent) SELECT intent.uuid_v7(), 'cancelled', tenant_id, record FROM c)
        SELECT record FROM c`,
       [id, tenantId],
     );
@@ -189,7 +189,7 @@ export class IntentsRepository {
          FROM due WHERE x.id = due.id AND x.status = 'pending'
          RETURNING x.tenant_id, intent.record_json(x) AS record
        ),
-       e AS (INSERT INTO intent.outbox (type, tenant_id, intent) SELECT 'expired', tenant_id, record FROM x RETURNING 1)
+       e AS (INSERT INTO intent.outbox (id, type, tenant_id, intent) SELECT intent.uuid_v7(), 'expired', tenant_id, record FROM x RETURNING 1)
        SELECT count(*) AS n FROM e`,
       [batch],
     );

@@ -7,7 +7,8 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 @Entity({ name: 'outbox', schema: 'intent' })
 @Index('outbox_unpublished_idx', ['seq'], { where: 'published_at IS NULL' })
 export class OutboxEventEntity {
-  @PrimaryColumn('uuid', { default: () => 'intent.uuid_v7()' })
+  /** UUIDv7 from `intent.uuid_v7()`; also the JetStream Nats-Msg-Id. */
+  @PrimaryColumn('uuid')
   id!: string;
 
   @Column('bigint', { generated: 'increment' })

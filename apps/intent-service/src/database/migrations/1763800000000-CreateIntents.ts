@@ -29,7 +29,7 @@ export class CreateIntents1763800000000 implements MigrationInterface {
       `CREATE INDEX "idempotency_keys_created_at_idx" ON "intent"."idempotency_keys" ("created_at")`,
     );
     await q.query(
-      `CREATE TABLE "intent"."outbox" ("id" uuid NOT NULL DEFAULT intent.uuid_v7(), "seq" BIGSERIAL NOT NULL, "type" text NOT NULL, "tenant_id" uuid NOT NULL, "intent" json NOT NULL, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "published_at" TIMESTAMP WITH TIME ZONE, CONSTRAINT "PK_340ab539f309f03bdaa14aa7649" PRIMARY KEY ("id"))`,
+      `CREATE TABLE "intent"."outbox" ("id" uuid NOT NULL, "seq" BIGSERIAL NOT NULL, "type" text NOT NULL, "tenant_id" uuid NOT NULL, "intent" json NOT NULL, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "published_at" TIMESTAMP WITH TIME ZONE, CONSTRAINT "PK_340ab539f309f03bdaa14aa7649" PRIMARY KEY ("id"))`,
     );
     await q.query(
       `CREATE INDEX "outbox_unpublished_idx" ON "intent"."outbox" ("seq") WHERE published_at IS NULL`,

@@ -1,0 +1,133 @@
+import type { INestMicroservice } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { TestDatabase, TestNatsServer } from '@tradeinfra/test-support';
+import type { DataSource } from 'typeorm';
+import { ApiKeysRepository } from '../../apps/gateway/src/auth/api-keys.repository.js';
+import { ApiKeysService } from '../../apps/gateway/src/auth/api-keys.service.js';
+import type { Scope } from '../../apps/gateway/src/auth/scopes.js';
+import { createGateway } from '../../apps/gateway/src/bootstrap.js';
+import { loadEnv as loadGatewayEnv, type GatewayEnv } from '../../apps/gateway/src/config/env.js';
+import { createDataSource as gatewayDataSource, runMigrations as migrateGateway } from '../../apps/gateway/src/database/data-source.js';
+import { createIntentService } from '../../apps/intent-service/src/bootstrap.js';
+import { loadEnv as loadIntentEnv, type IntentServiceEnv } from '../../apps/intent-service/src/config/env.js';
+import { createDataSource as intentDataSource, runMigrations as migrateIntent } from '../../apps/intent-service/src/database/data-source.js';
+
+export interface HttpResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  key?: string | null;
+  body?: unknown;
+  /** Sent as is (not JSON-encoded). */
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+/**
+ * The whole product on one machine: a private NATS server, a database of its own (bootstrapped
+ * and migrated as `npm start` does), the intent service, and the gateway on a free port.
+ */
+export class Stack {
+  readonly intentReplicas: INestMicroservice[] = [];
+  private gateway!: NestExpressApplication;
+  private keysDb!: DataSource;
+  private keys!: ApiKeysService;
+  baseUrl = '';
+  gatewayEnv!: GatewayEnv;
+  intentEnv!: IntentServiceEnv;
+
+  private constructor(
+    readonly nats: TestNatsServer,
+    readonly db: TestDatabase,
+  ) {}
+
+  static async start(env: Record<string, string> = {}): Promise<Stack> {
+    const stack = new Stack(await TestNatsServer.start(), await TestDatabase.create('e2e'));
+    const base = { ...process.env, ...stack.db.env, NATS_URL: stack.nats.url, ...env };
+    stack.intentEnv = loadIntentEnv(base);
+    stack.gatewayEnv = loadGatewayEnv({ ...base, PORT: '0', HOST: '127.0.0.1' });
+    for (const [make, migrate] of [
+      [() => intentDataSource(stack.intentEnv), migrateIntent],
+      [() => gatewayDataSource(stack.gatewayEnv), migrateGateway],
+    ] as const) {
+      const ds = await make().initialize();
+      await migrate(ds);
+      await ds.destroy();
+    }
+    await stack.addIntentReplica();
+    stack.gateway = await createGateway(stack.gatewayEnv, false);
+    const address = stack.gateway.getHttpServer().address() as { port: number };
+    stack.baseUrl = `http://127.0.0.1:${address.port}`;
+    stack.keysDb = await gatewayDataSource({ ...stack.gatewayEnv, GATEWAY_DB_POOL_SIZE: 2 }).initialize();
+    stack.keys = new ApiKeysService(new ApiKeysRepository(stack.keysDb), { API_KEY_CACHE_TTL_MS: 0 });
+    return stack;
+  }
+
+  async addIntentReplica(): Promise<INestMicroservice> {
+    const app = await createIntentService(this.intentEnv, false);
+    this.intentReplicas.push(app);
+    return app;
+  }
+
+  /** A new API key (its own tenant unless `tenant` is named). */
+  async createKey(options: { scopes?: Scope[]; tenant?: string; rateLimitPerSecond?: number } = {}): Promise<string> {
+    const name = `key-${Math.random().toString(36).slice(2)}`;
+    return (await this.keys.create({ name, ...options })).key;
+  }
+
+  async revokeKey(key: string): Promise<void> {
+    await this.keys.revoke(key);
+  }
+
+  async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<HttpResponse<T>> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.key) headers['x-api-key'] = options.key;
+    let body: string | undefined = options.rawBody;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(this.baseUrl + path, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: res.status, headers: res.headers, body: parsed as T, text };
+  }
+
+  async close(): Promise<void> {
+    await this.gateway?.close().catch(() => undefined);
+    for (const app of this.intentReplicas) await app.close().catch(() => undefined);
+    await this.keysDb?.destroy().catch(() => undefined);
+    await this.nats.dispose();
+    await this.db.drop();
+  }
+}
+
+export const WALLET = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
+export const TOKEN = '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359';
+
+/** A valid creation body; override any field. */
+export function intentBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    chainId: 1,
+    wallet: WALLET,
+    tokenAddress: TOKEN,
+    bribe: '1000',
+    buyAmount: '1000000000000000000',
+    expiry: Math.floor(Date.now() / 1000) + 3600,
+    ...overrides,
+  };
+}
+
+/** A fresh random checksummable (lowercase) wallet, so tests do not see each other's intents. */
+export function randomWallet(): string {
+  return '0x' + Array.from({ length: 40 }, () => Math.floor(Math.random() * 16).toString(16)).join('');
+}
