@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { intentBody, randomWallet, Stack, TOKEN, WALLET } from './harness.js';
+import { intentBody, randomWallet, Stack, TOKEN, WALLET, type HttpResponse } from './harness.js';
 
 describe('gateway end to end: intents', () => {
   let stack: Stack;
@@ -94,7 +94,7 @@ describe('gateway end to end: intents', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const [page] = await Promise.all([
+      const [page]: HttpResponse[] = await Promise.all([
         stack.request('POST', '/v1/intents/search', { key, body: { addresses: wallets, limit: 5, ...(cursor ? { cursor } : {}) } }),
         // Concurrent inserts for the same wallets while paging.
         stack.request('POST', '/v1/intent', { key, body: intentBody({ wallet: wallets[0] }) }),
