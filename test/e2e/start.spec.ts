@@ -1,0 +1,73 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { eventually, freePort, TestNatsServer } from '@tradeinfra/test-support';
+import { intentBody } from './harness.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+/** `npm start` as a new user runs it, here with no Postgres on its port: it must bring its own. */
+describe('npm start', () => {
+  let nats: TestNatsServer;
+  let dataDir: string;
+  let env: NodeJS.ProcessEnv;
+  let start: ChildProcess | null = null;
+  let output = '';
+
+  beforeAll(async () => {
+    nats = await TestNatsServer.start();
+    dataDir = mkdtempSync(join(tmpdir(), 'embedded-pg-'));
+    env = {
+      ...process.env,
+      NATS_URL: nats.url,
+      PORT: String(await freePort()),
+      PGPORT: String(await freePort()),
+      EMBEDDED_PG_DIR: dataDir,
+      NO_COLOR: '1',
+    };
+  });
+  afterAll(async () => {
+    if (start && start.exitCode === null) start.kill('SIGKILL');
+    await nats?.dispose();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('starts an embedded Postgres when none is reachable, serves the API, and stops on Ctrl-C', async () => {
+    start = spawn(process.execPath, [join(ROOT, 'scripts', 'start.mjs')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    start.stdout!.on('data', (c: Buffer) => (output += c.toString()));
+    start.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+    const base = `http://127.0.0.1:${env.PORT}`;
+    await eventually('gateway ready', async () => (await fetch(`${base}/ready`)).status === 200, 90_000, 250);
+    expect(output).toContain('starting an embedded one');
+
+    const cli = spawnSync(process.execPath, [join(ROOT, 'scripts', 'cli.mjs'), 'apikey:create', '--name', 'newcomer'], { cwd: ROOT, env, encoding: 'utf8' });
+    expect(cli.status).toBe(0);
+    const key = cli.stdout.trim();
+    expect(cli.stdout).toMatch(/^ti_[A-Za-z0-9_-]{43}\n$/);
+
+    const created = await fetch(`${base}/v1/intent`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify(intentBody()),
+    });
+    expect(created.status).toBe(201);
+
+    const exited = new Promise<number | null>((resolve) => start!.once('exit', (code) => resolve(code)));
+    start.kill('SIGINT');
+    expect(await exited).toBe(0);
+    await expect(fetch(`${base}/health`)).rejects.toThrow();
+    expect(output).toContain('embedded Postgres stopped');
+  });
+
+  it('exits at once with a one-line explanation when NATS is unreachable', async () => {
+    const result = spawnSync(process.execPath, [join(ROOT, 'scripts', 'start.mjs')], {
+      cwd: ROOT,
+      env: { ...env, NATS_URL: `nats://127.0.0.1:${await freePort()}` },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/NATS is not reachable at nats:\/\/127\.0\.0\.1:\d+: start one with JetStream/);
+  });
+});
