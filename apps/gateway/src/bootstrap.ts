@@ -7,7 +7,7 @@ import swaggerUi from 'swagger-ui-dist';
 import { AppModule } from './app.module.js';
 import type { GatewayEnv } from './config/env.js';
 import { HttpErrorFilter } from './http/exception.filter.js';
-import { jsonBody, requestId, requestIdOf } from './http/request-context.js';
+import { JsonBodyInterceptor, rawBody, requestId, requestIdOf } from './http/request-context.js';
 import { Metrics } from './metrics/metrics.js';
 
 export function createLogger(env: Pick<GatewayEnv, 'LOG_FORMAT'>, levels?: LogLevel[]): ConsoleLogger {
@@ -43,9 +43,10 @@ export async function createGateway(
   app.use(requestId());
   app.use(app.get(Metrics).middleware());
   if (env.LOG_REQUESTS) app.use(requestLog());
-  app.use(jsonBody(env.BODY_LIMIT_BYTES));
+  app.use(rawBody(env.BODY_LIMIT_BYTES));
   app.use('/docs/assets', express.static(swaggerUi.getAbsoluteFSPath(), { index: false, fallthrough: false }));
   app.useGlobalFilters(new HttpErrorFilter());
+  app.useGlobalInterceptors(new JsonBodyInterceptor());
   app.enableShutdownHooks();
   await app.listen(env.PORT, env.HOST);
   const server = app.getHttpServer();

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import {
-  anyCaseAddress,
   boolean,
   checksummedAddress,
   fraction,
@@ -81,7 +80,7 @@ export type CreateIntentRequest = z.output<ReturnType<typeof createIntentRequest
 /** Body of `POST /v1/intents/search`. */
 export const SearchIntentsRequestSchema = z.strictObject({
   addresses: z
-    .array(anyCaseAddress(), { error: (i) => (i.input === undefined ? 'is required' : 'must be an array of addresses') })
+    .array(checksummedAddress(), { error: (i) => (i.input === undefined ? 'is required' : 'must be an array of addresses') })
     .min(1, { error: 'must hold at least one address' })
     .max(SEARCH_MAX_ADDRESSES, { error: `must hold at most ${SEARCH_MAX_ADDRESSES} addresses` }),
   status: z
@@ -99,6 +98,9 @@ export const SearchIntentsRequestSchema = z.strictObject({
     .transform((v) => v ?? null),
 });
 export type SearchIntentsRequest = z.output<typeof SearchIntentsRequestSchema>;
+
+/** Body of routes that take none (cancel): absent, or an empty object. */
+export const NoBodySchema = z.strictObject({}).optional();
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -44,14 +44,6 @@ export function checksummedAddress() {
     });
 }
 
-/** An address in any letter case (search input): no checksum required, normalised to EIP-55. */
-export function anyCaseAddress() {
-  return z
-    .string({ error: typeError('a 0x-prefixed 20-byte hex address') })
-    .regex(HEX_ADDRESS, { error: 'must be a 0x-prefixed 20-byte hex address', abort: true })
-    .transform((value) => getAddress(value.toLowerCase()));
-}
-
 export function integer(min: number, max: number, what = 'an integer') {
   return z
     .number({ error: typeError(`${what} from ${min} to ${max}`) })

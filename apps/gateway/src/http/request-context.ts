@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
 import { ErrorName, REQUEST_ID_HEADER } from '@tradeinfra/contracts';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { Observable } from 'rxjs';
 import { GatewayError, sendError } from './gateway-error.js';
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -21,29 +23,55 @@ export function requestId(): RequestHandler {
   };
 }
 
+function hasBody(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+}
+
 /**
- * JSON bodies only, at most `limit` bytes: a larger body is 413, malformed JSON 400, another
- * content type on a body-carrying request 400, all as the spec's error object.
+ * Reads a request body of at most `limit` bytes as raw bytes (413 beyond). It is parsed as
+ * JSON only after authentication, by {@link JsonBodyInterceptor}: an unauthenticated caller
+ * gets 401 whatever it sent.
  */
-export function jsonBody(limit: number): RequestHandler {
-  const parse = express.json({ limit, strict: false, type: ['application/json', 'application/*+json'] });
+export function rawBody(limit: number): RequestHandler {
+  const read = express.raw({ type: () => true, limit });
   return (req: Request, res: Response, next: NextFunction) => {
-    const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
-    if (hasBody && !req.is(['application/json', 'application/*+json'])) {
-      sendError(res, new GatewayError(ErrorName.Validation, 'Content-Type must be application/json', [
-        { path: 'headers.content-type', message: 'must be application/json' },
-      ]));
-      return;
-    }
-    parse(req, res, (err?: { type?: string; message?: string }) => {
+    if (!hasBody(req)) return next();
+    read(req, res, (err?: { type?: string }) => {
       if (!err) return next();
       if (err.type === 'entity.too.large') {
         sendError(res, new GatewayError(ErrorName.PayloadTooLarge, `Request body is larger than ${limit} bytes`));
-      } else if (err.type === 'entity.parse.failed') {
-        sendError(res, new GatewayError(ErrorName.Validation, 'Request body is not valid JSON', [{ path: '', message: 'is not valid JSON' }]));
       } else {
-        sendError(res, new GatewayError(ErrorName.Validation, `Request body could not be read: ${err.type ?? 'unreadable'}`));
+        sendError(res, new GatewayError(ErrorName.Validation, `Request body could not be read (${err.type ?? 'unreadable'})`));
       }
     });
   };
+}
+
+/** Turns the raw body into JSON (runs after the guards): wrong content type or bad JSON → 400. */
+@Injectable()
+export class JsonBodyInterceptor implements NestInterceptor {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const req = context.switchToHttp().getRequest<Request>();
+    if (Buffer.isBuffer(req.body)) req.body = parseJson(req);
+    return next.handle();
+  }
+}
+
+function parseJson(req: Request): unknown {
+  if (!req.is(['application/json', 'application/*+json'])) {
+    throw new GatewayError(ErrorName.Validation, 'Content-Type must be application/json', [
+      { path: 'headers.content-type', message: 'must be application/json' },
+    ]);
+  }
+  const charset = /charset=([^;]+)/i.exec(req.headers['content-type'] ?? '')?.[1]?.trim().toLowerCase();
+  if (charset && charset !== 'utf-8' && charset !== 'utf8') {
+    throw new GatewayError(ErrorName.Validation, 'Request body must be UTF-8 JSON', [
+      { path: 'headers.content-type', message: 'charset must be utf-8' },
+    ]);
+  }
+  try {
+    return JSON.parse((req.body as Buffer).toString('utf8'));
+  } catch {
+    throw new GatewayError(ErrorName.Validation, 'Request body is not valid JSON', [{ path: '', message: 'is not valid JSON' }]);
+  }
 }

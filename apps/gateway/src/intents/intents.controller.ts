@@ -7,6 +7,7 @@ import {
   INTENT_GET,
   INTENT_SEARCH,
   IntentIdSchema,
+  NoBodySchema,
   SearchIntentsRequestSchema,
   type CreateIntentReply,
   type IntentRecord,
@@ -80,7 +81,11 @@ export class IntentsController {
   @Post('intent/:id/cancel')
   @HttpCode(200)
   @RequireScope('intents:write')
-  cancel(@Req() req: AuthenticatedRequest, @Param('id', new ContractPipe(IntentIdSchema)) id: string): Promise<IntentRecord> {
+  cancel(
+    @Req() req: AuthenticatedRequest,
+    @Param('id', new ContractPipe(IntentIdSchema)) id: string,
+    @Body(new ContractPipe(NoBodySchema)) _none: unknown,
+  ): Promise<IntentRecord> {
     return this.services.request<IntentRecord>(INTENT_CANCEL, { tenantId: req.principal.tenantId, id }, requestIdOf(req));
   }
 }

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { ENV, type IntentServiceEnv } from '../config/env.js';
 import { PeriodicTask } from '../common/periodic-task.js';
 import { OutboxRelay } from '../outbox/outbox.relay.js';
@@ -14,7 +14,7 @@ const HOUSEKEEPING_EVERY_MS = 60 * 60 * 1000;
  * Also forgets idempotency keys past their TTL and published outbox rows past the stream's age.
  */
 @Injectable()
-export class ExpirySweeper implements OnApplicationBootstrap, OnApplicationShutdown {
+export class ExpirySweeper implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(ExpirySweeper.name);
   private readonly task: PeriodicTask;
   private lastHousekeeping = 0;
@@ -32,7 +32,8 @@ export class ExpirySweeper implements OnApplicationBootstrap, OnApplicationShutd
     this.task.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** First shutdown phase: stop before the NATS connection and the database close. */
+  async onModuleDestroy(): Promise<void> {
     await this.task.stop();
   }
 

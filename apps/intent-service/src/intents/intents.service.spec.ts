@@ -24,7 +24,7 @@ class FakeIntents {
   cancelled: IntentRecord | null = null;
   createCalls = 0;
 
-  async create() {
+  async create(_tenant: string, _id: string, _intent: unknown, _claim: { requestHash: string } | null): Promise<IntentRecord | null> {
     this.createCalls++;
     return this.created;
   }

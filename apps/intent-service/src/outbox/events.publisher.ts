@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { INTENT_EVENTS_STREAM, INTENT_EVENTS_SUBJECTS } from '@tradeinfra/contracts';
@@ -10,7 +10,7 @@ const DUPLICATE_WINDOW_MS = 10 * 60 * 1000;
 
 /** JetStream I/O for intent events: its own connection, reconnecting forever. */
 @Injectable()
-export class EventsPublisher implements OnModuleDestroy {
+export class EventsPublisher implements OnApplicationShutdown {
   private readonly logger = new Logger(EventsPublisher.name);
   private nc: NatsConnection | null = null;
   private js: JetStreamClient | null = null;
@@ -58,7 +58,8 @@ export class EventsPublisher implements OnModuleDestroy {
     }
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /** Last shutdown phase, after the relay has stopped. */
+  async onApplicationShutdown(): Promise<void> {
     await this.nc?.drain().catch(() => this.nc?.close());
     this.nc = null;
   }

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { intentEventSubject, type IntentEvent } from '@tradeinfra/contracts';
 import { ENV, type IntentServiceEnv } from '../config/env.js';
 import { PeriodicTask } from '../common/periodic-task.js';
@@ -13,7 +13,7 @@ const BATCH = 200;
  * in order, once it is back (each with its event id as Nats-Msg-Id, so a retry is not a dupe).
  */
 @Injectable()
-export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
+export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(OutboxRelay.name);
   private readonly task: PeriodicTask;
 
@@ -30,7 +30,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     this.task.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** First shutdown phase: stop before the NATS connection and the database close. */
+  async onModuleDestroy(): Promise<void> {
     await this.task.stop();
   }
 
