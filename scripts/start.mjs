@@ -22,7 +22,8 @@ const SERVICES = [
   { name: 'gateway', entry: 'apps/gateway/dist/main.js' },
 ];
 
-const env = withDefaults();
+// Development defaults: one log line per request in each service, with its x-request-id.
+const env = withDefaults({ LOG_REQUESTS: 'true', ...process.env });
 const children = new Map();
 let stopPostgres = null;
 let stopping = false;

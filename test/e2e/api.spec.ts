@@ -1,3 +1,4 @@
+import { ConsoleLogger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { intentBody, randomWallet, Stack, TOKEN, WALLET, type HttpResponse } from './harness.js';
 
@@ -137,5 +138,25 @@ describe('gateway end to end: intents', () => {
     const fetched = await stack.request('GET', `/v1/intent/${created.body.id}`, { key });
     expect(new Date(fetched.body.updatedAt).getTime()).toBeLessThanOrEqual((expiry + 5) * 1000);
     expect((await stack.request('POST', `/v1/intent/${created.body.id}/cancel`, { key })).status).toBe(409);
+  });
+});
+
+describe('request ids', () => {
+  let stack: Stack;
+  afterAll(() => stack?.close());
+
+  it('carries the client’s x-request-id over NATS into the intent service’s logs', async () => {
+    stack = await Stack.start();
+    const lines: string[] = [];
+    const capture = new ConsoleLogger({ logLevels: ['log', 'warn', 'error'] });
+    capture.log = (message: unknown) => void lines.push(String(message));
+    // Only the capturing replica serves requests.
+    await stack.addIntentReplica(capture, { LOG_REQUESTS: 'true' });
+    await stack.intentReplicas.shift()!.close();
+    const key = await stack.createKey();
+    const res = await stack.request('POST', '/v1/intent', { key, body: intentBody(), headers: { 'x-request-id': 'trace-abc.123' } });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('x-request-id')).toBe('trace-abc.123');
+    expect(lines.some((l) => l.includes('intent.create') && l.includes('request=trace-abc.123') && l.includes('ok'))).toBe(true);
   });
 });

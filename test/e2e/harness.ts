@@ -1,4 +1,4 @@
-import type { INestMicroservice } from '@nestjs/common';
+import type { ConsoleLogger, INestMicroservice } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { TestDatabase, TestNatsServer } from '@tradeinfra/test-support';
 import type { DataSource } from 'typeorm';
@@ -38,6 +38,7 @@ export class Stack {
   private keys!: ApiKeysService;
   baseUrl = '';
   gatewayEnv!: GatewayEnv;
+  private baseEnv: NodeJS.ProcessEnv = {};
   intentEnv!: IntentServiceEnv;
 
   private constructor(
@@ -48,6 +49,7 @@ export class Stack {
   static async start(env: Record<string, string> = {}): Promise<Stack> {
     const stack = new Stack(await TestNatsServer.start(), await TestDatabase.create('e2e'));
     const base = { ...process.env, ...stack.db.env, NATS_URL: stack.nats.url, ...env };
+    stack.baseEnv = base;
     stack.intentEnv = loadIntentEnv(base);
     stack.gatewayEnv = loadGatewayEnv({ ...base, PORT: '0', HOST: '127.0.0.1' });
     for (const [make, migrate] of [
@@ -67,8 +69,8 @@ export class Stack {
     return stack;
   }
 
-  async addIntentReplica(): Promise<INestMicroservice> {
-    const app = await createIntentService(this.intentEnv, false);
+  async addIntentReplica(logger: ConsoleLogger | false = false, env: Record<string, string> = {}): Promise<INestMicroservice> {
+    const app = await createIntentService(loadIntentEnv({ ...this.baseEnv, ...env }), logger);
     this.intentReplicas.push(app);
     return app;
   }

@@ -2,8 +2,7 @@ import { createIntentService, createLogger } from './bootstrap.js';
 import { loadEnv } from './config/env.js';
 
 const env = loadEnv();
-const levels = process.env.LOG_LEVEL === 'verbose' ? (['fatal', 'error', 'warn', 'log', 'verbose'] as const) : undefined;
-const logger = createLogger(env, levels ? [...levels] : undefined);
+const logger = createLogger(env);
 createIntentService(env, logger)
   .then(() => logger.log(`listening on ${env.NATS_URL} (queue intent-service), chains ${env.CHAIN_IDS.join(', ')}`))
   .catch((err: Error) => {

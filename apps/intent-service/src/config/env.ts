@@ -32,6 +32,11 @@ const EnvSchema = z.object({
   INTENT_EVENTS_MAX_AGE_HOURS: z.coerce.number().int().min(1).default(24 * 7),
   IDEMPOTENCY_TTL_HOURS: z.coerce.number().int().min(1).default(24),
   LOG_FORMAT: z.enum(['pretty', 'json']).default('pretty'),
+  /** Log every NATS request (subject, x-request-id, outcome, duration). */
+  LOG_REQUESTS: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
 });
 
 export type IntentServiceEnv = z.output<typeof EnvSchema>;
