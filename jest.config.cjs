@@ -6,6 +6,7 @@ module.exports = {
     '<rootDir>/packages/contracts',
     '<rootDir>/apps/gateway',
     '<rootDir>/apps/intent-service',
+    '<rootDir>/apps/simulation-service',
     '<rootDir>/test',
   ],
 };

@@ -11,6 +11,7 @@ module.exports = (dir) => ({
   moduleNameMapper: {
     '^@tradeinfra/contracts$': path.join(__dirname, 'packages/contracts/src/index.ts'),
     '^@tradeinfra/test-support$': path.join(__dirname, 'packages/test-support/src/index.ts'),
+    '^@tradeinfra/service-kit$': path.join(__dirname, 'packages/service-kit/src/index.ts'),
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   transform: {

@@ -9,6 +9,8 @@ import { createGateway } from '../../apps/gateway/src/bootstrap.js';
 import { loadEnv as loadGatewayEnv, type GatewayEnv } from '../../apps/gateway/src/config/env.js';
 import { createDataSource as gatewayDataSource, runMigrations as migrateGateway } from '../../apps/gateway/src/database/data-source.js';
 import { createIntentService } from '../../apps/intent-service/src/bootstrap.js';
+import { createSimulationService } from '../../apps/simulation-service/src/bootstrap.js';
+import { loadEnv as loadSimulationEnv } from '../../apps/simulation-service/src/config/env.js';
 import { loadEnv as loadIntentEnv, type IntentServiceEnv } from '../../apps/intent-service/src/config/env.js';
 import { createDataSource as intentDataSource, runMigrations as migrateIntent } from '../../apps/intent-service/src/database/data-source.js';
 
@@ -29,10 +31,12 @@ export interface RequestOptions {
 
 /**
  * The whole product on one machine: a private NATS server, a database of its own (bootstrapped
- * and migrated as `npm start` does), the intent service, and the gateway on a free port.
+ * and migrated as `npm start` does), the intent and simulation services (chains from the
+ * `RPC_URL_<id>` entries of `env`), and the gateway on a free port.
  */
 export class Stack {
   readonly intentReplicas: INestMicroservice[] = [];
+  simulation: INestMicroservice | null = null;
   private gateway!: NestExpressApplication;
   private keysDb!: DataSource;
   private keys!: ApiKeysService;
@@ -61,6 +65,7 @@ export class Stack {
       await ds.destroy();
     }
     await stack.addIntentReplica();
+    stack.simulation = await createSimulationService(loadSimulationEnv(base), false);
     stack.gateway = await createGateway(stack.gatewayEnv, false);
     const address = stack.gateway.getHttpServer().address() as { port: number };
     stack.baseUrl = `http://127.0.0.1:${address.port}`;
@@ -107,6 +112,7 @@ export class Stack {
   async close(): Promise<void> {
     await this.gateway?.close().catch(() => undefined);
     for (const app of this.intentReplicas) await app.close().catch(() => undefined);
+    await this.simulation?.close().catch(() => undefined);
     await this.keysDb?.destroy().catch(() => undefined);
     await this.nats.dispose();
     await this.db.drop();

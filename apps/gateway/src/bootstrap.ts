@@ -43,7 +43,7 @@ export async function createGateway(
   app.use(requestId());
   app.use(app.get(Metrics).middleware());
   if (env.LOG_REQUESTS) app.use(requestLog());
-  app.use(rawBody(env.BODY_LIMIT_BYTES));
+  app.use(rawBody(env.BODY_LIMIT_BYTES, { '/v1/simulate': env.SIMULATE_BODY_LIMIT_BYTES }));
   app.use('/docs/assets', express.static(swaggerUi.getAbsoluteFSPath(), { index: false, fallthrough: false }));
   app.useGlobalFilters(new HttpErrorFilter());
   app.useGlobalInterceptors(new JsonBodyInterceptor());

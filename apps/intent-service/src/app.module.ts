@@ -1,7 +1,4 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
-import { AllRpcExceptionsFilter } from './common/rpc-exception.filter.js';
-import { RequestLogInterceptor } from './common/request-log.interceptor.js';
 import { ENV, type IntentServiceEnv } from './config/env.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthController } from './health/health.controller.js';
@@ -24,8 +21,6 @@ export class AppModule {
       providers: [
         { provide: ENV, useValue: env },
         { provide: CLOCK, useValue: Date.now },
-        { provide: APP_FILTER, useClass: AllRpcExceptionsFilter },
-        { provide: APP_INTERCEPTOR, useClass: RequestLogInterceptor },
         IntentsRepository,
         IntentsService,
         ExpirySweeper,

@@ -3,3 +3,4 @@ export * from './validation.js';
 export * from './subjects.js';
 export * from './intents.js';
 export * from './rpc.js';
+export * from './simulation.js';

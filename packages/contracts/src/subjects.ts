@@ -17,3 +17,8 @@ export function intentEventSubject(type: string): string {
 
 /** NATS message header carrying the HTTP request id into every service's logs. */
 export const REQUEST_ID_HEADER = 'x-request-id';
+
+export const SIMULATION_SERVICE_QUEUE = 'simulation-service';
+export const SIMULATION_SIMULATE = 'simulation.simulate';
+/** Answers `{ ok: true, chains: number[] }` when the service is up. */
+export const SIMULATION_HEALTH = 'simulation.health';

@@ -17,6 +17,10 @@ const EnvSchema = z.object({
   /** Per-key token bucket, unless the key has its own limit. Per gateway replica. */
   RATE_LIMIT_PER_SECOND: int(1).default(100),
   RATE_LIMIT_BURST: int(1).default(200),
+  /** Body limit of POST /v1/simulate (code overrides are large). */
+  SIMULATE_BODY_LIMIT_BYTES: int(1024, 64 * 1024 * 1024).default(1024 * 1024),
+  /** How long the gateway waits for a simulation (the service bounds itself at 10 s). */
+  SIMULATE_TIMEOUT_MS: int(100, 300_000).default(15_000),
   /** How long the gateway waits for a service's answer before 504. */
   REQUEST_TIMEOUT_MS: int(100, 120_000).default(5_000),
   /** How long a key lookup is cached: a revoked key stops working within this. */

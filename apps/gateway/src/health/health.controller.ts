@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, Req, Res } from '@nestjs/common';
-import { INTENT_HEALTH } from '@tradeinfra/contracts';
+import { INTENT_HEALTH, SIMULATION_HEALTH } from '@tradeinfra/contracts';
 import type { Request, Response } from 'express';
 import { ApiKeysRepository } from '../auth/api-keys.repository.js';
 import { requestIdOf } from '../http/request-context.js';
@@ -23,17 +23,21 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  /** Readiness: 200 only when Postgres and the intent service answer. */
+  /** Readiness: 200 only when Postgres and every service answer. */
   @Get('ready')
   async ready(@Req() req: Request, @Res() res: Response): Promise<void> {
-    const [database, intentService] = await Promise.all([
+    const ask = (subject: string) =>
+      withTimeout(this.services.request(subject, {}, requestIdOf(req), READY_TIMEOUT_MS), READY_TIMEOUT_MS);
+    const [database, intentService, simulationService] = await Promise.all([
       withTimeout(this.keys.ping(), READY_TIMEOUT_MS),
-      withTimeout(this.services.request(INTENT_HEALTH, {}, requestIdOf(req), READY_TIMEOUT_MS), READY_TIMEOUT_MS),
+      ask(INTENT_HEALTH),
+      ask(SIMULATION_HEALTH),
     ]);
-    const ok = database && intentService;
+    const checks = { database, intentService, simulationService };
+    const ok = Object.values(checks).every(Boolean);
     res.status(ok ? 200 : 503).json({
       status: ok ? 'ok' : 'unavailable',
-      checks: { database: database ? 'up' : 'down', intentService: intentService ? 'up' : 'down' },
+      checks: Object.fromEntries(Object.entries(checks).map(([name, up]) => [name, up ? 'up' : 'down'])),
     });
   }
 

@@ -28,22 +28,28 @@ function hasBody(req: Request): boolean {
 }
 
 /**
- * Reads a request body of at most `limit` bytes as raw bytes (413 beyond). It is parsed as
+ * Reads a request body of at most `limit` bytes (or `limits[path]`) as raw bytes (413 beyond). It is parsed as
  * JSON only after authentication, by {@link JsonBodyInterceptor}: an unauthenticated caller
  * gets 401 whatever it sent.
  */
-export function rawBody(limit: number): RequestHandler {
-  const read = express.raw({ type: () => true, limit });
+export function rawBody(limit: number, limits: Record<string, number> = {}): RequestHandler {
+  const readers = new Map<number, RequestHandler>();
+  const reader = (bytes: number) => {
+    let read = readers.get(bytes);
+    if (!read) readers.set(bytes, (read = express.raw({ type: () => true, limit: bytes })));
+    return read;
+  };
   return (req: Request, res: Response, next: NextFunction) => {
     if (!hasBody(req)) return next();
-    read(req, res, (err?: { type?: string }) => {
+    const bytes = limits[req.path] ?? limit;
+    reader(bytes)(req, res, ((err?: { type?: string }) => {
       if (!err) return next();
       if (err.type === 'entity.too.large') {
-        sendError(res, new GatewayError(ErrorName.PayloadTooLarge, `Request body is larger than ${limit} bytes`));
+        sendError(res, new GatewayError(ErrorName.PayloadTooLarge, `Request body is larger than ${bytes} bytes`));
       } else {
         sendError(res, new GatewayError(ErrorName.Validation, `Request body could not be read (${err.type ?? 'unreadable'})`));
       }
-    });
+    }) as NextFunction);
   };
 }
 

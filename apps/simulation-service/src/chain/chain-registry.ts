@@ -1,0 +1,38 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { LRUCache } from 'lru-cache';
+import { ENV, type SimulationEnv } from '../config/env.js';
+import { invalid } from '../simulation/simulation.errors.js';
+import { ChainState, createStateCache } from './chain-state.js';
+
+/** One {@link ChainState} per chain with an RPC configured, all sharing one capped cache. */
+@Injectable()
+export class ChainRegistry {
+  private readonly chains = new Map<number, ChainState>();
+  readonly cache: LRUCache<string, never>;
+
+  constructor(@Inject(ENV) env: SimulationEnv) {
+    const cache = createStateCache(env.SIM_CACHE_MAX_MB * 1024 * 1024);
+    this.cache = cache as unknown as LRUCache<string, never>;
+    for (const config of env.chains.values()) {
+      this.chains.set(config.chainId, new ChainState(config, cache, env.SIM_UPSTREAM_TIMEOUT_MS, env.SIM_RPC_BATCH_MAX));
+    }
+  }
+
+  get ids(): number[] {
+    return [...this.chains.keys()].sort((a, b) => a - b);
+  }
+
+  get(chainId: number): ChainState {
+    const chain = this.chains.get(chainId);
+    if (!chain) {
+      const known = this.ids.length ? this.ids.join(', ') : 'none';
+      throw invalid('chainId', `chain ${chainId} has no RPC configured (chains with one: ${known})`);
+    }
+    return chain;
+  }
+
+  /** Upstream round trips made so far, per chain (for benchmarks and metrics). */
+  roundTrips(): Record<number, number> {
+    return Object.fromEntries([...this.chains].map(([id, c]) => [id, c.rpc.roundTrips]));
+  }
+}

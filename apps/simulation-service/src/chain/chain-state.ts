@@ -1,0 +1,233 @@
+import { bytesToHex, hexToBytes, KECCAK256_NULL } from '@ethereumjs/util';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { LRUCache } from 'lru-cache';
+import type { ChainConfig } from '../config/env.js';
+import { invalid } from '../simulation/simulation.errors.js';
+import { JsonRpcClient, JsonRpcError, upstream } from './json-rpc.client.js';
+
+/** The block environment and identity of one upstream block. */
+export interface BlockEnv {
+  number: bigint;
+  hash: string;
+  timestamp: bigint;
+  gasLimit: bigint;
+  baseFeePerGas: bigint | null;
+  coinbase: string;
+  mixHash: string;
+  difficulty: bigint;
+  excessBlobGas: bigint | null;
+  parentBeaconBlockRoot: string | null;
+}
+
+/** An account as of a block. `exists` false: no balance, nonce or code (EIP-161 empty). */
+export interface AccountState {
+  exists: boolean;
+  balance: bigint;
+  nonce: bigint;
+  code: Uint8Array;
+  codeHash: Uint8Array;
+}
+
+type CacheValue = BlockEnv | AccountState | Uint8Array;
+
+/** Shared by every chain and simulation of this process, capped in bytes. */
+export function createStateCache(maxBytes: number): LRUCache<string, CacheValue> {
+  return new LRUCache<string, CacheValue>({
+    maxSize: maxBytes,
+    sizeCalculation: (value, key) => key.length + sizeOf(value),
+  });
+}
+
+function sizeOf(value: CacheValue): number {
+  if (value instanceof Uint8Array) return 32 + value.length;
+  if ('code' in value) return 160 + value.code.length;
+  return 400;
+}
+
+interface RpcBlock {
+  number: string;
+  hash: string;
+  timestamp: string;
+  gasLimit: string;
+  baseFeePerGas?: string | null;
+  miner: string;
+  mixHash?: string;
+  prevRandao?: string;
+  difficulty?: string;
+  excessBlobGas?: string | null;
+  parentBeaconBlockRoot?: string | null;
+}
+
+const hex = (n: bigint) => `0x${n.toString(16)}`;
+
+/** Minimal big-endian bytes (zero → empty), the form the EVM compares storage values in. */
+export function stripWord(word: string): Uint8Array {
+  const digits = word.slice(2).replace(/^0+/, '');
+  return digits.length === 0 ? new Uint8Array(0) : hexToBytes(`0x${digits.length % 2 ? '0' : ''}${digits}`);
+}
+
+/**
+ * Chain state at any block, read from the chain's JSON-RPC on demand: cached (LRU, shared),
+ * with concurrent misses for one key sharing one request, and requests of one tick batched.
+ * Block-level data is immutable per block number, so it is cached by (chain, block).
+ */
+export class ChainState {
+  readonly rpc: JsonRpcClient;
+  private readonly inflight = new Map<string, Promise<CacheValue>>();
+  /** Set once the upstream says it has no eth_createAccessList. */
+  private accessListUnsupported = false;
+
+  constructor(
+    readonly config: ChainConfig,
+    private readonly cache: LRUCache<string, CacheValue>,
+    timeoutMs: number,
+    maxBatch: number,
+  ) {
+    this.rpc = new JsonRpcClient(config.rpcUrl, timeoutMs, maxBatch, `chain ${config.chainId}`);
+  }
+
+  /** The block to simulate on: `null` is the upstream head now. */
+  async block(number: bigint | null): Promise<BlockEnv> {
+    if (number === null) {
+      const head = await this.fetchBlock('latest');
+      if (!head) throw upstream(`The chain RPC (chain ${this.config.chainId}) returned no latest block`);
+      this.cache.set(this.key('h', head.number.toString()), head);
+      return head;
+    }
+    const block = await this.cached(this.key('h', number.toString()), async () => {
+      const found = await this.fetchBlock(hex(number));
+      if (!found) throw invalid('blockNumber', `block ${number} does not exist on chain ${this.config.chainId} (in the future?)`);
+      return found;
+    });
+    return block as BlockEnv;
+  }
+
+  async blockHash(number: bigint): Promise<Uint8Array> {
+    const block = await this.block(number).catch(() => null);
+    return block ? hexToBytes(block.hash as `0x${string}`) : new Uint8Array(32);
+  }
+
+  account(block: bigint, address: string): Promise<AccountState> {
+    return this.cached(this.key('a', block.toString(), address), async () => {
+      const tag = hex(block);
+      const [balance, nonce, code] = await Promise.all([
+        this.state<string>('eth_getBalance', [address, tag]),
+        this.state<string>('eth_getTransactionCount', [address, tag]),
+        this.state<string>('eth_getCode', [address, tag]),
+      ]);
+      const codeBytes = hexToBytes((code || '0x') as `0x${string}`);
+      const state: AccountState = {
+        balance: BigInt(balance),
+        nonce: BigInt(nonce),
+        code: codeBytes,
+        codeHash: codeBytes.length === 0 ? KECCAK256_NULL : keccak_256(codeBytes),
+        exists: false,
+      };
+      state.exists = state.balance !== 0n || state.nonce !== 0n || codeBytes.length > 0;
+      return state;
+    }) as Promise<AccountState>;
+  }
+
+  /** A storage word (slot as 0x + 64 hex digits), in minimal bytes. */
+  storage(block: bigint, address: string, slot: string): Promise<Uint8Array> {
+    return this.cached(this.key('s', block.toString(), address, slot), async () => {
+      const word = await this.state<string>('eth_getStorageAt', [address, slot, hex(block)]);
+      return stripWord(word);
+    }) as Promise<Uint8Array>;
+  }
+
+  /**
+   * Warms the cache for a bundle: asks the upstream for each call's access list (one batch),
+   * then fetches every account and slot it names (one more batch). Best effort: failures here
+   * only mean more misses later.
+   */
+  async prefetch(block: bigint, calls: { from: string; to: string | null; data: string; value?: bigint }[]): Promise<void> {
+    const addresses = new Set<string>();
+    const slots: [string, string][] = [];
+    for (const c of calls) {
+      addresses.add(c.from);
+      if (c.to) addresses.add(c.to);
+    }
+    if (!this.accessListUnsupported) {
+      const lists = await Promise.all(
+        calls.map((c) =>
+          this.rpc
+            .request<{ accessList?: { address: string; storageKeys: string[] }[] }>('eth_createAccessList', [
+              { from: c.from, ...(c.to ? { to: c.to } : {}), data: c.data, ...(c.value ? { value: hex(c.value) } : {}), gasPrice: '0x0' },
+              hex(block),
+            ])
+            .catch((err: unknown) => {
+              if (err instanceof JsonRpcError && (err.code === -32601 || /not (supported|found|available)/i.test(err.message))) {
+                this.accessListUnsupported = true;
+              }
+              return null;
+            }),
+        ),
+      );
+      for (const list of lists) {
+        for (const entry of list?.accessList ?? []) {
+          const address = entry.address.toLowerCase();
+          addresses.add(address);
+          for (const key of entry.storageKeys) slots.push([address, `0x${key.slice(2).toLowerCase().padStart(64, '0')}`]);
+        }
+      }
+    }
+    await Promise.all([
+      ...[...addresses].map((a) => this.account(block, a).catch(() => undefined)),
+      ...slots.map(([a, s]) => this.storage(block, a, s).catch(() => undefined)),
+    ]);
+  }
+
+  private key(...parts: string[]): string {
+    return `${this.config.chainId}:${parts.join(':')}`;
+  }
+
+  private async cached(key: string, load: () => Promise<CacheValue>): Promise<CacheValue> {
+    const hit = this.cache.get(key);
+    if (hit !== undefined) return hit;
+    const pending = this.inflight.get(key);
+    if (pending) return pending;
+    const promise = load().then(
+      (value) => {
+        this.cache.set(key, value);
+        this.inflight.delete(key);
+        return value;
+      },
+      (err: unknown) => {
+        this.inflight.delete(key);
+        throw err;
+      },
+    );
+    this.inflight.set(key, promise);
+    return promise;
+  }
+
+  /** A state read: any upstream error is a 502 (we cannot know the state). */
+  private async state<T>(method: string, params: unknown[]): Promise<T> {
+    try {
+      return await this.rpc.request<T>(method, params);
+    } catch (err) {
+      if (err instanceof JsonRpcError) {
+        throw upstream(`The chain RPC (chain ${this.config.chainId}) failed ${method}: ${err.message}`);
+      }
+      throw err;
+    }
+  }
+
+  private async fetchBlock(tag: string): Promise<BlockEnv | null> {
+    const raw = await this.state<RpcBlock | null>('eth_getBlockByNumber', [tag, false]);
+    if (!raw) return null;
+    return {
+      number: BigInt(raw.number),
+      hash: raw.hash,
+      timestamp: BigInt(raw.timestamp),
+      gasLimit: BigInt(raw.gasLimit),
+      baseFeePerGas: raw.baseFeePerGas ? BigInt(raw.baseFeePerGas) : null,
+      coinbase: raw.miner.toLowerCase(),
+      mixHash: raw.prevRandao ?? raw.mixHash ?? bytesToHex(new Uint8Array(32)),
+      difficulty: BigInt(raw.difficulty ?? '0x0'),
+      excessBlobGas: raw.excessBlobGas ? BigInt(raw.excessBlobGas) : null,
+      parentBeaconBlockRoot: raw.parentBeaconBlockRoot ?? null,
+    };
+  }
+}

@@ -1,0 +1,57 @@
+import { z } from 'zod';
+
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
+
+const EnvSchema = z.object({
+  NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
+  /** Bound on one upstream JSON-RPC round trip; past it the request fails with 502. */
+  SIM_UPSTREAM_TIMEOUT_MS: int(100, 120_000).default(10_000),
+  /** Bound on one whole simulation (execution included). */
+  SIM_TIMEOUT_MS: int(100, 120_000).default(10_000),
+  /** Memory cap of the shared chain-state cache. */
+  SIM_CACHE_MAX_MB: int(1, 64 * 1024).default(256),
+  /** Per-call gas cap; 0: the block gas limit. */
+  SIM_MAX_CALL_GAS: int(0).default(0),
+  /** Largest JSON-RPC batch sent upstream. */
+  SIM_RPC_BATCH_MAX: int(1, 1000).default(200),
+  LOG_FORMAT: z.enum(['pretty', 'json']).default('pretty'),
+  LOG_REQUESTS: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
+});
+
+export interface ChainConfig {
+  chainId: number;
+  rpcUrl: string;
+  /** Fixed hardfork (HARDFORK_<chainId>), else chosen per block from the chain's schedule. */
+  hardfork: string | null;
+}
+
+export type SimulationEnv = z.output<typeof EnvSchema> & { chains: Map<number, ChainConfig> };
+
+/** Chains come from `RPC_URL_<chainId>` (and optional `HARDFORK_<chainId>`) variables. */
+export function loadEnv(source: NodeJS.ProcessEnv = process.env): SimulationEnv {
+  const result = EnvSchema.safeParse(source);
+  const problems = result.success ? [] : result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+  const chains = new Map<number, ChainConfig>();
+  for (const [name, value] of Object.entries(source)) {
+    const match = /^RPC_URL_(\d+)$/.exec(name);
+    if (!match || !value) continue;
+    const chainId = Number(match[1]);
+    try {
+      const url = new URL(value);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
+    } catch {
+      problems.push(`  ${name}: must be an http(s) URL`);
+      continue;
+    }
+    chains.set(chainId, { chainId, rpcUrl: value, hardfork: source[`HARDFORK_${chainId}`] || null });
+  }
+  if (problems.length > 0 || !result.success) {
+    throw new Error(`Invalid simulation-service configuration:\n${problems.join('\n')}`);
+  }
+  return { ...result.data, chains };
+}
+
+export const ENV = Symbol('SimulationEnv');

@@ -1,0 +1,236 @@
+import { createBlock, type Block } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+import { getOpcodesForHF, paramsEVM, type EVMOpts, type EVMResult, type Message } from '@ethereumjs/evm';
+
+type CustomOpcode = NonNullable<EVMOpts['customOpcodes']>[number];
+type RunState = Parameters<NonNullable<ReturnType<ReturnType<typeof getOpcodesForHF>['handlers']['get']>>>[0];
+import { createLegacyTx } from '@ethereumjs/tx';
+import { Account, bytesToHex, createAddressFromString, hexToBytes, toChecksumAddress, type Address } from '@ethereumjs/util';
+import { createVM, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
+import type { SimulateRequest, SimulatedCall, SimulationCall, SimulationOverrides, SimulationResult } from '@tradeinfra/contracts';
+import type { BlockEnv, ChainState } from '../chain/chain-state.js';
+import { stripWord } from '../chain/chain-state.js';
+import { SimulationError, SimulationErrorCode, invalid } from '../simulation/simulation.errors.js';
+import { ForkedStateManager } from './forked-state-manager.js';
+import { commonFor, hardforkFor } from './hardforks.js';
+import { decodeRevertReason } from './revert-reason.js';
+import { TransferTracker } from './transfer-tracker.js';
+
+export interface SimulateOptions {
+  /** Absolute deadline (performance.now() ms) for the whole simulation. */
+  deadline: number;
+  /** Per-call gas cap; 0: the block gas limit. */
+  maxCallGas: number;
+}
+
+class DeadlineExceeded extends Error {}
+
+const hexOf = (n: bigint) => `0x${n.toString(16)}`;
+const addr = (a: string) => createAddressFromString(a);
+
+/**
+ * Runs a bundle on one chain's state at one block: calls in order on one shared state, each
+ * as a transaction with gas price 0 (no fee is charged; the sender's nonce increments),
+ * with the environment `eth_call` uses at that block.
+ */
+export async function simulateBundle(chain: ChainState, request: SimulateRequest, options: SimulateOptions): Promise<SimulationResult> {
+  const started = performance.now();
+  const [block] = await Promise.all([
+    chain.block(request.blockNumber),
+    // With an explicit block, warm the cache in the same round trip as the header.
+    request.blockNumber !== null ? chain.prefetch(request.blockNumber, request.calls) : null,
+  ]);
+  if (request.blockNumber === null) await chain.prefetch(block.number, request.calls);
+  checkDeadline(options.deadline);
+
+  const common = commonFor(chain.config, hardforkFor(chain.config, block)).copy();
+  const state = new ForkedStateManager(chain, block.number);
+  await applyOverrides(state, request.overrides);
+
+  const tracker = new TransferTracker();
+  const vm = await createVM({
+    common,
+    stateManager: state,
+    blockchain: {
+      getBlock: async (n: number) => {
+        const hash = await chain.blockHash(BigInt(n));
+        return { hash: () => hash };
+      },
+      putBlock: async () => {},
+      shallowCopy() {
+        return this;
+      },
+    },
+    evmOpts: { customOpcodes: instrumentedOpcodes(common, tracker, options.deadline) },
+  });
+  vm.evm.events!.on('beforeMessage', (m: Message) => tracker.beforeMessage(m));
+  vm.evm.events!.on('afterMessage', (r: EVMResult) => tracker.afterMessage(r));
+  const simBlock = buildBlock(block, common);
+  const gasCap = options.maxCallGas > 0 && BigInt(options.maxCallGas) < block.gasLimit ? BigInt(options.maxCallGas) : block.gasLimit;
+
+  const calls: SimulatedCall[] = [];
+  for (const [index, call] of request.calls.entries()) {
+    tracker.reset();
+    calls.push(await runCall(vm, simBlock, call, index, gasCap, tracker, options.deadline));
+  }
+  return {
+    chainId: chain.config.chainId,
+    blockNumber: hexOf(block.number),
+    processTime: Math.round(performance.now() - started),
+    calls,
+  };
+}
+
+async function runCall(
+  vm: VM,
+  block: Block,
+  call: SimulationCall,
+  index: number,
+  gasCap: bigint,
+  tracker: TransferTracker,
+  deadline: number,
+): Promise<SimulatedCall> {
+  const from = addr(call.from);
+  const nonce = (await vm.stateManager.getAccount(from))?.nonce ?? 0n;
+  if (call.nonce !== undefined && BigInt(call.nonce) !== nonce) {
+    throw new SimulationError(SimulationErrorCode.Rule, `Nonce mismatch. Expected ${nonce}, got ${call.nonce} on call #${index}`);
+  }
+  if (call.gas !== undefined && call.gas > gasCap) {
+    throw invalid(`calls.${index}.gas`, `must be at most ${gasCap} (the per-call gas cap)`);
+  }
+  const tx = createLegacyTx(
+    {
+      nonce,
+      gasPrice: 0n,
+      gasLimit: call.gas ?? gasCap,
+      to: (call.to ?? undefined) as `0x${string}` | undefined,
+      value: call.value ?? 0n,
+      data: hexToBytes(call.data as `0x${string}`),
+    },
+    { common: vm.common, freeze: false },
+  );
+  // Unsigned: the sender is whoever the call says it is.
+  tx.getSenderAddress = () => from;
+  let result: RunTxResult;
+  try {
+    result = await runTx(vm, { tx, block, skipBlockGasLimitValidation: true, skipHardForkValidation: true });
+  } catch (err) {
+    if (err instanceof DeadlineExceeded) throw timeout();
+    if (err instanceof SimulationError) throw err;
+    throw new SimulationError(SimulationErrorCode.Rule, `Call #${index} cannot run: ${cleanMessage((err as Error).message)}`);
+  }
+  checkDeadline(deadline);
+  const failed = result.execResult.exceptionError;
+  const returnData = bytesToHex(result.execResult.returnValue);
+  const out: SimulatedCall = {
+    logs: result.receipt.logs.map(([address, topics, data]) => ({
+      address: toChecksumAddress(bytesToHex(address)),
+      topics: topics.map((t) => bytesToHex(t)),
+      data: bytesToHex(data),
+    })),
+    gasUsed: hexOf(result.totalGasSpent),
+    result: returnData === '0x' ? '' : returnData,
+    status: failed ? 0 : 1,
+    internalTransfers: failed
+      ? []
+      : tracker.transfers.map((t) => ({ from: toChecksumAddress(t.from), to: toChecksumAddress(t.to), amount: t.amount })),
+  };
+  if (failed) out.error = failed.error === 'revert' ? decodeRevertReason(returnData) : failed.error;
+  return out;
+}
+
+async function applyOverrides(state: ForkedStateManager, overrides: SimulationOverrides | undefined): Promise<void> {
+  if (!overrides) return;
+  for (const [address, fields] of Object.entries(overrides.accounts ?? {})) {
+    const a = addr(address.toLowerCase());
+    const account = (await state.getAccount(a)) ?? new Account();
+    if (fields.nonce !== undefined) account.nonce = BigInt(fields.nonce);
+    if (fields.balance !== undefined) account.balance = fields.balance;
+    await state.putAccount(a, account);
+  }
+  for (const [address, code] of Object.entries(overrides.contractCodes ?? {})) {
+    await state.putCode(addr(address.toLowerCase()), hexToBytes(code as `0x${string}`));
+  }
+  for (const [address, slots] of Object.entries(overrides.storage ?? {})) {
+    const a = addr(address.toLowerCase());
+    // Writing to an account that does not exist yet makes it exist (as a node's override does).
+    if ((await state.getAccount(a)) === undefined) await state.putAccount(a, new Account());
+    for (const [slot, value] of Object.entries(slots)) {
+      const key = hexToBytes(`0x${slot.slice(2).toLowerCase().padStart(64, '0')}`);
+      await state.putStorage(a, key, stripWord(value));
+    }
+  }
+}
+
+/** The block environment of `eth_call` at that block; base fee 0 so gas price 0 is accepted. */
+function buildBlock(env: BlockEnv, common: Common): Block {
+  const london = common.isActivatedEIP(1559);
+  const cancun = common.isActivatedEIP(4844);
+  return createBlock(
+    {
+      header: {
+        number: env.number,
+        timestamp: env.timestamp,
+        gasLimit: env.gasLimit,
+        coinbase: env.coinbase as `0x${string}`,
+        difficulty: common.isActivatedEIP(4399) ? 0n : env.difficulty,
+        mixHash: env.mixHash as `0x${string}`,
+        ...(london ? { baseFeePerGas: 0n } : {}),
+        ...(cancun ? { excessBlobGas: env.excessBlobGas ?? 0n, blobGasUsed: 0n, parentBeaconBlockRoot: (env.parentBeaconBlockRoot ?? `0x${'0'.repeat(64)}`) as `0x${string}` } : {}),
+      },
+    },
+    { common, skipConsensusFormatValidation: true },
+  );
+}
+
+/**
+ * SELFDESTRUCT reports its transfer; JUMP/JUMPI check the deadline now and then, so an endless
+ * loop with a huge gas limit ends by the clock as well as by gas. Gas and semantics unchanged.
+ */
+function instrumentedOpcodes(common: Common, tracker: TransferTracker, deadline: number): CustomOpcode[] {
+  common.updateParams(paramsEVM); // what the EVM does on creation; the opcode table needs it now
+  const { handlers, dynamicGasHandlers, opcodes } = getOpcodesForHF(common);
+  let jumps = 0;
+  const wrap = (code: number, before: (runState: RunState) => void | Promise<void>): CustomOpcode => {
+    const original = handlers.get(code)!;
+    const info = opcodes.get(code)!;
+    return {
+      opcode: code,
+      opcodeName: info.name,
+      baseFee: info.fee,
+      gasFunction: dynamicGasHandlers.get(code),
+      logicFunction: async (runState: RunState, c: Common) => {
+        await before(runState);
+        return original(runState, c);
+      },
+    };
+  };
+  const checkClock = () => {
+    if (++jumps % 8192 === 0 && performance.now() > deadline) throw new DeadlineExceeded();
+  };
+  return [
+    wrap(0x56, checkClock),
+    wrap(0x57, checkClock),
+    wrap(0xff, async (runState) => {
+      const self = runState.interpreter.getAddress();
+      const beneficiary = runState.stack.peek(1)[0]!;
+      const balance = await runState.interpreter.getExternalBalance(self);
+      tracker.selfdestruct(self.toString(), `0x${beneficiary.toString(16).padStart(40, '0')}`, balance);
+    }),
+  ];
+}
+
+function checkDeadline(deadline: number): void {
+  if (performance.now() > deadline) throw timeout();
+}
+
+function timeout(): SimulationError {
+  return new SimulationError(SimulationErrorCode.Timeout, 'The simulation ran past its time limit');
+}
+
+/** ethereumjs appends block/tx dumps to its messages; keep the first sentence. */
+function cleanMessage(message: string): string {
+  return message.split(' -> ')[0]!.replace(/\s*\(.*$/s, '').trim();
+}
+
+export type { Address };

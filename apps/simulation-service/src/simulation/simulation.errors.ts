@@ -1,0 +1,43 @@
+import { ErrorName, type RpcErrorPayload } from '@tradeinfra/contracts';
+
+export enum SimulationErrorCode {
+  /** Bad input the schema cannot see (unknown chain, block in the future). */
+  Invalid = 'INVALID',
+  /** A simulation rule failed (nonce mismatch, intrinsic gas, funds): the spec's `Error`. */
+  Rule = 'RULE',
+  /** The chain's RPC failed or timed out. */
+  Upstream = 'UPSTREAM',
+  /** The simulation ran past its time bound. */
+  Timeout = 'TIMEOUT',
+}
+
+export class SimulationError extends Error {
+  constructor(
+    readonly code: SimulationErrorCode,
+    message: string,
+    readonly details: unknown = null,
+  ) {
+    super(message);
+  }
+
+  toPayload(): RpcErrorPayload {
+    return { name: errorName(this.code), message: this.message, details: this.details };
+  }
+}
+
+function errorName(code: SimulationErrorCode): ErrorName {
+  switch (code) {
+    case SimulationErrorCode.Invalid:
+      return ErrorName.Validation;
+    case SimulationErrorCode.Rule:
+      return ErrorName.Rule;
+    case SimulationErrorCode.Upstream:
+      return ErrorName.Upstream;
+    case SimulationErrorCode.Timeout:
+      return ErrorName.Timeout;
+  }
+}
+
+export function invalid(path: string, message: string): SimulationError {
+  return new SimulationError(SimulationErrorCode.Invalid, `${path}: ${message}`, [{ path, message }]);
+}

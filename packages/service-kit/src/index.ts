@@ -1,0 +1,116 @@
+import 'reflect-metadata';
+import {
+  Catch,
+  ConsoleLogger,
+  Logger,
+  type ArgumentsHost,
+  type CallHandler,
+  type DynamicModule,
+  type ExecutionContext,
+  type INestMicroservice,
+  type NestInterceptor,
+  type RpcExceptionFilter,
+} from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { NatsContext, Transport, type MicroserviceOptions } from '@nestjs/microservices';
+import { ErrorName, REQUEST_ID_HEADER, type RpcErrorPayload } from '@tradeinfra/contracts';
+import { tap, throwError, type Observable } from 'rxjs';
+
+export interface LogSettings {
+  LOG_FORMAT: 'pretty' | 'json';
+}
+
+/** The services' logger: `[name]` prefixed lines, or JSON lines with LOG_FORMAT=json. */
+export function createLogger(name: string, env: LogSettings): ConsoleLogger {
+  return new ConsoleLogger({ prefix: name, json: env.LOG_FORMAT === 'json', logLevels: ['fatal', 'error', 'warn', 'log'] });
+}
+
+/** An error a service means to send: it knows its wire form. */
+interface PayloadError {
+  toPayload(): RpcErrorPayload;
+}
+
+function isPayloadError(value: unknown): value is PayloadError {
+  return typeof (value as PayloadError | null)?.toPayload === 'function';
+}
+
+function natsInfo(host: ArgumentsHost | ExecutionContext): { subject: string; requestId: string } {
+  const ctx = host.switchToRpc().getContext<unknown>();
+  if (!(ctx instanceof NatsContext)) return { subject: 'unknown', requestId: '-' };
+  return { subject: ctx.getSubject(), requestId: ctx.getHeaders()?.get(REQUEST_ID_HEADER) || '-' };
+}
+
+/**
+ * Serialises every failure of a NATS handler as `{name, message, details}`: the service's own
+ * errors (and contract validation errors) as they describe themselves; anything else is logged
+ * with the request id and answered as InternalError without internals.
+ */
+@Catch()
+export class AllRpcExceptionsFilter implements RpcExceptionFilter<unknown> {
+  private readonly logger = new Logger('Rpc');
+
+  catch(exception: unknown, host: ArgumentsHost): Observable<RpcErrorPayload> {
+    if (isPayloadError(exception)) return throwError(() => exception.toPayload());
+    const { subject, requestId } = natsInfo(host);
+    this.logger.error(`unhandled error on ${subject} (request ${requestId}): ${(exception as Error)?.stack ?? String(exception)}`);
+    return throwError(() => ({ name: ErrorName.Internal, message: 'Internal error', details: { requestId: requestId === '-' ? null : requestId } }));
+  }
+}
+
+/** One log line per NATS request (subject, x-request-id, outcome, duration), when enabled. */
+export class RequestLogInterceptor implements NestInterceptor {
+  private readonly logger = new Logger('Request');
+
+  constructor(private readonly enabled: boolean) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    if (!this.enabled) return next.handle();
+    const { subject, requestId } = natsInfo(context);
+    const started = performance.now();
+    const done = (outcome: string) =>
+      this.logger.log(`${subject} request=${requestId} ${outcome} ${(performance.now() - started).toFixed(1)}ms`);
+    return next.handle().pipe(
+      tap({
+        complete: () => done('ok'),
+        error: (err: { name?: string }) => done(`failed:${err?.name ?? 'Error'}`),
+      }),
+    );
+  }
+}
+
+export interface MicroserviceSettings {
+  name: string;
+  queue: string;
+  natsUrl: string;
+  logRequests: boolean;
+}
+
+/**
+ * Starts a NATS microservice in its queue group (so replicas share the load), reconnecting
+ * forever, with the shared error filter and request log.
+ */
+export async function startMicroservice(
+  module: DynamicModule,
+  settings: MicroserviceSettings,
+  logger: ConsoleLogger | false,
+): Promise<INestMicroservice> {
+  const app = await NestFactory.createMicroservice<MicroserviceOptions>(module, {
+    transport: Transport.NATS,
+    options: {
+      servers: settings.natsUrl,
+      queue: settings.queue,
+      name: settings.name,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 250,
+      gracefulShutdown: true,
+      gracePeriod: 1_000,
+    },
+    logger,
+    bufferLogs: false,
+  });
+  app.useGlobalFilters(new AllRpcExceptionsFilter());
+  app.useGlobalInterceptors(new RequestLogInterceptor(settings.logRequests));
+  app.enableShutdownHooks();
+  await app.listen();
+  return app;
+}
