@@ -1,0 +1,198 @@
+import { createServer, type Server } from 'node:net';
+import { freePort } from '@tradeinfra/test-support';
+import { HardhatNode } from './differential/node.js';
+import { Stack } from './harness.js';
+
+const A = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266'; // hardhat's first funded account
+const B = '0x70997970c51812dc3a010c7d01b3e0d754a0c0a0';
+const C = '0x00000000000000000000000000000000000c0de1';
+const D = '0x00000000000000000000000000000000000c0de2';
+const EMPTY = '0x0000000000000000000000000000000000001234';
+
+const pad = (hex: string, bytes: number) => hex.replace(/^0x/, '').padStart(bytes * 2, '0');
+/** Init-less runtime code that reverts with `data`. */
+const revertWith = (data: string) => {
+  const len = pad((data.length / 2 - 1).toString(16), 2);
+  return `0x61${len}600e60003961${len}6000fd${data.slice(2)}`;
+};
+/** Runtime code that sends `value` wei to `to` with CALL, then stops. */
+const sendValue = (to: string, value: number) => `0x6000600060006000${'61' + pad(value.toString(16), 2)}73${pad(to, 20)}5af15000`;
+const errorString = (reason: string) => {
+  const hex = Buffer.from(reason).toString('hex');
+  return `0x08c379a0${pad('20', 32)}${pad(reason.length.toString(16), 32)}${hex.padEnd(64, '0')}`;
+};
+
+describe('POST /v1/simulate', () => {
+  let node: HardhatNode;
+  let stack: Stack;
+  let key: string;
+  let hanging: Server;
+  const simulate = (body: unknown) => stack.request('POST', '/v1/simulate', { key, body });
+
+  beforeAll(async () => {
+    node = await HardhatNode.start();
+    hanging = createServer(() => undefined); // accepts, never answers
+    const hangingPort = await freePort();
+    await new Promise<void>((r) => hanging.listen(hangingPort, '127.0.0.1', r));
+    stack = await Stack.start({
+      RPC_URL_1: node.url,
+      HARDFORK_1: 'prague',
+      RPC_URL_56: `http://127.0.0.1:${await freePort()}`,
+      RPC_URL_137: `http://127.0.0.1:${hangingPort}`,
+      SIM_UPSTREAM_TIMEOUT_MS: '500',
+    });
+    key = await stack.createKey({ scopes: ['simulate'] });
+  }, 120_000);
+  afterAll(async () => {
+    await stack?.close();
+    await node?.stop();
+    hanging?.close();
+  });
+
+  it('simulates a transfer like a receipt would report it', async () => {
+    const head = BigInt(await node.rpc.call<string>('eth_blockNumber'));
+    const res = await simulate({ chainId: 1, calls: [{ from: A, to: B, value: '1000', data: '0x' }] });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ chainId: 1, blockNumber: `0x${head.toString(16)}` });
+    expect(Number.isInteger(res.body.processTime)).toBe(true);
+    expect(res.body.calls).toEqual([{ logs: [], gasUsed: '0x5208', result: '', status: 1, internalTransfers: [] }]);
+  });
+
+  it('needs the simulate scope', async () => {
+    const other = await stack.createKey({ scopes: ['intents:read'] });
+    const res = await stack.request('POST', '/v1/simulate', { key: other, body: { chainId: 1, calls: [{ from: A, to: B }] } });
+    expect(res.status).toBe(403);
+  });
+
+  it('applies every override kind before the first call', async () => {
+    const res = await simulate({
+      chainId: 1,
+      overrides: {
+        accounts: { [EMPTY]: { balance: '0xde0b6b3a7640000', nonce: 3 } },
+        contractCodes: { [C]: '0x60005460005260206000f3' },
+        storage: { [C]: { '0x0': '0x2a' } },
+      },
+      calls: [
+        { from: EMPTY, to: C, nonce: 3 },
+        { from: EMPTY, to: B, value: '1000000000000000000', nonce: 4 },
+      ],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.calls[0]).toMatchObject({ status: 1, result: `0x${pad('2a', 32)}` });
+    expect(res.body.calls[1]).toMatchObject({ status: 1 });
+  });
+
+  it('fails the whole request on a nonce mismatch, with the spec message', async () => {
+    const res = await simulate({
+      chainId: 1,
+      overrides: { accounts: { [EMPTY]: { nonce: 5 } } },
+      calls: [
+        { from: EMPTY, to: B, nonce: 5 },
+        { from: EMPTY, to: B, nonce: 7 },
+      ],
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: true, name: 'Error', message: 'Nonce mismatch. Expected 6, got 7 on call #1', details: null });
+  });
+
+  it('decodes revert reasons and keeps the raw data', async () => {
+    const custom = '0xdeadbeef0000000000000000000000000000000000000000000000000000000000000001';
+    const panic = `0x4e487b71${pad('11', 32)}`;
+    const codes = { [C]: revertWith(errorString('not enough')), [D]: revertWith(panic), [EMPTY]: revertWith(custom), [B]: '0x60006000fd' };
+    const res = await simulate({ chainId: 1, overrides: { contractCodes: codes }, calls: [C, D, EMPTY, B].map((to) => ({ from: A, to })) });
+    expect(res.status).toBe(200);
+    expect(res.body.calls.map((c: { status: number; error: string }) => [c.status, c.error])).toEqual([
+      [0, 'not enough'],
+      [0, 'Panic(0x11): arithmetic overflow or underflow'],
+      [0, custom],
+      [0, 'execution reverted'],
+    ]);
+    expect(res.body.calls[0].result).toBe(errorString('not enough'));
+    expect(res.body.calls[3].result).toBe('');
+  });
+
+  it('reports value moved by nested calls, and drops what a reverted frame moved', async () => {
+    const res = await simulate({
+      chainId: 1,
+      overrides: {
+        accounts: { [C]: { balance: 5000 } },
+        contractCodes: { [C]: sendValue(B, 1000), [D]: sendValue(EMPTY, 7) },
+      },
+      calls: [
+        { from: A, to: C },
+        { from: A, to: D }, // D has no balance: its CALL fails without a frame
+      ],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.calls[0].internalTransfers).toEqual([{ from: expect.stringMatching(new RegExp(C.slice(2), 'i')), to: expect.stringMatching(new RegExp(B.slice(2), 'i')), amount: '0x3e8' }]);
+    expect(res.body.calls[1]).toMatchObject({ status: 1, internalTransfers: [] });
+
+    const reverted = await simulate({
+      chainId: 1,
+      overrides: { accounts: { [C]: { balance: 5000 } }, contractCodes: { [C]: sendValue(D, 1000), [D]: '0x60006000fd' } },
+      calls: [{ from: A, to: C }],
+    });
+    expect(reverted.body.calls[0]).toMatchObject({ status: 1, internalTransfers: [] });
+  });
+
+  it('ends an endless loop by gas and keeps serving', async () => {
+    const res = await simulate({ chainId: 1, overrides: { contractCodes: { [C]: '0x5b600056' } }, calls: [{ from: A, to: C, gas: 5_000_000 }] });
+    expect(res.status).toBe(200);
+    expect(res.body.calls[0]).toMatchObject({ status: 0, error: 'out of gas', gasUsed: `0x${(5_000_000).toString(16)}` });
+    expect((await simulate({ chainId: 1, calls: [{ from: A, to: B }] })).status).toBe(200);
+  });
+
+  it('keeps concurrent simulations apart', async () => {
+    const runs = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        simulate({ chainId: 1, overrides: { contractCodes: { [C]: '0x60005460005260206000f3' }, storage: { [C]: { '0x0': `0x${(i + 1).toString(16)}` } } }, calls: [{ from: A, to: C }] }),
+      ),
+    );
+    expect(runs.map((r) => BigInt(r.body.calls[0].result))).toEqual(Array.from({ length: 10 }, (_, i) => BigInt(i + 1)));
+  });
+
+  it('accepts block_number and blockNumber, refuses them different, and refuses a future block', async () => {
+    const head = Number(BigInt(await node.rpc.call<string>('eth_blockNumber')));
+    expect((await simulate({ chainId: 1, block_number: head, blockNumber: head, calls: [{ from: A, to: B }] })).status).toBe(200);
+    expect((await simulate({ chainId: 1, block_number: head, calls: [{ from: A, to: B }] })).body.blockNumber).toBe(`0x${head.toString(16)}`);
+    const differ = await simulate({ chainId: 1, block_number: head, blockNumber: head + 1, calls: [{ from: A, to: B }] });
+    expect(differ.status).toBe(400);
+    expect(differ.body.details).toEqual([{ path: 'blockNumber', message: 'differs from block_number; send one of them' }]);
+    const future = await simulate({ chainId: 1, blockNumber: head + 1000, calls: [{ from: A, to: B }] });
+    expect(future.status).toBe(400);
+    expect(future.body).toMatchObject({ name: 'ValidationError', details: [{ path: 'blockNumber' }] });
+  });
+
+  it.each([
+    ['chainId', { chainId: 10 }],
+    ['chainId', { chainId: '1' }],
+    ['calls', { calls: [] }],
+    ['calls', { calls: Array(101).fill({ from: A, to: B }) }],
+    ['calls.0.from', { calls: [{ from: '0x12', to: B }] }],
+    ['calls.0.data', { calls: [{ from: A, to: B, data: '0xabc' }] }],
+    ['calls.0.nonce', { calls: [{ from: A, to: B, nonce: -1 }] }],
+    ['calls.0.value', { calls: [{ from: A, to: B, value: '-5' }] }],
+    ['calls.0.extra', { calls: [{ from: A, to: B, extra: 1 }] }],
+    ['overrides.accounts.nope', { overrides: { accounts: { nope: { balance: 1 } } } }],
+    ['overrides.accounts.' + B + '.balance', { overrides: { accounts: { [B]: { balance: 'lots' } } } }],
+    ['overrides.contractCodes.' + C, { overrides: { contractCodes: { [C]: 'abc' } } }],
+    ['overrides.storage.' + C + '.slot', { overrides: { storage: { [C]: { slot: '0x1' } } } }],
+    ['overrides.storage.' + C + '.0x1', { overrides: { storage: { [C]: { '0x1': '0x' + 'f'.repeat(65) } } } }],
+    ['blockNumber', { blockNumber: -1 }],
+  ])('refuses bad input naming %s', async (path, patch) => {
+    const res = await simulate({ chainId: 1, calls: [{ from: A, to: B }], ...patch });
+    expect(res.status).toBe(400);
+    expect(res.body.name).toBe('ValidationError');
+    expect(res.body.details.map((d: { path: string }) => d.path)).toContain(path);
+  });
+
+  it('answers 502 within its bound when the chain RPC is down or hangs', async () => {
+    const refused = await simulate({ chainId: 56, calls: [{ from: A, to: B }] });
+    expect(refused.status).toBe(502);
+    expect(refused.body).toMatchObject({ error: true, name: 'UpstreamError' });
+    const hung = await simulate({ chainId: 137, calls: [{ from: A, to: B }] });
+    expect(hung.status).toBe(502);
+    expect(hung.body.message).toMatch(/did not answer within 500 ms/);
+    expect((await simulate({ chainId: 1, calls: [{ from: A, to: B }] })).status).toBe(200);
+  });
+});
