@@ -3,6 +3,7 @@
 # One Dockerfile, one image per app:
 #   docker build --target gateway        -t tradeinfra/gateway .
 #   docker build --target intent-service -t tradeinfra/intent-service .
+#   docker build --target simulation-service -t tradeinfra/simulation-service .
 #   docker build --target migrate        -t tradeinfra/migrate .
 # (docker-compose.yml builds all three.)
 
@@ -48,6 +49,7 @@ FROM base AS runtime
 ENV NODE_ENV=production
 COPY --from=prod-deps /app ./
 COPY --from=build /app/packages/contracts/dist packages/contracts/dist
+COPY --from=build /app/packages/service-kit/dist packages/service-kit/dist
 USER node
 
 FROM runtime AS gateway
@@ -63,6 +65,11 @@ CMD ["node", "apps/gateway/dist/main.js"]
 FROM runtime AS intent-service
 COPY --from=build /app/apps/intent-service/dist apps/intent-service/dist
 CMD ["node", "apps/intent-service/dist/main.js"]
+
+# No HTTP port and no database: NATS in, chain JSON-RPC (RPC_URL_<chainId>) out.
+FROM runtime AS simulation-service
+COPY --from=build /app/apps/simulation-service/dist apps/simulation-service/dist
+CMD ["node", "apps/simulation-service/dist/main.js"]
 
 # One-shot job: creates the database, one role and one schema per service
 # (infra/postgres/bootstrap.mjs), then runs each service's migrations as that service's role

@@ -3,6 +3,7 @@ import {
   ErrorName,
   INTENT_STATUSES,
   SearchIntentsRequestSchema,
+  SimulateRequestSchema,
 } from '@tradeinfra/contracts';
 import { z } from 'zod';
 import { SCOPES } from '../auth/scopes.js';
@@ -50,6 +51,39 @@ const intentRecord: Json = {
   },
 };
 
+const hexString = { type: 'string', pattern: '^0x[0-9a-fA-F]*$' };
+const simulationResult: Json = {
+  type: 'object',
+  required: ['chainId', 'blockNumber', 'processTime', 'calls'],
+  properties: {
+    chainId: { type: 'integer' },
+    blockNumber: { ...hexString, description: 'The block whose state the calls ran on' },
+    processTime: { type: 'integer', description: 'Milliseconds' },
+    calls: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['logs', 'gasUsed', 'result', 'status', 'internalTransfers'],
+        properties: {
+          logs: {
+            type: 'array',
+            items: { type: 'object', properties: { address: address, topics: { type: 'array', items: hexString }, data: hexString } },
+          },
+          gasUsed: { ...hexString, description: 'As in a receipt: intrinsic gas included, refunds applied' },
+          result: { type: 'string', description: 'Return (or revert) data, hex; "" when empty' },
+          status: { type: 'integer', enum: [0, 1] },
+          internalTransfers: {
+            type: 'array',
+            description: 'Native value moved by nested CALL/CALLCODE, CREATE/CREATE2 endowments and SELFDESTRUCT, in frames that did not revert',
+            items: { type: 'object', properties: { from: address, to: address, amount: hexString } },
+          },
+          error: { type: 'string', description: 'On failure: Error(string) reason, Panic(code): meaning, raw revert hex, or the EVM error' },
+        },
+      },
+    },
+  },
+};
+
 const errorBody: Json = {
   type: 'object',
   required: ['error', 'name', 'message', 'details'],
@@ -78,6 +112,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: 'NotFound: unknown id (or another tenant’s)',
   409: 'Conflict: illegal status transition, or Idempotency-Key reused with another body',
   413: 'PayloadTooLarge',
+  502: 'UpstreamError: the chain RPC failed or timed out',
   429: 'RateLimited (see Retry-After)',
   503: 'ServiceUnavailable: no replica of the service answered',
   504: 'Timeout: the service did not answer in time',
@@ -110,6 +145,8 @@ export function buildOpenApiDocument(): Json {
       schemas: {
         CreateIntent: schemaOf(createIntentRequestSchema()),
         SearchIntents: schemaOf(SearchIntentsRequestSchema),
+        Simulate: schemaOf(SimulateRequestSchema),
+        SimulationResult: simulationResult,
         Intent: intentRecord,
         Error: errorBody,
       },
@@ -156,6 +193,21 @@ export function buildOpenApiDocument(): Json {
               content: json({ type: 'array', items: record }),
             },
             ...errorResponses(...COMMON, 413),
+          },
+        },
+      },
+      '/v1/simulate': {
+        post: {
+          summary: 'Simulate a bundle of calls',
+          description:
+            'Scope simulate. Runs the calls in order on one shared state on top of the state after block `blockNumber` (or `block_number`; latest when omitted), ' +
+            'each as a transaction with gas price 0 (the sender\'s nonce increments, no fee is charged), with the block environment eth_call uses at that block (BASEFEE reads 0). ' +
+            'Overrides apply before the first call. A call whose `nonce` differs from its sender\'s fails the request with 400 `Nonce mismatch. Expected <n>, got <m> on call #<index>` (0-based). ' +
+            'At most 100 calls; each call\'s gas defaults to the block gas limit. A failing chain RPC answers 502 within 10 s.',
+          requestBody: { required: true, content: json({ $ref: '#/components/schemas/Simulate' }) },
+          responses: {
+            '200': { description: 'One result per call, in order', content: json({ $ref: '#/components/schemas/SimulationResult' }) },
+            ...errorResponses(...COMMON, 413, 502),
           },
         },
       },
