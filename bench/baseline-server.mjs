@@ -1,0 +1,92 @@
+#!/usr/bin/env node
+// The baseline for bench/intents.mjs: the least a server can do to offer the same two calls.
+// Express + pg, one process, connected as the superuser straight to the bench database; no
+// auth, no NATS, no validation beyond JSON parsing. It runs the intent repository's exact SQL
+// (the built IntentsRepository class itself, handed a pg pool instead of a TypeORM DataSource):
+//   POST /v1/intent      repository.create without idempotency (intent + outbox row, one statement)
+//   GET  /v1/intent/:id  repository.findById
+// so `gateway ÷ baseline` is the price of everything the product adds on top of the database.
+//
+// Env: PORT, PGHOST, PGPORT, PGDATABASE, PG_ADMIN_USER, PG_ADMIN_PASSWORD, BENCH_TENANT_ID,
+// BASELINE_POOL_SIZE (default 20, the intent service's INTENT_DB_POOL_SIZE default).
+import express from 'express';
+import pg from 'pg';
+import { uuidv7 } from 'uuidv7';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadIntentsRepository, pgDataSource } from './lib.mjs';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+const tenantId = process.env.BENCH_TENANT_ID;
+if (!tenantId) {
+  process.stderr.write('baseline: BENCH_TENANT_ID is required\n');
+  process.exit(64);
+}
+
+const pool = new pg.Pool({
+  host: process.env.PGHOST || '127.0.0.1',
+  port: Number(process.env.PGPORT || 5432),
+  user: process.env.PG_ADMIN_USER || 'postgres',
+  password: process.env.PG_ADMIN_PASSWORD || undefined,
+  database: process.env.PGDATABASE,
+  max: Number(process.env.BASELINE_POOL_SIZE || 20),
+  application_name: 'bench-baseline',
+});
+pool.on('error', () => {}); // an idle client cut off (the bench dropping its database at the end)
+
+// The intent service's own repository class, on a plain pg pool instead of TypeORM: the exact SQL
+// it runs, nothing around it.
+const IntentsRepository = await loadIntentsRepository(ROOT);
+const repository = new IntentsRepository(pgDataSource(pool));
+
+/** The create body with the optional fields set to null, as the contracts' schema leaves them (no validation). */
+const OPTIONAL = ['maxBuyTax', 'maxSellTax', 'minIn', 'minOut', 'minLiquidity', 'feeBps', 'feeRecipient', 'firstOrFail', 'maxSlippageBps', 'gasTip'];
+function withNulls(body) {
+  const intent = { ...body };
+  for (const k of OPTIONAL) intent[k] ??= null;
+  return intent;
+}
+
+const app = express();
+app.disable('x-powered-by');
+app.set('etag', false);
+app.use(express.json({ limit: 64 * 1024 }));
+
+app.get('/health', (_req, res) => {
+  res.json({ status: 'ok' });
+});
+
+app.post('/v1/intent', async (req, res) => {
+  const b = req.body ?? {};
+  try {
+    // Same call as IntentsService.create without an Idempotency-Key: a new UUIDv7, claim null.
+    const record = await repository.create(tenantId, uuidv7(), withNulls(b), null);
+    res.status(201).json(record);
+  } catch (err) {
+    res.status(500).json({ error: true, message: err.message });
+  }
+});
+
+app.get('/v1/intent/:id', async (req, res) => {
+  try {
+    const record = await repository.findById(tenantId, req.params.id);
+    if (!record) res.status(404).json({ error: true, name: 'NotFound' });
+    else res.json(record);
+  } catch (err) {
+    res.status(500).json({ error: true, message: err.message });
+  }
+});
+
+const server = app.listen(Number(process.env.PORT || 0), '127.0.0.1', () => {
+  server.keepAliveTimeout = 65_000;
+  process.stdout.write(`baseline listening on http://127.0.0.1:${server.address().port}\n`);
+});
+
+const stop = () => {
+  server.close();
+  server.closeAllConnections?.();
+  pool.end().finally(() => process.exit(0));
+};
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);

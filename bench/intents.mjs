@@ -1,0 +1,860 @@
+#!/usr/bin/env node
+// Intent API benchmark: `npm run bench:intents` (which installs, builds and migrates first).
+// Runs on its own database (ti_bench_<pid>_<random>, dropped at the end) and, when a
+// nats-server binary is available, its own NATS server, so it never touches dev data and never
+// shares the `intent-service` queue group with a running `npm start`.
+//
+//   1. baseline create load  (bench/baseline-server.mjs: Express + pg, the same SQL, nothing else)
+//   2. gateway create load   (gateway → NATS → intent service → Postgres), with outbox drain time
+//   3. seed BENCH_SEED_ROWS intents in SQL, VACUUM (ANALYZE)
+//   4. fetch by id, gateway and baseline, at concurrency 1 and BENCH_CONCURRENCY
+//   5. search: 1 wallet, 10 wallets, the next page of a 10-wallet search, 1 wallet under load,
+//      and the same 1- and 10-wallet queries straight on Postgres (the database's share)
+//   6. EXPLAIN (ANALYZE, BUFFERS) of the repository's search (and fetch) SQL
+// Prints a table on stdout and writes bench/results/intents.json. See bench/README.md.
+import { spawnSync } from 'node:child_process';
+import { randomBytes, randomInt } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { getAddress } from 'ethers';
+import pg from 'pg';
+import { adminConfig, bootstrapDatabase } from '../infra/postgres/bootstrap.mjs';
+import { natsReachable, withDefaults } from '../scripts/lib.mjs';
+import {
+  captureRepositorySql,
+  Children,
+  cpuMeter,
+  envInt,
+  freePort,
+  loadIntentsRepository,
+  log,
+  logIssues,
+  natsServerBinary,
+  percentile,
+  round,
+  runLoad,
+  sleep,
+  waitFor200,
+} from './lib.mjs';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const RESULTS = join(ROOT, 'bench', 'results', 'intents.json');
+
+// ---------------------------------------------------------------- parameters
+
+const P = {
+  concurrency: envInt('BENCH_CONCURRENCY', 32, { max: 1024 }),
+  createRequests: envInt('BENCH_CREATE_REQUESTS', 5000, { max: 1_000_000 }),
+  warmup: envInt('BENCH_WARMUP', 2000, { min: 0, max: 100_000 }),
+  readRequests: envInt('BENCH_READ_REQUESTS', 2000, { max: 1_000_000 }),
+  seedRows: envInt('BENCH_SEED_ROWS', 1_000_000, { min: 1000, max: 20_000_000 }),
+  seedWallets: envInt('BENCH_SEED_WALLETS', 20_000, { min: 10, max: 1_000_000 }),
+  createWallets: 1000,
+  searchLimit: 100,
+  phaseMaxSeconds: envInt('BENCH_PHASE_MAX_SECONDS', 60, { max: 3600 }),
+  maxSeconds: envInt('BENCH_MAX_SECONDS', 600, { max: 24 * 3600 }),
+};
+const TARGETS = { gatewayVsBaselinePct: 40, searchP99Ms: 10 };
+const TOKEN = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48';
+/** Seeded statuses, cumulative % (the rest is `error`). */
+const SEED_MIX = [
+  ['pending', 70],
+  ['completed', 85],
+  ['expired', 95],
+  ['cancelled', 98],
+  ['failed', 99],
+];
+
+const env = withDefaults(process.env);
+const startedAt = new Date();
+const tmp = mkdtempSync(join(os.tmpdir(), 'ti-bench-'));
+const children = new Children(tmp);
+const pools = [];
+let dbName = null;
+let dbCreated = false;
+let failed = false;
+let cleanupPromise = null;
+let aborting = false;
+
+// ---------------------------------------------------------------- cleanup, signals, time bound
+
+function cleanup() {
+  cleanupPromise ??= (async () => {
+    await children.stopAll().catch(() => {});
+    await Promise.all(pools.map((p) => p.end().catch(() => {})));
+    if (dbCreated) {
+      const admin = new pg.Client(adminConfig(env));
+      try {
+        await admin.connect();
+        await admin.query(`DROP DATABASE IF EXISTS ${ident(dbName)} WITH (FORCE)`);
+        log(`dropped database ${dbName}`);
+      } catch (err) {
+        log(`could not drop database ${dbName}: ${err.message} (drop it by hand)`);
+      } finally {
+        await admin.end().catch(() => {});
+      }
+    }
+    if ((failed && children.list.length > 0) || process.env.BENCH_KEEP_LOGS === '1') {
+      log(`child logs kept in ${tmp}`);
+      rmSync(join(tmp, 'nats'), { recursive: true, force: true });
+    } else {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  })();
+  return cleanupPromise;
+}
+
+async function abort(reason, code) {
+  if (aborting) {
+    children.killAllNow();
+    process.exit(code);
+  }
+  aborting = true;
+  failed = true;
+  for (const e of children.list) e.expectedExit = true; // a terminal's Ctrl-C reaches them too
+  log(`${reason}: stopping children and dropping the bench database (Ctrl-C again to force)`);
+  await cleanup();
+  process.exit(code);
+}
+
+process.on('SIGINT', () => void abort('interrupted', 130));
+process.on('SIGTERM', () => void abort('terminated', 143));
+process.on('SIGHUP', () => void abort('hang-up', 129));
+process.on('exit', () => children.killAllNow());
+const deadline = setTimeout(() => void abort(`time bound of ${P.maxSeconds} s reached (BENCH_MAX_SECONDS)`, 124), P.maxSeconds * 1000);
+
+// ---------------------------------------------------------------- small helpers
+
+function ident(name) {
+  return `"${String(name).replaceAll('"', '""')}"`;
+}
+
+function pool(database, max = 2) {
+  const p = new pg.Pool({ ...adminConfig(env, database), max, application_name: 'bench' });
+  p.on('error', () => {});
+  pools.push(p);
+  return p;
+}
+
+function runNode(script, args, childEnv) {
+  const r = spawnSync(process.execPath, [join(ROOT, script), ...args], { cwd: ROOT, env: childEnv, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`${script} ${args.join(' ')} failed (exit ${r.status ?? r.signal}):\n${r.stdout}${r.stderr}`);
+  return r.stdout;
+}
+
+function step(title) {
+  if (aborting) throw new Error('aborted');
+  children.assertAlive();
+  log(title);
+}
+
+function phaseLimitMs() {
+  return P.phaseMaxSeconds * 1000;
+}
+
+function pick(array) {
+  return array[randomInt(array.length)];
+}
+
+function pickDistinct(array, n) {
+  const chosen = new Set();
+  while (chosen.size < n) chosen.add(pick(array));
+  return [...chosen];
+}
+
+function pidAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === 'EPERM';
+  }
+}
+
+/** Drops bench databases whose bench process is gone and that nobody is connected to. */
+async function dropLeftovers() {
+  const admin = new pg.Client(adminConfig(env));
+  await admin.connect();
+  try {
+    const { rows } = await admin.query(
+      `SELECT d.datname FROM pg_database d
+       WHERE d.datname ~ '^ti_bench_[0-9]+_[0-9a-f]+$'
+         AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = d.datname)`,
+    );
+    for (const { datname } of rows) {
+      const pid = Number(datname.split('_')[2]);
+      if (pid === process.pid || pidAlive(pid)) continue;
+      await admin.query(`DROP DATABASE IF EXISTS ${ident(datname)} WITH (FORCE)`);
+      log(`dropped ${datname}, left over by an earlier bench run that did not finish`);
+    }
+  } finally {
+    await admin.end();
+  }
+}
+
+// ---------------------------------------------------------------- NATS
+
+async function startNats() {
+  const binary = process.env.BENCH_SHARED_NATS === '1' ? null : natsServerBinary();
+  if (binary) {
+    const port = await freePort();
+    const store = join(tmp, 'nats');
+    mkdirSync(store, { recursive: true });
+    const entry = children.start('nats-server', binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', store], {
+      readyLine: /Server is ready/,
+      readyTimeoutMs: 15_000,
+    });
+    await entry.ready;
+    const version = spawnSync(binary, ['--version'], { encoding: 'utf8' }).stdout?.trim() ?? null;
+    return { url: `nats://127.0.0.1:${port}`, private: true, binary, version, pid: entry.child.pid };
+  }
+  const url = env.NATS_URL;
+  if (!(await natsReachable(url))) {
+    throw new Error(
+      `${process.env.BENCH_SHARED_NATS === '1' ? 'BENCH_SHARED_NATS=1' : 'no nats-server binary (PATH, /usr/sbin, NATS_SERVER_BIN)'} and NATS is not reachable at ${url}: ` +
+        'install nats-server or start one with JetStream (`nats-server -js`), or set NATS_URL',
+    );
+  }
+  log(
+    `WARNING: ${process.env.BENCH_SHARED_NATS === '1' ? 'BENCH_SHARED_NATS=1' : 'no nats-server binary'}, using the shared NATS at ${url}. A running \`npm start\` or another bench ` +
+      'in the same `intent-service` queue group would answer some requests from ITS database: stop them first.',
+  );
+  return { url, private: false, binary: null, version: null, pid: null };
+}
+
+// ---------------------------------------------------------------- seeding
+
+const SEED_SQL = `
+INSERT INTO intent.intents AS x (id, tenant_id, status, chain_id, wallet, token_address, bribe, buy_amount,
+  expires_at, max_slippage_bps, tx_hash, executed_at, status_reason, created_at, updated_at)
+SELECT
+  (lpad(to_hex(a.ms), 12, '0') || '7' || substr(a.h, 1, 3) || '8' || substr(a.h, 4, 15))::uuid,
+  $3::uuid,
+  t.status,
+  1,
+  ($4::text[])[1 + (g % $8::int)::int],
+  $7::text,
+  (1000000000000000 + g)::numeric,
+  (100000000000000000 + g * 1000)::numeric,
+  CASE WHEN t.status = 'pending' THEN now() + make_interval(hours => 1 + (g % 700)::int) ELSE t.created + interval '1 hour' END,
+  CASE WHEN g % 3 = 0 THEN 50 END,
+  CASE WHEN t.status = 'completed' THEN '0x' || a.h || md5(a.h) END,
+  CASE WHEN t.status = 'completed' THEN t.created + interval '12 seconds' END,
+  CASE t.status WHEN 'expired' THEN 'expiry reached before launch' WHEN 'cancelled' THEN 'cancelled by the client'
+                WHEN 'failed' THEN 'launch reverted' WHEN 'error' THEN 'seeded error' END,
+  t.created,
+  t.created
+FROM generate_series($1::bigint, $2::bigint) AS g
+CROSS JOIN LATERAL (SELECT md5(g::text) AS h, $5::bigint + g * $6::bigint AS ms) a
+CROSS JOIN LATERAL (
+  SELECT to_timestamp(a.ms / 1000.0) AS created,
+         CASE ${SEED_MIX.map(([s, upTo]) => `WHEN b.n < ${upTo} THEN '${s}'`).join(' ')} ELSE 'error' END AS status
+  FROM (SELECT ('x' || substr(a.h, 20, 4))::bit(16)::int % 100 AS n) b
+) t`;
+
+async function seed(db, tenantId) {
+  const wallets = Array.from({ length: P.seedWallets }, () => getAddress(`0x${randomBytes(20).toString('hex')}`));
+  // Seeded ids (and created_at) run from 30 days before the bench started to 1 minute before it,
+  // one every `stepMs`: time-ordered UUIDv7 (48-bit ms timestamp, version 7, variant 10).
+  const endMs = startedAt.getTime() - 60_000;
+  const spanMs = 30 * 24 * 3600 * 1000;
+  const stepMs = Math.max(1, Math.floor(spanMs / P.seedRows));
+  const startMs = endMs - stepMs * P.seedRows;
+  const batch = 100_000;
+  const t0 = performance.now();
+  for (let from = 0; from < P.seedRows; from += batch) {
+    if (aborting) throw new Error('aborted');
+    const to = Math.min(P.seedRows, from + batch) - 1;
+    await db.query(SEED_SQL, [from, to, tenantId, wallets, startMs, stepMs, TOKEN, wallets.length]);
+    log(`  seeded ${(to + 1).toLocaleString('en-US')} / ${P.seedRows.toLocaleString('en-US')} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+  }
+  const insertSeconds = (performance.now() - t0) / 1000;
+  const t1 = performance.now();
+  // VACUUM too (not only ANALYZE): sets hint bits and the visibility map now, so neither the
+  // first readers nor an autovacuum triggered by the bulk insert run during the measurements.
+  await db.query('VACUUM (ANALYZE) intent.intents');
+  const analyzeSeconds = (performance.now() - t1) / 1000;
+  const { rows } = await db.query(
+    `SELECT status, count(*)::int AS n FROM intent.intents WHERE tenant_id = $1 GROUP BY status ORDER BY n DESC`,
+    [tenantId],
+  );
+  const sizes = await db.query(
+    `SELECT pg_size_pretty(pg_table_size('intent.intents')) AS heap,
+            pg_size_pretty(pg_relation_size('intent.intents_search_idx')) AS search_idx,
+            pg_size_pretty(pg_indexes_size('intent.intents')) AS all_indexes`,
+  );
+  return {
+    wallets,
+    figures: {
+      rows: P.seedRows,
+      wallets: wallets.length,
+      insertSeconds: round(insertSeconds, 1),
+      vacuumAnalyzeSeconds: round(analyzeSeconds, 1),
+      rowsPerSecond: round(P.seedRows / insertSeconds, 0),
+      tenantRowsByStatus: Object.fromEntries(rows.map((r) => [r.status, r.n])),
+      sizes: sizes.rows[0],
+    },
+  };
+}
+
+// ---------------------------------------------------------------- plans
+
+/** EXPLAIN (ANALYZE, BUFFERS) of exactly what `call(repository)` sends, run as the superuser. */
+async function explain(db, IntentsRepository, call) {
+  const { sql, params } = await captureRepositorySql(IntentsRepository, call);
+  const { rows } = await db.query(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, params);
+  const text = rows.map((r) => r['QUERY PLAN']).join('\n');
+  const exec = /Execution Time: ([\d.]+) ms/.exec(text);
+  return {
+    sql,
+    params,
+    usesSearchIndex: /intents_search_idx/.test(text),
+    executionMs: exec ? Number(exec[1]) : null,
+    plan: text,
+  };
+}
+
+// ---------------------------------------------------------------- main
+
+async function main() {
+  const results = { scenarios: {}, notes: [] };
+  await dropLeftovers();
+
+  step('starting NATS');
+  const nats = await startNats();
+  log(`  NATS ${nats.private ? `private nats-server at ${nats.url}` : `shared at ${nats.url}`}`);
+
+  dbName = `ti_bench_${process.pid}_${randomBytes(4).toString('hex')}`;
+  step(`creating database ${dbName}`);
+  dbCreated = true; // from here on, cleanup drops it (IF EXISTS)
+  await bootstrapDatabase({ env, database: dbName });
+  const baseEnv = { ...env, PGDATABASE: dbName, NATS_URL: nats.url, LOG_FORMAT: 'json', NO_COLOR: '1' };
+  for (const app of ['intent-service', 'gateway']) {
+    const out = runNode(`apps/${app}/dist/database/migrate.js`, [], baseEnv);
+    log(`  ${out.trim()}`);
+  }
+  const key = runNode('apps/gateway/dist/cli/apikey.js', ['create', '--name', 'bench', '--scopes', 'intents:read,intents:write'], baseEnv).trim();
+  if (!/^ti_[A-Za-z0-9_-]{43}$/.test(key)) throw new Error(`apikey create printed something unexpected: ${key.slice(0, 80)}`);
+  const db = pool(dbName, 3);
+  const tenantId = (await db.query(`SELECT tenant_id FROM gateway.api_keys WHERE name = 'bench'`)).rows[0].tenant_id;
+  log(`  API key ${key.slice(0, 10)}… for tenant ${tenantId}`);
+
+  const machine = await machineInfo(db, nats);
+
+  // ---- create bodies: chain 1, lowercase wallet from a pool of 1000, fixed token, wei strings, expiry now+1h
+  const createWallets = Array.from({ length: P.createWallets }, () => `0x${randomBytes(20).toString('hex')}`);
+  const makeCreate = (headers) => (i) => ({
+    method: 'POST',
+    path: '/v1/intent',
+    headers,
+    body: JSON.stringify({
+      chainId: 1,
+      wallet: pick(createWallets),
+      tokenAddress: TOKEN,
+      bribe: '1000000000000000',
+      buyAmount: (100000000000000000n + BigInt(i)).toString(),
+      expiry: Math.floor(Date.now() / 1000) + 3600,
+    }),
+  });
+  const checkCreate = (res, i) => {
+    if (i % 50 !== 0) return null;
+    const body = JSON.parse(res.body);
+    return body && typeof body.id === 'string' && body.status === 'pending' ? null : `unexpected body ${res.body.slice(0, 200)}`;
+  };
+  const countIntents = async () => (await db.query('SELECT count(*)::int AS n FROM intent.intents')).rows[0].n;
+
+  // ---- 1. baseline create (before the intent service runs: its outbox relay would otherwise
+  //      publish the baseline's outbox rows to JetStream while the baseline is being measured)
+  step('starting the baseline server');
+  const baselinePort = await freePort();
+  const baseline = children.start('baseline', process.execPath, [join(ROOT, 'bench', 'baseline-server.mjs')], {
+    cwd: ROOT,
+    env: { ...baseEnv, PORT: String(baselinePort), BENCH_TENANT_ID: tenantId },
+    readyLine: /baseline listening/,
+  });
+  await baseline.ready;
+  await waitFor200(baselinePort, '/health', { children, what: 'baseline /health' });
+
+  step(`create load on the baseline: ${P.warmup} warm-up + ${P.createRequests} requests at concurrency ${P.concurrency}`);
+  {
+    const before = await countIntents();
+    const meter = cpuMeter({ baseline: baseline.child.pid });
+    const r = await runLoad({
+      port: baselinePort,
+      concurrency: P.concurrency,
+      warmup: P.warmup,
+      total: P.createRequests,
+      maxMs: phaseLimitMs(),
+      make: makeCreate({}),
+      expect: 201,
+      check: checkCreate,
+    });
+    r.cpuPercentOfOneCore = meter.stop();
+    r.rowsInserted = (await countIntents()) - before;
+    r.rowsExpected = r.completed + P.warmup;
+    results.scenarios.createBaseline = r;
+    log(`  ${fmtRun(r)}`);
+  }
+  // The baseline wrote outbox rows as the real create does; nobody relays them: mark them done
+  // so the intent service's relay does not publish them during the gateway measurements.
+  await db.query('UPDATE intent.outbox SET published_at = now() WHERE published_at IS NULL');
+
+  // ---- 2. the product
+  step('starting the intent service and the gateway');
+  const gatewayPort = await freePort();
+  const productEnv = {
+    ...baseEnv,
+    RATE_LIMIT_PER_SECOND: '1000000',
+    RATE_LIMIT_BURST: '1000000',
+    HOST: '127.0.0.1',
+  };
+  const service = children.start('intent-service', process.execPath, [join(ROOT, 'apps/intent-service/dist/main.js')], {
+    cwd: ROOT,
+    env: productEnv,
+    readyLine: /listening on/,
+    readyTimeoutMs: 30_000,
+  });
+  await service.ready;
+  const gateway = children.start('gateway', process.execPath, [join(ROOT, 'apps/gateway/dist/main.js')], {
+    cwd: ROOT,
+    env: { ...productEnv, PORT: String(gatewayPort) },
+    readyLine: /listening on/,
+    readyTimeoutMs: 30_000,
+  });
+  await gateway.ready;
+  await waitFor200(gatewayPort, '/ready', { children, timeoutMs: 30_000, what: 'gateway /ready' });
+  const auth = { 'x-api-key': key };
+  const productPids = { gateway: gateway.child.pid, 'intent-service': service.child.pid, ...(nats.pid ? { 'nats-server': nats.pid } : {}) };
+
+  step(`create load on the gateway: ${P.warmup} warm-up + ${P.createRequests} requests at concurrency ${P.concurrency}`);
+  {
+    const before = await countIntents();
+    const meter = cpuMeter(productPids);
+    const r = await runLoad({
+      port: gatewayPort,
+      concurrency: P.concurrency,
+      warmup: P.warmup,
+      total: P.createRequests,
+      maxMs: phaseLimitMs(),
+      make: makeCreate(auth),
+      expect: 201,
+      check: checkCreate,
+    });
+    r.cpuPercentOfOneCore = meter.stop();
+    r.rowsInserted = (await countIntents()) - before;
+    r.rowsExpected = r.completed + P.warmup;
+    // How far the outbox relay is behind when the load stops, and how long it takes to catch up.
+    const t0 = performance.now();
+    const unpublished = async () => (await db.query('SELECT count(*)::int AS n FROM intent.outbox WHERE published_at IS NULL')).rows[0].n;
+    r.outboxBacklogAtEnd = await unpublished();
+    let left = r.outboxBacklogAtEnd;
+    while (left > 0 && performance.now() - t0 < 30_000) {
+      await sleep(100);
+      left = await unpublished();
+    }
+    r.outboxDrainSeconds = left === 0 ? round((performance.now() - t0) / 1000, 2) : null;
+    r.outboxLeftAfter30s = left;
+    results.scenarios.createGateway = r;
+    log(`  ${fmtRun(r)}; outbox backlog ${r.outboxBacklogAtEnd}, drained in ${r.outboxDrainSeconds ?? '>30'} s`);
+  }
+
+  // ---- 3. seed
+  step(`seeding ${P.seedRows.toLocaleString('en-US')} intents over ${P.seedWallets.toLocaleString('en-US')} wallets`);
+  const seeded = await seed(db, tenantId);
+  results.seed = seeded.figures;
+  log(`  seeded in ${seeded.figures.insertSeconds} s (${seeded.figures.rowsPerSecond.toLocaleString('en-US')} rows/s), VACUUM (ANALYZE) ${seeded.figures.vacuumAnalyzeSeconds} s`);
+  const seedIds = (
+    await db.query(
+      `SELECT id::text AS id FROM intent.intents WHERE tenant_id = $1 AND id < $2::uuid ORDER BY random() LIMIT 10000`,
+      [tenantId, uuidFloor(startedAt.getTime())],
+    )
+  ).rows.map((r) => r.id);
+
+  // ---- 4. fetch
+  const makeFetch = (headers) => () => ({ method: 'GET', path: `/v1/intent/${pick(seedIds)}`, headers });
+  const checkFetch = (res, i) => {
+    if (i % 20 !== 0) return null;
+    const body = JSON.parse(res.body);
+    return body && typeof body.id === 'string' && body.wallet ? null : `unexpected body ${res.body.slice(0, 200)}`;
+  };
+  const readRun = async (label, port, make, { concurrency, expect = 200, check = null, onSample = null, pids = null }) => {
+    step(`${label}: ${P.readRequests} requests at concurrency ${concurrency}`);
+    const meter = pids ? cpuMeter(pids) : null;
+    const r = await runLoad({
+      port,
+      concurrency,
+      warmup: Math.min(P.warmup, 200),
+      total: P.readRequests,
+      maxMs: phaseLimitMs(),
+      make,
+      expect,
+      check,
+      onSample,
+    });
+    if (meter) r.cpuPercentOfOneCore = meter.stop();
+    log(`  ${fmtRun(r)}`);
+    return r;
+  };
+  results.scenarios.fetchGatewayC1 = await readRun('fetch via the gateway', gatewayPort, makeFetch(auth), { concurrency: 1, check: checkFetch });
+  results.scenarios.fetchGatewayCN = await readRun('fetch via the gateway', gatewayPort, makeFetch(auth), {
+    concurrency: P.concurrency,
+    check: checkFetch,
+    pids: productPids,
+  });
+  results.scenarios.fetchBaselineC1 = await readRun('fetch via the baseline', baselinePort, makeFetch({}), { concurrency: 1, check: checkFetch });
+  results.scenarios.fetchBaselineCN = await readRun('fetch via the baseline', baselinePort, makeFetch({}), {
+    concurrency: P.concurrency,
+    check: checkFetch,
+    pids: { baseline: baseline.child.pid },
+  });
+
+  // ---- 5. search (addresses sent in lowercase: the service normalises them to EIP-55)
+  const searchBody = (wallets, cursor = null) =>
+    JSON.stringify({ addresses: wallets.map((w) => w.toLowerCase()), limit: P.searchLimit, ...(cursor ? { cursor } : {}) });
+  const rowsSeen = [];
+  const checkSearch = (res) => {
+    const body = JSON.parse(res.body);
+    if (!Array.isArray(body)) return `not an array: ${res.body.slice(0, 200)}`;
+    rowsSeen.push(body.length);
+    for (let k = 1; k < body.length; k++) if (!(body[k - 1].id > body[k].id)) return 'results not newest-first';
+    if (body.some((x) => x.status !== 'pending')) return 'a non-pending intent in a default-status search';
+    return null;
+  };
+  const summarizeRows = (r) => {
+    r.rowsPerAnswer = { mean: round(rowsSeen.reduce((a, b) => a + b, 0) / Math.max(1, rowsSeen.length), 1), min: Math.min(...rowsSeen), max: Math.max(...rowsSeen) };
+    rowsSeen.length = 0;
+    return r;
+  };
+
+  const searchMake = (n) => () => ({ method: 'POST', path: '/v1/intents/search', headers: auth, body: searchBody(pickDistinct(seeded.wallets, n)) });
+  results.scenarios.search1 = summarizeRows(await readRun('search, 1 wallet, via the gateway', gatewayPort, searchMake(1), { concurrency: 1, check: checkSearch }));
+
+  // 10 wallets: remember each measured request's wallets and x-next-cursor for the page-2 run.
+  const pages = [];
+  const tenWallets = [];
+  results.scenarios.search10 = summarizeRows(
+    await readRun(
+      'search, 10 wallets, via the gateway',
+      gatewayPort,
+      (i) => {
+        const wallets = pickDistinct(seeded.wallets, 10);
+        tenWallets[i] = wallets;
+        return { method: 'POST', path: '/v1/intents/search', headers: auth, body: searchBody(wallets) };
+      },
+      {
+        concurrency: 1,
+        check: checkSearch,
+        onSample: (res, i) => {
+          const cursor = res.headers['x-next-cursor'];
+          if (cursor && tenWallets[i]) {
+            const body = JSON.parse(res.body);
+            pages.push({ wallets: tenWallets[i], cursor, lastId: body[body.length - 1].id });
+          }
+        },
+      },
+    ),
+  );
+  results.scenarios.search10.answersWithNextCursor = pages.length;
+  if (pages.length === 0) {
+    log('  WARNING: no 10-wallet search answered with x-next-cursor (too few seeded rows?): next-page run skipped');
+  } else results.scenarios.search10Page2 = summarizeRows(
+    await readRun(
+      'search, 10 wallets, next page (x-next-cursor), via the gateway',
+      gatewayPort,
+      (i) => ({ method: 'POST', path: '/v1/intents/search', headers: auth, body: searchBody(pages[i % pages.length].wallets, pages[i % pages.length].cursor) }),
+      {
+        concurrency: 1,
+        check: (res, i) => {
+          const wrong = checkSearch(res);
+          if (wrong) return wrong;
+          const body = JSON.parse(res.body);
+          return body.length > 0 && !(body[0].id < pages[i % pages.length].lastId) ? 'next page overlaps the first' : null;
+        },
+      },
+    ),
+  );
+  results.scenarios.search1CN = summarizeRows(
+    await readRun('search, 1 wallet, via the gateway', gatewayPort, searchMake(1), { concurrency: P.concurrency, check: checkSearch, pids: productPids }),
+  );
+
+  // The same searches straight on Postgres (superuser, one connection, the repository's SQL):
+  // the database's share of the gateway's search latency.
+  const sqlPool = pool(dbName, 1);
+  const sqlSearch = (n) => (repo) => repo.search({ tenantId, wallets: pickDistinct(seeded.wallets, n), statuses: ['pending'], beforeId: null, limit: P.searchLimit + 1 });
+  const IntentsRepository = await loadIntentsRepository(ROOT);
+  results.scenarios.search1Sql = await sqlRun('search, 1 wallet, SQL only', sqlPool, IntentsRepository, sqlSearch(1));
+  results.scenarios.search10Sql = await sqlRun('search, 10 wallets, SQL only', sqlPool, IntentsRepository, sqlSearch(10));
+
+  // ---- 6. plans, as the superuser, with the parameters the service passes (limit + 1)
+  step('EXPLAIN (ANALYZE, BUFFERS) of the search and fetch SQL');
+  const w1 = pickDistinct(seeded.wallets, 1);
+  const w10 = pickDistinct(seeded.wallets, 10);
+  const page = pages[0];
+  // The query IntentsService.search sends for a default-status request: limit + 1 rows.
+  const search = (wallets, beforeId) => (repo) =>
+    repo.search({ tenantId, wallets, statuses: ['pending'], beforeId, limit: P.searchLimit + 1 });
+  results.plans = {
+    search1Wallet: await explain(db, IntentsRepository, search(w1, null)),
+    search10Wallets: await explain(db, IntentsRepository, search(w10, null)),
+    ...(page ? { search10WalletsNextPage: await explain(db, IntentsRepository, search(page.wallets, page.lastId)) } : {}),
+    fetchById: await explain(db, IntentsRepository, (repo) => repo.findById(tenantId, pick(seedIds))),
+  };
+
+  // ---- wrap up
+  const hold = envInt('BENCH_HOLD_SECONDS', 0, { min: 0, max: 3600 });
+  if (hold > 0) {
+    log(`holding the stack for ${hold} s (BENCH_HOLD_SECONDS): gateway http://127.0.0.1:${gatewayPort} (x-api-key ${key}), baseline http://127.0.0.1:${baselinePort}, database ${dbName}, NATS ${nats.url}`);
+    await sleep(hold * 1000);
+  }
+  step('stopping children');
+  await children.stopAll();
+  results.childLogs = Object.fromEntries(children.list.map((e) => [e.name, logIssues(e.logPath)]));
+  return { results, machine, nats };
+}
+
+const rowsSeenSql = [];
+
+/** Runs `P.readRequests` repository queries one after another on `db`, timing each round trip. */
+async function sqlRun(label, db, IntentsRepository, call) {
+  step(`${label}: ${P.readRequests} queries at concurrency 1`);
+  const run = async (n, latencies) => {
+    let done = 0;
+    let errors = 0;
+    const errorSamples = [];
+    const started = performance.now();
+    const limit = started + phaseLimitMs();
+    for (let i = 0; i < n && performance.now() < limit; i++) {
+      const { sql, params } = await captureRepositorySql(IntentsRepository, call);
+      const t0 = performance.now();
+      try {
+        rowsSeenSql.push((await db.query(sql, params)).rowCount);
+      } catch (err) {
+        errors++;
+        if (errorSamples.length < 5) errorSamples.push(err.message);
+      }
+      if (latencies) latencies[done] = performance.now() - t0;
+      done++;
+    }
+    return { done, errors, errorSamples, elapsedMs: performance.now() - started };
+  };
+  await run(Math.min(P.warmup, 200), null);
+  rowsSeenSql.length = 0;
+  const latencies = new Float64Array(P.readRequests);
+  const r = await run(P.readRequests, latencies);
+  const sorted = latencies.subarray(0, r.done).sort();
+  const out = {
+    concurrency: 1,
+    requested: P.readRequests,
+    completed: r.done,
+    seconds: round(r.elapsedMs / 1000, 3),
+    reqPerSec: round(r.done / (r.elapsedMs / 1000), 1),
+    p50Ms: round(percentile(sorted, 50), 2),
+    p90Ms: round(percentile(sorted, 90), 2),
+    p99Ms: round(percentile(sorted, 99), 2),
+    maxMs: round(sorted[sorted.length - 1] ?? null, 2),
+    errors: r.errors,
+    errorsByKind: r.errors ? { sql: r.errors } : {},
+    errorSamples: r.errorSamples,
+    timeBoundHit: r.done < P.readRequests,
+    rowsPerAnswer: rowsSeenSql.length ? { mean: round(rowsSeenSql.reduce((a, b) => a + b, 0) / rowsSeenSql.length, 1), min: Math.min(...rowsSeenSql), max: Math.max(...rowsSeenSql) } : null,
+  };
+  log(`  ${fmtRun(out)}`);
+  return out;
+}
+
+/** The smallest UUIDv7 of a millisecond: every seeded id is below the bench's start. */
+function uuidFloor(ms) {
+  const hex = ms.toString(16).padStart(12, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7000-8000-000000000000`;
+}
+
+async function machineInfo(db, nats) {
+  const cpus = os.cpus();
+  const q = async (sql) => (await db.query(sql)).rows[0];
+  const settings = {};
+  for (const name of ['shared_buffers', 'work_mem', 'max_connections', 'synchronous_commit', 'fsync', 'effective_cache_size', 'random_page_cost']) {
+    settings[name] = (await q(`SELECT current_setting('${name}') AS v`)).v;
+  }
+  let osName = `${os.type()} ${os.release()}`;
+  try {
+    osName = /PRETTY_NAME="([^"]+)"/.exec(readFileSync('/etc/os-release', 'utf8'))?.[1] ?? osName;
+  } catch {}
+  return {
+    hostname: os.hostname(),
+    os: osName,
+    kernel: os.release(),
+    arch: os.arch(),
+    cpuModel: cpus[0]?.model ?? null,
+    cpus: cpus.length,
+    memoryGiB: round(os.totalmem() / 2 ** 30, 1),
+    loadAverageAtStart: os.loadavg().map((v) => round(v, 2)),
+    node: process.version,
+    postgres: (await q('SELECT version() AS v')).v,
+    postgresSettings: settings,
+    nats: { url: nats.url, private: nats.private, version: nats.version },
+  };
+}
+
+// ---------------------------------------------------------------- report
+
+function fmtRun(r) {
+  const first = r.errors ? ` (${JSON.stringify(r.errorsByKind)}, e.g. ${r.errorSamples[0]})` : '';
+  return `${r.completed} req in ${r.seconds} s = ${r.reqPerSec} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms, max ${r.maxMs} ms, errors ${r.errors}${first}${r.timeBoundHit ? ' (TIME BOUND HIT)' : ''}`;
+}
+
+function table(rows, headers) {
+  const cells = [headers, ...rows].map((r) => r.map((c) => (c === null || c === undefined ? '–' : String(c))));
+  const widths = headers.map((_, i) => Math.max(...cells.map((r) => r[i].length)));
+  const numeric = headers.map((_, i) => i > 1);
+  const line = (r) => r.map((c, i) => (numeric[i] ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ');
+  return [line(cells[0]), widths.map((w) => '─'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
+}
+
+function report({ results, machine, nats }, totalSeconds) {
+  const s = results.scenarios;
+  const ratio = s.createBaseline.reqPerSec > 0 ? round((s.createGateway.reqPerSec / s.createBaseline.reqPerSec) * 100, 1) : null;
+  const verdict = (ok) => (ok ? 'MET' : 'MISSED');
+  const targets = {
+    gatewayCreateVsBaseline: { percent: ratio, target: `>= ${TARGETS.gatewayVsBaselinePct}%`, met: ratio !== null && ratio >= TARGETS.gatewayVsBaselinePct },
+    search1WalletP99: { ms: s.search1.p99Ms, target: `<= ${TARGETS.searchP99Ms} ms`, met: s.search1.p99Ms <= TARGETS.searchP99Ms },
+    search10WalletsP99: { ms: s.search10.p99Ms, target: `<= ${TARGETS.searchP99Ms} ms`, met: s.search10.p99Ms <= TARGETS.searchP99Ms },
+    searchUsesIndex: {
+      oneWallet: results.plans.search1Wallet.usesSearchIndex,
+      tenWallets: results.plans.search10Wallets.usesSearchIndex,
+      met: results.plans.search1Wallet.usesSearchIndex && results.plans.search10Wallets.usesSearchIndex,
+    },
+  };
+  const errors = Object.values(s).reduce((n, r) => n + r.errors, 0);
+  const rows = [
+    ['create  POST /v1/intent', 'gateway', s.createGateway],
+    ['create  POST /v1/intent', 'baseline', s.createBaseline],
+    ['fetch   GET /v1/intent/:id', 'gateway', s.fetchGatewayC1],
+    ['fetch   GET /v1/intent/:id', 'gateway', s.fetchGatewayCN],
+    ['fetch   GET /v1/intent/:id', 'baseline', s.fetchBaselineC1],
+    ['fetch   GET /v1/intent/:id', 'baseline', s.fetchBaselineCN],
+    ['search  1 wallet', 'gateway', s.search1],
+    ['search  10 wallets', 'gateway', s.search10],
+    ['search  10 wallets, next page', 'gateway', s.search10Page2],
+    ['search  1 wallet', 'gateway', s.search1CN],
+    ['search  1 wallet', 'SQL only', s.search1Sql],
+    ['search  10 wallets', 'SQL only', s.search10Sql],
+  ].filter(([, , r]) => r).map(([name, target, r]) => [
+    name,
+    target,
+    r.concurrency,
+    r.completed,
+    r.reqPerSec,
+    r.p50Ms,
+    r.p99Ms,
+    r.maxMs,
+    r.rowsPerAnswer ? r.rowsPerAnswer.mean : null,
+    `${r.errors}${r.timeBoundHit ? ' (cut)' : ''}`,
+  ]);
+  const lines = [];
+  lines.push('');
+  lines.push(`Intent API benchmark — ${startedAt.toISOString()} — ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, Node ${machine.node}`);
+  lines.push(`${machine.postgres.split(' on ')[0]} (shared_buffers ${machine.postgresSettings.shared_buffers}); NATS ${nats.private ? `private ${nats.version ?? 'nats-server'}` : `shared ${nats.url}`}`);
+  lines.push('');
+  lines.push(table(rows, ['scenario', 'target', 'conc', 'requests', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'rows', 'errors']));
+  lines.push('');
+  lines.push(`gateway create throughput = ${ratio}% of baseline (target >= ${TARGETS.gatewayVsBaselinePct}%): ${verdict(targets.gatewayCreateVsBaseline.met)}`);
+  lines.push(
+    `search p99 on ${P.seedRows.toLocaleString('en-US')} rows: 1 wallet ${s.search1.p99Ms} ms, 10 wallets ${s.search10.p99Ms} ms (target <= ${TARGETS.searchP99Ms} ms): ${verdict(targets.search1WalletP99.met && targets.search10WalletsP99.met)}`,
+  );
+  lines.push(
+    `search plan uses intents_search_idx: 1 wallet ${yes(results.plans.search1Wallet.usesSearchIndex)} (${results.plans.search1Wallet.executionMs} ms), 10 wallets ${yes(results.plans.search10Wallets.usesSearchIndex)} (${results.plans.search10Wallets.executionMs} ms), next page ${results.plans.search10WalletsNextPage ? `${yes(results.plans.search10WalletsNextPage.usesSearchIndex)} (${results.plans.search10WalletsNextPage.executionMs} ms)` : 'not run'}`,
+  );
+  lines.push(
+    `seed: ${results.seed.rows.toLocaleString('en-US')} intents over ${results.seed.wallets.toLocaleString('en-US')} wallets in ${results.seed.insertSeconds} s (${results.seed.rowsPerSecond.toLocaleString('en-US')} rows/s) + VACUUM (ANALYZE) ${results.seed.vacuumAnalyzeSeconds} s; table ${results.seed.sizes.heap}, intents_search_idx ${results.seed.sizes.search_idx}`,
+  );
+  lines.push(
+    `outbox after the gateway create load: ${s.createGateway.outboxBacklogAtEnd} unpublished, drained in ${s.createGateway.outboxDrainSeconds ?? '> 30'} s; rows inserted (warm-up + measured): gateway ${fmtRows(s.createGateway)}, baseline ${fmtRows(s.createBaseline)}`,
+  );
+  lines.push(`CPU during create, % of one core: gateway run: ${fmtCpu(s.createGateway.cpuPercentOfOneCore)}`);
+  lines.push(`                                    baseline run: ${fmtCpu(s.createBaseline.cpuPercentOfOneCore)}`);
+  const issues = Object.entries(results.childLogs)
+    .filter(([, v]) => v.warn + v.error > 0)
+    .map(([k, v]) => `${k} ${v.error} error / ${v.warn} warn`);
+  lines.push(`child logs: ${issues.length ? issues.join(', ') + ' (samples in the JSON)' : 'no warnings or errors'}`);
+  if (errors > 0) {
+    lines.push(`ERRORS: ${errors} failed requests:`);
+    for (const [name, r] of Object.entries(s)) if (r.errors) lines.push(`  ${name}: ${JSON.stringify(r.errorsByKind)} e.g. ${r.errorSamples[0]}`);
+  }
+  lines.push(`total ${round(totalSeconds, 1)} s`);
+  return { text: lines.join('\n'), targets, errors };
+}
+
+function yes(b) {
+  return b ? 'yes' : 'NO';
+}
+
+function fmtCpu(cpu) {
+  const { machine, ...procs } = cpu ?? {};
+  const list = Object.entries(procs)
+    .map(([k, v]) => `${k} ${v ?? '?'}`)
+    .join(', ');
+  return machine ? `${list}; whole box ${machine.busyPercentOfAllCores}% busy of ${machine.cores} cores` : list;
+}
+
+function fmtRows(r) {
+  const expected = r.rowsExpected - r.errors;
+  return r.rowsInserted === expected ? `${r.rowsInserted}` : `${r.rowsInserted} (MISMATCH: expected ${expected})`;
+}
+
+// ---------------------------------------------------------------- run
+
+const t0 = performance.now();
+let exitCode = 0;
+try {
+  const out = await main();
+  const totalSeconds = (performance.now() - t0) / 1000;
+  const { text, targets, errors } = report(out, totalSeconds);
+  const json = {
+    benchmark: 'intents',
+    startedAt: startedAt.toISOString(),
+    totalSeconds: round(totalSeconds, 1),
+    command: 'npm run bench:intents',
+    machine: out.machine,
+    parameters: {
+      ...P,
+      database: dbName,
+      natsUrl: out.nats.url,
+      privateNats: out.nats.private,
+      gatewayEnv: { RATE_LIMIT_PER_SECOND: 1000000, RATE_LIMIT_BURST: 1000000, LOG_FORMAT: 'json', GATEWAY_DB_POOL_SIZE: env.GATEWAY_DB_POOL_SIZE ?? '10 (default)', REQUEST_TIMEOUT_MS: env.REQUEST_TIMEOUT_MS ?? '5000 (default)' },
+      intentServiceEnv: { INTENT_DB_POOL_SIZE: env.INTENT_DB_POOL_SIZE ?? '20 (default)' },
+      baselinePoolSize: Number(env.BASELINE_POOL_SIZE || 20),
+      createBody: { chainId: 1, wallet: `lowercase, random of ${P.createWallets}`, tokenAddress: TOKEN, bribe: '1000000000000000', buyAmount: '100000000000000000 + i', expiry: 'now + 3600 s' },
+      search: { status: 'default (pending)', limit: P.searchLimit, addresses: 'lowercase, random seeded wallets' },
+      seedStatusMix: Object.fromEntries(SEED_MIX.map(([st, upTo], i) => [st, `${upTo - (i ? SEED_MIX[i - 1][1] : 0)}%`]).concat([['error', `${100 - SEED_MIX.at(-1)[1]}%`]])),
+    },
+    targets,
+    errors,
+    scenarios: out.results.scenarios,
+    seed: out.results.seed,
+    plans: out.results.plans,
+    childLogs: out.results.childLogs,
+  };
+  mkdirSync(dirname(RESULTS), { recursive: true });
+  writeFileSync(RESULTS, `${JSON.stringify(json, null, 2)}\n`);
+  process.stdout.write(`${text}\nresults: ${relative(process.cwd(), RESULTS) || RESULTS} (${RESULTS})\n`);
+  if (errors > 0) {
+    failed = true;
+    exitCode = 1;
+  } else if (process.env.BENCH_STRICT === '1' && !Object.values(targets).every((t) => t.met)) {
+    exitCode = 3;
+  }
+} catch (err) {
+  if (!aborting) {
+    failed = true;
+    exitCode = 1;
+    log(`bench failed: ${process.env.BENCH_DEBUG === '1' ? err.stack : err.message}`);
+  }
+} finally {
+  if (!aborting) {
+    clearTimeout(deadline);
+    await cleanup();
+  }
+}
+if (!aborting) process.exit(exitCode);
