@@ -170,7 +170,11 @@ export interface CreateIntentReply {
   replayed: boolean;
 }
 export interface SearchIntentsReply {
-  intents: IntentRecord[];
+  /**
+   * The page as a JSON array of IntentRecord, newest first, exactly as the database rendered
+   * it: passed through to the HTTP response without being parsed and re-serialised.
+   */
+  intentsJson: string;
   nextCursor: string | null;
 }
 export interface HealthReply {

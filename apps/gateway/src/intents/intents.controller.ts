@@ -66,16 +66,17 @@ export class IntentsController {
   @RequireScope('intents:read')
   async search(
     @Req() req: AuthenticatedRequest,
-    @Res({ passthrough: true }) res: Response,
+    @Res() res: Response,
     @Body(new ContractPipe(SearchIntentsRequestSchema)) _shape: unknown,
-  ): Promise<IntentRecord[]> {
+  ): Promise<void> {
     const reply = await this.services.request<SearchIntentsReply>(
       INTENT_SEARCH,
       { tenantId: req.principal.tenantId, body: req.body },
       requestIdOf(req),
     );
     if (reply.nextCursor) res.setHeader('x-next-cursor', reply.nextCursor);
-    return reply.intents;
+    // The page is already JSON (rendered by the database): send it as it is.
+    res.status(200).type('application/json').send(reply.intentsJson);
   }
 
   @Post('intent/:id/cancel')

@@ -13,6 +13,13 @@ export interface StoredIdempotencyKey {
   createdAt: Date;
 }
 
+export interface SearchPage {
+  /** JSON array of IntentRecord, newest first. */
+  intentsJson: string;
+  /** Id of the last intent of the page, when more intents follow it. */
+  moreAfter: string | null;
+}
+
 export interface SearchQuery {
   tenantId: string;
   wallets: string[];
@@ -132,26 +139,31 @@ export class IntentsRepository {
   }
 
   /**
-   * Newest first. One bounded index scan per (wallet, status) pair, merged: the cost follows
-   * the page size, not how many intents a wallet has.
+   * One page, newest first, rendered by the database as one JSON text. One bounded index scan
+   * per (wallet, status) pair, merged: the cost follows the page size, not how many intents a
+   * wallet has. One row more than the page tells whether another page follows.
    */
-  async search(query: SearchQuery): Promise<IntentRecord[]> {
-    const rows: { record: IntentRecord }[] = await this.db.query(
-      `SELECT intent.record_json(x) AS record
-       FROM unnest($2::text[]) AS w(wallet)
-       CROSS JOIN unnest($3::text[]) AS s(status)
-       CROSS JOIN LATERAL (
-         SELECT * FROM intent.intents i
-         WHERE i.tenant_id = $1 AND i.wallet = w.wallet AND i.status = s.status
-           AND ($4::uuid IS NULL OR i.id < $4::uuid)
-         ORDER BY i.id DESC
-         LIMIT $5
-       ) x
-       ORDER BY x.id DESC
-       LIMIT $5`,
+  async search(query: SearchQuery): Promise<SearchPage> {
+    const rows: { intents: string; more_after: string | null }[] = await this.db.query(
+      `WITH hits AS (
+         SELECT x.id, row_number() OVER (ORDER BY x.id DESC) AS n, intent.record_json(x) AS record
+         FROM unnest($2::text[]) AS w(wallet)
+         CROSS JOIN unnest($3::text[]) AS s(status)
+         CROSS JOIN LATERAL (
+           SELECT * FROM intent.intents i
+           WHERE i.tenant_id = $1 AND i.wallet = w.wallet AND i.status = s.status
+             AND ($4::uuid IS NULL OR i.id < $4::uuid)
+           ORDER BY i.id DESC
+           LIMIT $5 + 1
+         ) x
+         ORDER BY x.id DESC
+         LIMIT $5 + 1
+       )
+       SELECT coalesce((SELECT json_agg(record ORDER BY n) FROM hits WHERE n <= $5), '[]')::text AS intents,
+              (SELECT id FROM hits WHERE n = $5 AND EXISTS (SELECT 1 FROM hits WHERE n = $5 + 1)) AS more_after`,
       [query.tenantId, unique(query.wallets), unique(query.statuses), query.beforeId, query.limit],
     );
-    return rows.map((r) => r.record);
+    return { intentsJson: rows[0]!.intents, moreAfter: rows[0]!.more_after };
   }
 
   /** pending → cancelled, only if still pending; null when the intent is not (or no longer) pending. */

@@ -19,7 +19,7 @@ class FakeIntents {
   key: StoredIdempotencyKey | null = null;
   staleRelease = false;
   byId = new Map<string, IntentRecord>();
-  searchRows: IntentRecord[] = [];
+  searchPage = { intentsJson: '[]', moreAfter: null as string | null };
   lastSearch: SearchQuery | null = null;
   cancelled: IntentRecord | null = null;
   createCalls = 0;
@@ -42,7 +42,7 @@ class FakeIntents {
   }
   async search(q: SearchQuery) {
     this.lastSearch = q;
-    return this.searchRows;
+    return this.searchPage;
   }
   async cancel() {
     return this.cancelled;
@@ -120,13 +120,13 @@ describe('IntentsService', () => {
     expect(repo.createCalls).toBe(2);
   });
 
-  it('asks for one row more than the page and returns a cursor only when there is more', async () => {
+  it('passes the page through and returns a cursor only when more follow', async () => {
     const { repo, service } = setup();
-    repo.searchRows = [record('a'), record('b'), record('c')];
+    repo.searchPage = { intentsJson: '[{"id":"a"},{"id":"b"}]', moreAfter: 'b' };
     const page = await service.search({ tenantId: TENANT, body: { addresses: [body.wallet], limit: 2 } });
-    expect(repo.lastSearch).toMatchObject({ limit: 3, statuses: ['pending'], beforeId: null });
-    expect(page).toEqual({ intents: [record('a'), record('b')], nextCursor: encodeSearchCursor('b') });
-    repo.searchRows = [record('a')];
+    expect(repo.lastSearch).toMatchObject({ limit: 2, statuses: ['pending'], beforeId: null });
+    expect(page).toEqual({ intentsJson: '[{"id":"a"},{"id":"b"}]', nextCursor: encodeSearchCursor('b') });
+    repo.searchPage = { intentsJson: '[{"id":"a"}]', moreAfter: null };
     expect((await service.search({ tenantId: TENANT, body: { addresses: [body.wallet], limit: 2, cursor: encodeSearchCursor(ID) } })).nextCursor).toBeNull();
     expect(repo.lastSearch!.beforeId).toBe(ID);
     expect(await codeOf(service.search({ tenantId: TENANT, body: { addresses: [body.wallet], cursor: 'nope' } }))).toBe(IntentErrorCode.BadCursor);

@@ -90,16 +90,14 @@ export class IntentsService {
         { path: 'cursor', message: 'must be the x-next-cursor value of the previous page' },
       ]);
     }
-    const rows = await this.intents.search({
+    const page = await this.intents.search({
       tenantId: message.tenantId,
       wallets: query.addresses,
       statuses: query.status,
       beforeId,
-      limit: query.limit + 1,
+      limit: query.limit,
     });
-    const hasMore = rows.length > query.limit;
-    const intents = hasMore ? rows.slice(0, query.limit) : rows;
-    return { intents, nextCursor: hasMore ? encodeSearchCursor(intents[intents.length - 1]!.id) : null };
+    return { intentsJson: page.intentsJson, nextCursor: page.moreAfter ? encodeSearchCursor(page.moreAfter) : null };
   }
 
   async cancel(message: CancelIntentMessage): Promise<IntentRecord> {

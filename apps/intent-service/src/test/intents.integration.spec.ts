@@ -112,7 +112,7 @@ describe('intent service over NATS, on Postgres', () => {
         tenantId: tenant,
         body: { addresses: [wallet.toUpperCase().replace('0X', '0x')], limit: 10, cursor },
       });
-      seen.push(...page.intents.map((i) => i.id));
+      seen.push(...(JSON.parse(page.intentsJson) as IntentRecord[]).map((i) => i.id));
       // Inserted between pages: newer than every page already read, so never shows up later.
       await create(body({ wallet }), { tenant });
       cursor = page.nextCursor;
