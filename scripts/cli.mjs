@@ -9,6 +9,7 @@ const COMMANDS = {
   'apikey:create': ['apps/gateway/dist/cli/apikey.js', 'create'],
   'apikey:revoke': ['apps/gateway/dist/cli/apikey.js', 'revoke'],
   'bench:intents': ['bench/intents.mjs'],
+  'bench:simulate': ['bench/simulate.mjs'],
 };
 
 const [name, ...args] = process.argv.slice(2);
