@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { bytesToHex, hexToBytes, KECCAK256_NULL } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { LRUCache } from 'lru-cache';
@@ -28,7 +29,8 @@ export interface AccountState {
   codeHash: Uint8Array;
 }
 
-type CacheValue = BlockEnv | AccountState | Uint8Array;
+type AccessList = { address: string; storageKeys: string[] }[];
+type CacheValue = BlockEnv | AccountState | Uint8Array | { accessList: AccessList };
 
 /** Shared by every chain and simulation of this process, capped in bytes. */
 export function createStateCache(maxBytes: number): LRUCache<string, CacheValue> {
@@ -41,6 +43,7 @@ export function createStateCache(maxBytes: number): LRUCache<string, CacheValue>
 function sizeOf(value: CacheValue): number {
   if (value instanceof Uint8Array) return 32 + value.length;
   if ('code' in value) return 160 + value.code.length;
+  if ('accessList' in value) return 64 + value.accessList.reduce((n, e) => n + 48 + 66 * e.storageKeys.length, 0);
   return 400;
 }
 
@@ -149,23 +152,9 @@ export class ChainState {
       if (c.to) addresses.add(c.to);
     }
     if (!this.accessListUnsupported) {
-      const lists = await Promise.all(
-        calls.map((c) =>
-          this.rpc
-            .request<{ accessList?: { address: string; storageKeys: string[] }[] }>('eth_createAccessList', [
-              { from: c.from, ...(c.to ? { to: c.to } : {}), data: c.data, ...(c.value ? { value: hex(c.value) } : {}), gasPrice: '0x0' },
-              hex(block),
-            ])
-            .catch((err: unknown) => {
-              if (err instanceof JsonRpcError && (err.code === -32601 || /not (supported|found|available)/i.test(err.message))) {
-                this.accessListUnsupported = true;
-              }
-              return null;
-            }),
-        ),
-      );
+      const lists = await Promise.all(calls.map((c) => this.accessList(block, c)));
       for (const list of lists) {
-        for (const entry of list?.accessList ?? []) {
+        for (const entry of list ?? []) {
           const address = entry.address.toLowerCase();
           addresses.add(address);
           for (const key of entry.storageKeys) slots.push([address, `0x${key.slice(2).toLowerCase().padStart(64, '0')}`]);
@@ -176,6 +165,44 @@ export class ChainState {
       ...[...addresses].map((a) => this.account(block, a).catch(() => undefined)),
       ...slots.map(([a, s]) => this.storage(block, a, s).catch(() => undefined)),
     ]);
+  }
+
+  /** The cached account, or undefined without asking the upstream. */
+  cachedAccount(block: bigint, address: string): AccountState | undefined {
+    return this.cache.get(this.key('a', block.toString(), address)) as AccountState | undefined;
+  }
+
+  /** The cached storage word, or undefined without asking the upstream. */
+  cachedStorage(block: bigint, address: string, slot: string): Uint8Array | undefined {
+    return this.cache.get(this.key('s', block.toString(), address, slot)) as Uint8Array | undefined;
+  }
+
+  /** Fetches the misses an optimistic run recorded (`a:<address>`, `s:<address>:<slot>`), in one batch. */
+  async fetchMisses(block: bigint, misses: Iterable<string>): Promise<void> {
+    await Promise.all(
+      [...misses].map((miss) => {
+        const [kind, address, slot] = miss.split(':') as [string, string, string | undefined];
+        return kind === 'a' ? this.account(block, address) : this.storage(block, address, slot!);
+      }),
+    );
+  }
+
+  /** A call's access list at a block (cached), or null when the upstream cannot say. */
+  private async accessList(block: bigint, c: { from: string; to: string | null; data: string; value?: bigint }): Promise<AccessList | null> {
+    const call = { from: c.from, ...(c.to ? { to: c.to } : {}), data: c.data, ...(c.value ? { value: hex(c.value) } : {}), gasPrice: '0x0' };
+    const key = this.key('l', block.toString(), createHash('sha256').update(JSON.stringify(call)).digest('base64url'));
+    try {
+      const found = await this.cached(key, async () => {
+        const answer = await this.rpc.request<{ accessList?: AccessList }>('eth_createAccessList', [call, hex(block)]);
+        return { accessList: answer?.accessList ?? [] };
+      });
+      return (found as { accessList: AccessList }).accessList;
+    } catch (err) {
+      if (err instanceof JsonRpcError && (err.code === -32601 || err.code === -32004 || /not (supported|found|available)/i.test(err.message))) {
+        this.accessListUnsupported = true;
+      }
+      return null;
+    }
   }
 
   private key(...parts: string[]): string {

@@ -2,7 +2,7 @@ import type { AccountFields, StateManagerInterface } from '@ethereumjs/common';
 import { OriginalStorageCache } from '@ethereumjs/statemanager';
 import { Account, bytesToHex, EthereumJSErrorWithoutCode, KECCAK256_NULL, type Address } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import type { ChainState } from '../chain/chain-state.js';
+import type { AccountState, ChainState } from '../chain/chain-state.js';
 
 const DELETED = Symbol('deleted');
 const EMPTY = new Uint8Array(0);
@@ -17,10 +17,16 @@ class Layer {
   readonly cleared = new Set<string>();
 }
 
+const ABSENT: AccountState = { exists: false, balance: 0n, nonce: 0n, code: EMPTY, codeHash: KECCAK256_NULL };
+
 /**
  * The state one simulation runs on: the chain at one block, read lazily through the shared
  * {@link ChainState} cache, under this simulation's own write layers (checkpoint = new layer,
  * commit = merge down, revert = drop). No simulation ever sees another's writes.
+ *
+ * Optimistic mode (`misses` given): a read the cache cannot answer does not wait for the
+ * upstream; it is recorded in `misses` and answered as empty, and the run is thrown away and
+ * repeated once the misses are fetched. A run with no misses is exact.
  */
 export class ForkedStateManager implements StateManagerInterface {
   private layers: Layer[] = [new Layer()];
@@ -29,6 +35,7 @@ export class ForkedStateManager implements StateManagerInterface {
   constructor(
     private readonly chain: ChainState,
     private readonly blockNumber: bigint,
+    private readonly misses: Set<string> | null = null,
   ) {
     this.originalStorageCache = new OriginalStorageCache(this.getStorage.bind(this));
   }
@@ -43,7 +50,7 @@ export class ForkedStateManager implements StateManagerInterface {
       const found = this.layers[i]!.accounts.get(key);
       if (found !== undefined) return found === DELETED ? undefined : copy(found);
     }
-    const state = await this.chain.account(this.blockNumber, key);
+    const state = await this.baseAccount(key);
     if (!state.exists) return undefined;
     return new Account(state.nonce, state.balance, undefined, state.codeHash);
   }
@@ -76,7 +83,15 @@ export class ForkedStateManager implements StateManagerInterface {
       if (code !== undefined) return code;
       if (layer.accounts.get(key) === DELETED) return EMPTY;
     }
-    return (await this.chain.account(this.blockNumber, key)).code;
+    return (await this.baseAccount(key)).code;
+  }
+
+  private async baseAccount(address: string): Promise<AccountState> {
+    if (!this.misses) return this.chain.account(this.blockNumber, address);
+    const cached = this.chain.cachedAccount(this.blockNumber, address);
+    if (cached) return cached;
+    this.misses.add(`a:${address}`);
+    return ABSENT;
   }
 
   async putCode(address: Address, value: Uint8Array): Promise<void> {
@@ -99,7 +114,11 @@ export class ForkedStateManager implements StateManagerInterface {
       if (value !== undefined) return value;
       if (layer.cleared.has(account)) return EMPTY;
     }
-    return this.chain.storage(this.blockNumber, account, slot);
+    if (!this.misses) return this.chain.storage(this.blockNumber, account, slot);
+    const cached = this.chain.cachedStorage(this.blockNumber, account, slot);
+    if (cached) return cached;
+    this.misses.add(`s:${account}:${slot}`);
+    return EMPTY;
   }
 
   async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
@@ -137,7 +156,7 @@ export class ForkedStateManager implements StateManagerInterface {
   clearCaches(): void {}
 
   shallowCopy(): StateManagerInterface {
-    const copyOf = new ForkedStateManager(this.chain, this.blockNumber);
+    const copyOf = new ForkedStateManager(this.chain, this.blockNumber, this.misses);
     copyOf.layers = this.layers.map((layer) => {
       const l = new Layer();
       for (const [k, v] of layer.accounts) l.accounts.set(k, v);

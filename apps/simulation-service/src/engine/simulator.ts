@@ -33,6 +33,9 @@ const addr = (a: string) => createAddressFromString(a);
  * as a transaction with gas price 0 (no fee is charged; the sender's nonce increments),
  * with the environment `eth_call` uses at that block.
  */
+/** Optimistic runs before falling back to waiting on each miss (each round is one round trip). */
+const OPTIMISTIC_ROUNDS = 12;
+
 export async function simulateBundle(chain: ChainState, request: SimulateRequest, options: SimulateOptions): Promise<SimulationResult> {
   const started = performance.now();
   const [block] = await Promise.all([
@@ -41,10 +44,41 @@ export async function simulateBundle(chain: ChainState, request: SimulateRequest
     request.blockNumber !== null ? chain.prefetch(request.blockNumber, request.calls) : null,
   ]);
   if (request.blockNumber === null) await chain.prefetch(block.number, request.calls);
-  checkDeadline(options.deadline);
 
+  // Run the bundle on what the cache holds; every read it lacks is recorded instead of awaited.
+  // No miss: the run is exact and is the answer (the warm path). Misses: fetch them all in one
+  // round trip and run again. Dependent reads (code of a contract found in storage, ...) take
+  // one round each; past OPTIMISTIC_ROUNDS the run waits on each miss instead.
+  for (let round = 0; ; round++) {
+    checkDeadline(options.deadline);
+    const misses = round < OPTIMISTIC_ROUNDS ? new Set<string>() : null;
+    let calls: SimulatedCall[] | undefined;
+    try {
+      calls = await runBundle(chain, block, request, options, misses);
+    } catch (err) {
+      if (!misses || misses.size === 0 || err instanceof SimulationError && err.code === SimulationErrorCode.Timeout) throw err;
+    }
+    if (calls && (!misses || misses.size === 0)) {
+      return {
+        chainId: chain.config.chainId,
+        blockNumber: hexOf(block.number),
+        processTime: Math.round(performance.now() - started),
+        calls,
+      };
+    }
+    await chain.fetchMisses(block.number, misses!);
+  }
+}
+
+async function runBundle(
+  chain: ChainState,
+  block: BlockEnv,
+  request: SimulateRequest,
+  options: SimulateOptions,
+  misses: Set<string> | null,
+): Promise<SimulatedCall[]> {
   const common = commonFor(chain.config, hardforkFor(chain.config, block)).copy();
-  const state = new ForkedStateManager(chain, block.number);
+  const state = new ForkedStateManager(chain, block.number, misses);
   await applyOverrides(state, request.overrides);
 
   const tracker = new TransferTracker();
@@ -73,12 +107,7 @@ export async function simulateBundle(chain: ChainState, request: SimulateRequest
     tracker.reset();
     calls.push(await runCall(vm, simBlock, call, index, gasCap, tracker, options.deadline));
   }
-  return {
-    chainId: chain.config.chainId,
-    blockNumber: hexOf(block.number),
-    processTime: Math.round(performance.now() - started),
-    calls,
-  };
+  return calls;
 }
 
 async function runCall(
