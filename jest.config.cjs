@@ -7,6 +7,7 @@ module.exports = {
     '<rootDir>/apps/gateway',
     '<rootDir>/apps/intent-service',
     '<rootDir>/apps/simulation-service',
+    '<rootDir>/apps/payout-service',
     '<rootDir>/test',
   ],
 };

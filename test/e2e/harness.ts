@@ -9,6 +9,9 @@ import { createGateway } from '../../apps/gateway/src/bootstrap.js';
 import { loadEnv as loadGatewayEnv, type GatewayEnv } from '../../apps/gateway/src/config/env.js';
 import { createDataSource as gatewayDataSource, runMigrations as migrateGateway } from '../../apps/gateway/src/database/data-source.js';
 import { createIntentService } from '../../apps/intent-service/src/bootstrap.js';
+import { createPayoutService } from '../../apps/payout-service/src/bootstrap.js';
+import { loadEnv as loadPayoutEnv, type PayoutServiceEnv } from '../../apps/payout-service/src/config/env.js';
+import { createDataSource as payoutDataSource, runMigrations as migratePayout } from '../../apps/payout-service/src/database/data-source.js';
 import { createSimulationService } from '../../apps/simulation-service/src/bootstrap.js';
 import { loadEnv as loadSimulationEnv } from '../../apps/simulation-service/src/config/env.js';
 import { loadEnv as loadIntentEnv, type IntentServiceEnv } from '../../apps/intent-service/src/config/env.js';
@@ -37,6 +40,8 @@ export interface RequestOptions {
 export class Stack {
   readonly intentReplicas: INestMicroservice[] = [];
   simulation: INestMicroservice | null = null;
+  readonly payoutReplicas: INestMicroservice[] = [];
+  payoutEnv!: PayoutServiceEnv;
   private gateway!: NestExpressApplication;
   private keysDb!: DataSource;
   private keys!: ApiKeysService;
@@ -55,10 +60,12 @@ export class Stack {
     const base = { ...process.env, ...stack.db.env, NATS_URL: stack.nats.url, ...env };
     stack.baseEnv = base;
     stack.intentEnv = loadIntentEnv(base);
+    stack.payoutEnv = loadPayoutEnv(base);
     stack.gatewayEnv = loadGatewayEnv({ ...base, PORT: '0', HOST: '127.0.0.1' });
     for (const [make, migrate] of [
       [() => intentDataSource(stack.intentEnv), migrateIntent],
       [() => gatewayDataSource(stack.gatewayEnv), migrateGateway],
+      [() => payoutDataSource(stack.payoutEnv), migratePayout],
     ] as const) {
       const ds = await make().initialize();
       await migrate(ds);
@@ -66,6 +73,7 @@ export class Stack {
     }
     await stack.addIntentReplica();
     stack.simulation = await createSimulationService(loadSimulationEnv(base), false);
+    await stack.addPayoutReplica();
     stack.gateway = await createGateway(stack.gatewayEnv, false);
     const address = stack.gateway.getHttpServer().address() as { port: number };
     stack.baseUrl = `http://127.0.0.1:${address.port}`;
@@ -80,10 +88,21 @@ export class Stack {
     return app;
   }
 
+  async addPayoutReplica(): Promise<INestMicroservice> {
+    const app = await createPayoutService(this.payoutEnv, false);
+    this.payoutReplicas.push(app);
+    return app;
+  }
+
   /** A new API key (its own tenant unless `tenant` is named). */
   async createKey(options: { scopes?: Scope[]; tenant?: string; rateLimitPerSecond?: number } = {}): Promise<string> {
+    return (await this.createKeyWithTenant(options)).key;
+  }
+
+  /** A new API key and the id of its tenant. */
+  async createKeyWithTenant(options: { scopes?: Scope[]; tenant?: string; rateLimitPerSecond?: number } = {}): Promise<{ key: string; tenantId: string }> {
     const name = `key-${Math.random().toString(36).slice(2)}`;
-    return (await this.keys.create({ name, ...options })).key;
+    return this.keys.create({ name, ...options });
   }
 
   async revokeKey(key: string): Promise<void> {
@@ -113,6 +132,7 @@ export class Stack {
     await this.gateway?.close().catch(() => undefined);
     for (const app of this.intentReplicas) await app.close().catch(() => undefined);
     await this.simulation?.close().catch(() => undefined);
+    for (const app of this.payoutReplicas) await app.close().catch(() => undefined);
     await this.keysDb?.destroy().catch(() => undefined);
     await this.nats.dispose();
     await this.db.drop();

@@ -9,6 +9,7 @@ import { IntentsController } from './intents/intents.controller.js';
 import { Metrics } from './metrics/metrics.js';
 import { ServiceClient } from './nats/service-client.js';
 import { DocsController } from './openapi/docs.controller.js';
+import { PayoutsController } from './payouts/payouts.controller.js';
 import { SimulationController } from './simulation/simulation.controller.js';
 
 @Module({})
@@ -18,7 +19,7 @@ export class AppModule {
       module: AppModule,
       global: true,
       imports: [DatabaseModule],
-      controllers: [IntentsController, SimulationController, HealthController, DocsController],
+      controllers: [IntentsController, PayoutsController, SimulationController, HealthController, DocsController],
       providers: [{ provide: ENV, useValue: env }, ApiKeysRepository, ApiKeysService, AuthGuard, ServiceClient, Metrics],
       exports: [ENV],
     };

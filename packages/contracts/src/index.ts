@@ -4,3 +4,4 @@ export * from './subjects.js';
 export * from './intents.js';
 export * from './rpc.js';
 export * from './simulation.js';
+export * from './payouts.js';

@@ -22,3 +22,24 @@ export const SIMULATION_SERVICE_QUEUE = 'simulation-service';
 export const SIMULATION_SIMULATE = 'simulation.simulate';
 /** Answers `{ ok: true, chains: number[] }` when the service is up. */
 export const SIMULATION_HEALTH = 'simulation.health';
+
+export const PAYOUT_SERVICE_QUEUE = 'payout-service';
+export const PAYOUT_HEALTH = 'payout.health';
+export const PAYOUT_ENTRIES_BY_TX = 'payout.entries.by-tx';
+export const PAYOUT_ENTRIES_LIST = 'payout.entries.list';
+export const PAYOUT_ENTRY_RECORD = 'payout.entries.record';
+export const PAYOUT_SOURCE_CASHBACK = 'payout.source.cashback';
+export const PAYOUT_SOURCE_REGISTER = 'payout.source.register';
+export const PAYOUT_REQUEST = 'payout.payouts.request';
+export const PAYOUT_GET = 'payout.payouts.get';
+export const PAYOUT_TRANSITION = 'payout.payouts.transition';
+
+/** JetStream stream of MEV-capture events (`mev.captured.<chainId>`), consumed durably by the payout service. */
+export const MEV_CAPTURE_STREAM = 'MEV_CAPTURE';
+export const MEV_CAPTURE_SUBJECTS = 'mev.captured.>';
+export function mevCaptureSubject(chainId: number): string {
+  return `mev.captured.${chainId}`;
+}
+/** Where an invalid MEV-capture event goes, with its reason (stream MEV_CAPTURE_DLQ). */
+export const MEV_CAPTURE_DLQ_STREAM = 'MEV_CAPTURE_DLQ';
+export const MEV_CAPTURE_DLQ_SUBJECT = 'mev.dlq';

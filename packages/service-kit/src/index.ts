@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+export { runMigrations } from './database.js';
 import {
   Catch,
   ConsoleLogger,

@@ -1,6 +1,6 @@
 import { SetMetadata } from '@nestjs/common';
 
-export const SCOPES = ['intents:read', 'intents:write', 'payouts:read', 'simulate', 'admin'] as const;
+export const SCOPES = ['intents:read', 'intents:write', 'payouts:read', 'payouts:write', 'simulate', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];
 /** Scopes a key gets when none are named: everything but `admin`. */
 export const DEFAULT_SCOPES: readonly Scope[] = SCOPES.filter((s) => s !== 'admin');

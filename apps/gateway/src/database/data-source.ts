@@ -1,3 +1,4 @@
+import { runMigrations as runMigrationsLocked } from '@tradeinfra/service-kit';
 import { DataSource } from 'typeorm';
 import { ApiKeyEntity, TenantEntity } from '../auth/api-key.entity.js';
 import type { GatewayEnv } from '../config/env.js';
@@ -28,15 +29,6 @@ export function createDataSource(env: DbEnv): DataSource {
 /** Any fixed number: serialises migration runs of concurrent replicas. */
 const MIGRATION_LOCK_KEY = 7_320_000;
 
-export async function runMigrations(ds: DataSource): Promise<string[]> {
-  const runner = ds.createQueryRunner();
-  await runner.connect();
-  try {
-    await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
-    const applied = await ds.runMigrations({ transaction: 'each' });
-    return applied.map((m) => m.name);
-  } finally {
-    await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
-    await runner.release();
-  }
+export function runMigrations(ds: DataSource): Promise<string[]> {
+  return runMigrationsLocked(ds, MIGRATION_LOCK_KEY);
 }

@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, Req, Res } from '@nestjs/common';
-import { INTENT_HEALTH, SIMULATION_HEALTH } from '@tradeinfra/contracts';
+import { INTENT_HEALTH, PAYOUT_HEALTH, SIMULATION_HEALTH } from '@tradeinfra/contracts';
 import type { Request, Response } from 'express';
 import { ApiKeysRepository } from '../auth/api-keys.repository.js';
 import { requestIdOf } from '../http/request-context.js';
@@ -28,12 +28,13 @@ export class HealthController {
   async ready(@Req() req: Request, @Res() res: Response): Promise<void> {
     const ask = (subject: string) =>
       withTimeout(this.services.request(subject, {}, requestIdOf(req), READY_TIMEOUT_MS), READY_TIMEOUT_MS);
-    const [database, intentService, simulationService] = await Promise.all([
+    const [database, intentService, simulationService, payoutService] = await Promise.all([
       withTimeout(this.keys.ping(), READY_TIMEOUT_MS),
       ask(INTENT_HEALTH),
       ask(SIMULATION_HEALTH),
+      ask(PAYOUT_HEALTH),
     ]);
-    const checks = { database, intentService, simulationService };
+    const checks = { database, intentService, simulationService, payoutService };
     const ok = Object.values(checks).every(Boolean);
     res.status(ok ? 200 : 503).json({
       status: ok ? 'ok' : 'unavailable',

@@ -1,0 +1,75 @@
+import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import {
+  PAYOUT_ENTRIES_BY_TX,
+  PAYOUT_ENTRIES_LIST,
+  PAYOUT_ENTRY_RECORD,
+  PAYOUT_GET,
+  PAYOUT_HEALTH,
+  PAYOUT_REQUEST,
+  PAYOUT_SOURCE_CASHBACK,
+  PAYOUT_SOURCE_REGISTER,
+  PAYOUT_TRANSITION,
+  type PayoutMessage,
+  type RawJsonReply,
+} from '@tradeinfra/contracts';
+import { PayoutsService } from '../payouts/payouts.service.js';
+import { LedgerRepository } from './ledger.repository.js';
+import { LedgerService } from './ledger.service.js';
+
+type WithId<T = unknown> = PayoutMessage<T> & { id: unknown };
+
+@Controller()
+export class LedgerController {
+  constructor(
+    private readonly ledger: LedgerService,
+    private readonly payouts: PayoutsService,
+    private readonly repository: LedgerRepository,
+  ) {}
+
+  @MessagePattern(PAYOUT_ENTRIES_BY_TX)
+  byTx(@Payload() m: PayoutMessage<{ hash: unknown }>): Promise<RawJsonReply> {
+    return this.ledger.byTx(m.viewer, m.body.hash);
+  }
+
+  @MessagePattern(PAYOUT_ENTRIES_LIST)
+  list(@Payload() m: PayoutMessage): Promise<RawJsonReply> {
+    return this.ledger.list(m.viewer, m.body);
+  }
+
+  @MessagePattern(PAYOUT_ENTRY_RECORD)
+  record(@Payload() m: PayoutMessage): Promise<{ json: string; created: boolean }> {
+    return this.ledger.record(m.body);
+  }
+
+  @MessagePattern(PAYOUT_SOURCE_CASHBACK)
+  cashback(@Payload() m: WithId): Promise<RawJsonReply> {
+    return this.ledger.cashback(m.viewer, m.id);
+  }
+
+  @MessagePattern(PAYOUT_SOURCE_REGISTER)
+  register(@Payload() m: { id: unknown; tenantId: unknown }): Promise<{ id: string; tenantId: string }> {
+    return this.ledger.registerSource(m.id, m.tenantId);
+  }
+
+  @MessagePattern(PAYOUT_REQUEST)
+  request(@Payload() m: WithId): Promise<RawJsonReply> {
+    return this.payouts.request(m.viewer, m.id, m.body);
+  }
+
+  @MessagePattern(PAYOUT_GET)
+  get(@Payload() m: WithId): Promise<RawJsonReply> {
+    return this.payouts.get(m.viewer, m.id);
+  }
+
+  @MessagePattern(PAYOUT_TRANSITION)
+  transition(@Payload() m: WithId): Promise<RawJsonReply> {
+    return this.payouts.transition(m.viewer, m.id, m.body);
+  }
+
+  @MessagePattern(PAYOUT_HEALTH)
+  async health(): Promise<{ ok: boolean }> {
+    await this.repository.ping();
+    return { ok: true };
+  }
+}

@@ -1,0 +1,108 @@
+import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
+/** An order-flow source and the tenant it belongs to (null: not registered yet, admin-only). */
+@Entity({ name: 'sources', schema: 'payout' })
+export class SourceEntity {
+  @PrimaryColumn('text')
+  id!: string;
+
+  @Index('sources_tenant_idx')
+  @Column('uuid', { name: 'tenant_id', nullable: true })
+  tenantId!: string | null;
+
+  @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
+  createdAt!: Date;
+}
+
+/**
+ * One ledger entry, from one MEV-capture event (`event_id` unique: the dedupe key).
+ * `claimed_by` is the payout in progress that holds it; `payout_id` is set once that payout is
+ * PAID, together with `status = 'PAID'` (a CHECK keeps the two in step).
+ */
+@Entity({ name: 'entries', schema: 'payout' })
+@Index('entries_reference_idx', ['reference'])
+@Index('entries_source_idx', ['sourceId', 'id'])
+@Index('entries_claimable_idx', ['sourceId', 'chainId', 'asset'], { where: "status = 'PENDING' AND claimed_by IS NULL" })
+@Index('entries_claimed_by_idx', ['claimedBy'], { where: 'claimed_by IS NOT NULL' })
+@Check('entries_status_check', "(status = 'PENDING' AND payout_id IS NULL) OR (status = 'PAID' AND payout_id IS NOT NULL)")
+@Check('entries_amount_check', 'amount > 0')
+export class EntryEntity {
+  @PrimaryColumn('uuid')
+  id!: string;
+
+  @Index('entries_event_id_key', { unique: true })
+  @Column('uuid', { name: 'event_id' })
+  eventId!: string;
+
+  @Column('integer', { name: 'chain_id' })
+  chainId!: number;
+
+  @Column('text')
+  reference!: string;
+
+  @Column('text', { name: 'source_id', nullable: true })
+  sourceId!: string | null;
+
+  @Column('text', { name: 'generated_by_source_id', nullable: true })
+  generatedBySourceId!: string | null;
+
+  @Column('text')
+  asset!: string;
+
+  @Column('numeric')
+  amount!: string;
+
+  @Column('text')
+  type!: string;
+
+  @Column('text')
+  status!: string;
+
+  @Column('uuid', { name: 'payout_id', nullable: true })
+  payoutId!: string | null;
+
+  @Column('uuid', { name: 'claimed_by', nullable: true })
+  claimedBy!: string | null;
+
+  @Column('timestamptz', { name: 'occurred_at' })
+  occurredAt!: Date;
+
+  @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
+  createdAt!: Date;
+}
+
+/** A payout request: the entries it claimed and where it stands. */
+@Entity({ name: 'payouts', schema: 'payout' })
+@Check('payouts_status_check', "status IN ('PENDING', 'TX_PENDING', 'PAID', 'TX_FAILED')")
+export class PayoutEntity {
+  @PrimaryColumn('uuid')
+  id!: string;
+
+  @Index('payouts_source_idx')
+  @Column('text', { name: 'source_id' })
+  sourceId!: string;
+
+  @Column('text')
+  address!: string;
+
+  @Column('integer', { name: 'chain_id' })
+  chainId!: number;
+
+  @Column('text')
+  asset!: string;
+
+  @Column('numeric')
+  amount!: string;
+
+  @Column('text')
+  status!: string;
+
+  @Column('text', { name: 'tx_hash', nullable: true })
+  txHash!: string | null;
+
+  @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
+  createdAt!: Date;
+
+  @Column('timestamptz', { name: 'updated_at', default: () => 'now()' })
+  updatedAt!: Date;
+}

@@ -1,0 +1,138 @@
+import type { MevCaptureEvent, PayoutViewer } from '@tradeinfra/contracts';
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+export interface EntryFilters {
+  status?: string;
+  chainId?: number;
+  sourceId?: string;
+  type?: string;
+  from?: string;
+  to?: string;
+}
+
+/** `e` visible to the viewer: operators see everything, a tenant its registered sources' entries. */
+const VISIBLE = `($1::boolean OR e.source_id IN (SELECT s.id FROM payout.sources s WHERE s.tenant_id = $2::uuid))`;
+
+/** The only class that touches the entry and source tables. Replies are JSON the database renders. */
+@Injectable()
+export class LedgerRepository {
+  constructor(@Inject(DataSource) private readonly db: DataSource) {}
+
+  /**
+   * Inserts one entry per event, in one statement; an event id already in the ledger (a
+   * redelivery, a republish) inserts nothing. Returns how many entries were created.
+   */
+  async insertEntries(rows: { id: string; event: MevCaptureEvent }[]): Promise<number> {
+    if (rows.length === 0) return 0;
+    const col = <T>(pick: (r: { id: string; event: MevCaptureEvent }) => T) => rows.map(pick);
+    const inserted: unknown[] = await this.db.query(
+      `INSERT INTO payout.entries (id, event_id, chain_id, reference, source_id, generated_by_source_id, asset, amount, type, status, occurred_at)
+       SELECT id, event_id, chain_id, reference, source_id, generated_by, asset, amount, type, 'PENDING', occurred_at
+       FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::numeric[], $9::text[], $10::timestamptz[])
+         AS t(id, event_id, chain_id, reference, source_id, generated_by, asset, amount, type, occurred_at)
+       ON CONFLICT (event_id) DO NOTHING
+       RETURNING 1`,
+      [
+        col((r) => r.id),
+        col((r) => r.event.id),
+        col((r) => r.event.chainId),
+        col((r) => r.event.txHash),
+        col((r) => r.event.sourceId),
+        col((r) => r.event.generatedBySourceId),
+        col((r) => r.event.asset),
+        col((r) => r.event.amount),
+        col((r) => r.event.type),
+        col((r) => r.event.time),
+      ],
+    );
+    return inserted.length;
+  }
+
+  /** The entry an event made, as JSON, or null. */
+  async entryOfEvent(eventId: string): Promise<string | null> {
+    const rows: { json: string }[] = await this.db.query(
+      `SELECT payout.entry_json(e)::text AS json FROM payout.entries e WHERE e.event_id = $1`,
+      [eventId],
+    );
+    return rows[0]?.json ?? null;
+  }
+
+  async entriesByTx(viewer: PayoutViewer, hash: string): Promise<string> {
+    const rows: { json: string }[] = await this.db.query(
+      `SELECT coalesce(json_agg(payout.entry_json(e) ORDER BY e.id), '[]')::text AS json
+       FROM payout.entries e WHERE e.reference = $3 AND ${VISIBLE}`,
+      [viewer.admin, viewer.tenantId, hash],
+    );
+    return rows[0]!.json;
+  }
+
+  /** A page of entries, newest first, plus the id after which more follow (keyset). */
+  async listEntries(viewer: PayoutViewer, f: EntryFilters, beforeId: string | null, limit: number): Promise<{ json: string; moreAfter: string | null }> {
+    const rows: { json: string; more_after: string | null }[] = await this.db.query(
+      `WITH hits AS (
+         SELECT e.id, row_number() OVER (ORDER BY e.id DESC) AS n, payout.entry_json(e) AS entry
+         FROM payout.entries e
+         WHERE ${VISIBLE}
+           AND ($3::text IS NULL OR e.status = $3)
+           AND ($4::int IS NULL OR e.chain_id = $4)
+           AND ($5::text IS NULL OR e.source_id = $5)
+           AND ($6::text IS NULL OR e.type = $6)
+           AND ($7::timestamptz IS NULL OR e.created_at >= $7)
+           AND ($8::timestamptz IS NULL OR e.created_at < $8)
+           AND ($9::uuid IS NULL OR e.id < $9)
+         ORDER BY e.id DESC
+         LIMIT $10 + 1
+       )
+       SELECT coalesce((SELECT json_agg(entry ORDER BY n) FROM hits WHERE n <= $10), '[]')::text AS json,
+              (SELECT id FROM hits WHERE n = $10 AND EXISTS (SELECT 1 FROM hits WHERE n = $10 + 1)) AS more_after`,
+      [viewer.admin, viewer.tenantId, f.status ?? null, f.chainId ?? null, f.sourceId ?? null, f.type ?? null, f.from ?? null, f.to ?? null, beforeId, limit],
+    );
+    return { json: rows[0]!.json, moreAfter: rows[0]!.more_after };
+  }
+
+  /** The source's tenant: undefined when the source is unknown, null when it is not registered. */
+  async sourceTenant(sourceId: string): Promise<string | null | undefined> {
+    const rows: { tenant_id: string | null }[] = await this.db.query(`SELECT tenant_id FROM payout.sources WHERE id = $1`, [sourceId]);
+    if (rows[0]) return rows[0].tenant_id;
+    const seen: unknown[] = await this.db.query(`SELECT 1 FROM payout.entries WHERE source_id = $1 LIMIT 1`, [sourceId]);
+    return seen.length > 0 ? null : undefined;
+  }
+
+  /** Registers the source to the tenant; false when it already belongs to another tenant. */
+  async registerSource(sourceId: string, tenantId: string): Promise<boolean> {
+    const rows: { tenant_id: string }[] = await this.db.query(
+      `INSERT INTO payout.sources (id, tenant_id) VALUES ($1, $2)
+       ON CONFLICT (id) DO UPDATE SET tenant_id = EXCLUDED.tenant_id WHERE payout.sources.tenant_id IS NULL OR payout.sources.tenant_id = EXCLUDED.tenant_id
+       RETURNING tenant_id`,
+      [sourceId, tenantId],
+    );
+    return rows.length > 0;
+  }
+
+  /** Balances per (chain, asset): pending (incl. claimed by payouts in progress), claimable, paid. */
+  async cashback(sourceId: string): Promise<string> {
+    const rows: { json: string }[] = await this.db.query(
+      `SELECT json_build_object(
+         'sourceId', $1::text,
+         'entryCount', (SELECT count(*) FROM payout.entries WHERE source_id = $1),
+         'latestEntryAt', (SELECT to_char(max(created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') FROM payout.entries WHERE source_id = $1),
+         'balances', coalesce((
+           SELECT json_agg(json_build_object('chainId', chain_id, 'asset', asset, 'pending', pending, 'claimable', claimable, 'paid', paid) ORDER BY chain_id, asset)
+           FROM (
+             SELECT chain_id, asset,
+                    trim_scale(coalesce(sum(amount) FILTER (WHERE status = 'PENDING'), 0)) AS pending,
+                    trim_scale(coalesce(sum(amount) FILTER (WHERE status = 'PENDING' AND claimed_by IS NULL), 0)) AS claimable,
+                    trim_scale(coalesce(sum(amount) FILTER (WHERE status = 'PAID'), 0)) AS paid
+             FROM payout.entries WHERE source_id = $1 GROUP BY chain_id, asset
+           ) b), '[]')
+       )::text AS json`,
+      [sourceId],
+    );
+    return rows[0]!.json;
+  }
+
+  async ping(): Promise<void> {
+    await this.db.query('SELECT 1');
+  }
+}

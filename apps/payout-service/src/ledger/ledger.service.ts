@@ -1,0 +1,98 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  decodeSearchCursor,
+  encodeSearchCursor,
+  ListEntriesQuerySchema,
+  MevCaptureEventSchema,
+  parseInput,
+  sourceId as sourceIdSchema,
+  txHash as txHashSchema,
+  uuid,
+  type MevCaptureEvent,
+  type PayoutViewer,
+  type RawJsonReply,
+} from '@tradeinfra/contracts';
+import { uuidv7 } from 'uuidv7';
+import { ENV, type PayoutServiceEnv } from '../config/env.js';
+import { invalidField, PayoutError, PayoutErrorCode } from '../payouts/payouts.errors.js';
+import { LedgerRepository } from './ledger.repository.js';
+
+const DEFAULT_LIMIT = 100;
+
+@Injectable()
+export class LedgerService {
+  constructor(
+    private readonly ledger: LedgerRepository,
+    @Inject(ENV) private readonly env: PayoutServiceEnv,
+  ) {}
+
+  /**
+   * A MEV-capture event checked against the contract and this ledger's chains and assets
+   * (amount precision included). Throws a ValidationError naming the field.
+   */
+  validateEvent(input: unknown): MevCaptureEvent {
+    const event = parseInput(MevCaptureEventSchema, input);
+    if (!this.env.PAYOUT_CHAIN_IDS.includes(event.chainId)) {
+      throw invalidField('chainId', `must be one of the supported chains: ${this.env.PAYOUT_CHAIN_IDS.join(', ')}`);
+    }
+    const decimals = this.env.PAYOUT_ASSETS.get(event.asset);
+    if (decimals === undefined) {
+      throw invalidField('asset', `must be one of the supported assets: ${[...this.env.PAYOUT_ASSETS.keys()].join(', ')}`);
+    }
+    const fraction = event.amount.split('.')[1] ?? '';
+    if (fraction.length > decimals) throw invalidField('amount', `has more than ${decimals} decimals, the precision of ${event.asset}`);
+    return event;
+  }
+
+  /** Applies a batch of valid events; returns how many made a new entry (the rest were seen before). */
+  apply(events: MevCaptureEvent[]): Promise<number> {
+    return this.ledger.insertEntries(events.map((event) => ({ id: uuidv7(), event })));
+  }
+
+  /** An operator's record: same validation and idempotency as the stream. */
+  async record(input: unknown): Promise<{ json: string; created: boolean }> {
+    const event = this.validateEvent(input);
+    const created = (await this.apply([event])) === 1;
+    const json = await this.ledger.entryOfEvent(event.id);
+    if (!json) throw new Error(`entry of event ${event.id} vanished`);
+    return { json, created };
+  }
+
+  async byTx(viewer: PayoutViewer, hash: unknown): Promise<RawJsonReply> {
+    const tx = parseInput(txHashSchema(), hash);
+    return { json: await this.ledger.entriesByTx(viewer, tx) };
+  }
+
+  async list(viewer: PayoutViewer, query: unknown): Promise<RawJsonReply> {
+    const q = parseInput(ListEntriesQuerySchema, query);
+    const beforeId = q.cursor === undefined ? null : decodeSearchCursor(q.cursor);
+    if (q.cursor !== undefined && beforeId === null) {
+      throw invalidField('cursor', 'must be the x-next-cursor value of the previous page');
+    }
+    if (q.from && q.to && Date.parse(q.from) >= Date.parse(q.to)) throw invalidField('to', 'must be after from');
+    const page = await this.ledger.listEntries(viewer, q, beforeId, q.limit ?? DEFAULT_LIMIT);
+    return { json: page.json, nextCursor: page.moreAfter ? encodeSearchCursor(page.moreAfter) : null };
+  }
+
+  async cashback(viewer: PayoutViewer, id: unknown): Promise<RawJsonReply> {
+    const source = parseInput(sourceIdSchema(), id);
+    await this.checkSource(viewer, source);
+    return { json: await this.ledger.cashback(source) };
+  }
+
+  async registerSource(id: unknown, tenantId: unknown): Promise<{ id: string; tenantId: string }> {
+    const source = parseInput(sourceIdSchema(), id);
+    const tenant = parseInput(uuid('a tenant id'), tenantId);
+    if (!(await this.ledger.registerSource(source, tenant))) {
+      throw new PayoutError(PayoutErrorCode.Conflict, `Source ${source} is registered to another tenant`);
+    }
+    return { id: source, tenantId: tenant };
+  }
+
+  /** The viewer may act on the source: operators always; a tenant only on its own registered source. */
+  async checkSource(viewer: PayoutViewer, source: string): Promise<void> {
+    const tenant = await this.ledger.sourceTenant(source);
+    const visible = viewer.admin ? tenant !== undefined : tenant === viewer.tenantId;
+    if (!visible) throw new PayoutError(PayoutErrorCode.NotFound, `Source ${source} not found`);
+  }
+}

@@ -1,0 +1,134 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
+import { AckPolicy, jetstream, jetstreamManager, type Consumer, type JetStreamClient, type JsMsg } from '@nats-io/jetstream';
+import { connect, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
+import {
+  ContractValidationError,
+  MEV_CAPTURE_DLQ_STREAM,
+  MEV_CAPTURE_DLQ_SUBJECT,
+  MEV_CAPTURE_STREAM,
+  MEV_CAPTURE_SUBJECTS,
+  type MevCaptureEvent,
+} from '@tradeinfra/contracts';
+import { ENV, type PayoutServiceEnv } from '../config/env.js';
+import { PayoutError } from '../payouts/payouts.errors.js';
+import { LedgerService } from './ledger.service.js';
+
+export const CONSUMER_NAME = 'payout-service';
+const NANOS_PER_MS = 1_000_000;
+
+/**
+ * The durable JetStream consumer of MEV-capture events, shared by every replica. Each batch
+ * is validated, applied in one statement (deduplicated on event id), and only then acked: a
+ * crash before the ack means a redelivery, which the dedupe turns into nothing. An invalid
+ * event goes to `mev.dlq` with its reason and is terminated, so it never blocks the stream.
+ */
+@Injectable()
+export class MevConsumer implements OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {
+  private readonly logger = new Logger(MevConsumer.name);
+  private nc: NatsConnection | null = null;
+  private js: JetStreamClient | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = false;
+  /** Events applied since start (new entries), for logs and benchmarks. */
+  applied = 0;
+
+  constructor(
+    private readonly ledger: LedgerService,
+    @Inject(ENV) private readonly env: PayoutServiceEnv,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.nc = await connect({ servers: this.env.NATS_URL, name: 'payout-service-ingest', maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+    this.js = jetstream(this.nc);
+    const consumer = await this.ensureStreamsAndConsumer();
+    this.running = this.loop(consumer);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    await this.running;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.nc?.drain().catch(() => this.nc?.close());
+  }
+
+  private async ensureStreamsAndConsumer(): Promise<Consumer> {
+    const jsm = await jetstreamManager(this.nc!);
+    for (const [name, subjects] of [
+      [MEV_CAPTURE_STREAM, [MEV_CAPTURE_SUBJECTS]],
+      [MEV_CAPTURE_DLQ_STREAM, [MEV_CAPTURE_DLQ_SUBJECT]],
+    ] as const) {
+      try {
+        await jsm.streams.info(name);
+      } catch {
+        await jsm.streams.add({ name, subjects: [...subjects], duplicate_window: 10 * 60 * 1000 * NANOS_PER_MS });
+        this.logger.log(`created JetStream stream ${name} (${subjects.join(', ')})`);
+      }
+    }
+    try {
+      await jsm.consumers.info(MEV_CAPTURE_STREAM, CONSUMER_NAME);
+    } catch {
+      await jsm.consumers.add(MEV_CAPTURE_STREAM, {
+        durable_name: CONSUMER_NAME,
+        ack_policy: AckPolicy.Explicit,
+        ack_wait: 30_000 * NANOS_PER_MS,
+        max_ack_pending: 20_000,
+      });
+    }
+    return this.js!.consumers.get(MEV_CAPTURE_STREAM, CONSUMER_NAME);
+  }
+
+  private async loop(consumer: Consumer): Promise<void> {
+    let failures = 0;
+    while (!this.stopped) {
+      try {
+        const batch: JsMsg[] = [];
+        const messages = await consumer.fetch({ max_messages: this.env.INGEST_BATCH, expires: 1_000 });
+        for await (const m of messages) batch.push(m);
+        if (batch.length > 0) await this.handle(batch);
+        failures = 0;
+      } catch (err) {
+        failures++;
+        if (failures === 1 || failures % 20 === 0) this.logger.warn(`ingestion paused (${failures}x): ${(err as Error).message}`);
+        await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** Math.min(failures, 5), 3_000)));
+      }
+    }
+  }
+
+  /** Validates, dead-letters the invalid, applies the rest in one statement, then acks. */
+  async handle(batch: JsMsg[]): Promise<void> {
+    const valid: { msg: JsMsg; event: MevCaptureEvent }[] = [];
+    for (const msg of batch) {
+      let reason: string;
+      try {
+        valid.push({ msg, event: this.ledger.validateEvent(msg.json()) });
+        continue;
+      } catch (err) {
+        reason = err instanceof ContractValidationError || err instanceof PayoutError ? err.message : `not JSON: ${(err as Error).message}`;
+      }
+      await this.deadLetter(msg, reason);
+    }
+    const unique = new Map(valid.map((v) => [v.event.id, v.event]));
+    try {
+      this.applied += await this.ledger.apply([...unique.values()]);
+    } catch (err) {
+      for (const v of valid) v.msg.nak(1_000);
+      throw err;
+    }
+    for (const v of valid) v.msg.ack();
+  }
+
+  private async deadLetter(msg: JsMsg, reason: string): Promise<void> {
+    const h = natsHeaders();
+    h.set('x-dlq-reason', reason.slice(0, 1000));
+    h.set('x-dlq-subject', msg.subject);
+    await this.js!.publish(
+      MEV_CAPTURE_DLQ_SUBJECT,
+      JSON.stringify({ reason, subject: msg.subject, streamSequence: msg.seq, receivedAt: new Date().toISOString(), data: msg.string() }),
+      { headers: h, msgID: `dlq-${msg.seq}` },
+    );
+    msg.term(reason.slice(0, 200));
+    this.logger.warn(`dead-lettered event #${msg.seq}: ${reason}`);
+  }
+}

@@ -1,0 +1,92 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  parseInput,
+  PayoutTransitionSchema,
+  RequestPayoutSchema,
+  sourceId as sourceIdSchema,
+  uuid,
+  type PayoutViewer,
+  type RawJsonReply,
+} from '@tradeinfra/contracts';
+import { getAddress } from 'ethers';
+import { uuidv7 } from 'uuidv7';
+import { ENV, type PayoutServiceEnv } from '../config/env.js';
+import { LedgerService } from '../ledger/ledger.service.js';
+import { invalidField, PayoutError, PayoutErrorCode } from './payouts.errors.js';
+import { PayoutsRepository } from './payouts.repository.js';
+
+@Injectable()
+export class PayoutsService {
+  constructor(
+    private readonly payouts: PayoutsRepository,
+    private readonly ledger: LedgerService,
+    @Inject(ENV) private readonly env: PayoutServiceEnv,
+  ) {}
+
+  /** Claims the source's unclaimed PENDING entries of that chain and asset into a new payout. */
+  async request(viewer: PayoutViewer, sourceId: unknown, body: unknown): Promise<RawJsonReply> {
+    const source = parseInput(sourceIdSchema(), sourceId);
+    const req = parseInput(RequestPayoutSchema, body);
+    await this.ledger.checkSource(viewer, source);
+    if (!this.env.PAYOUT_CHAIN_IDS.includes(req.chainId)) {
+      throw invalidField('chainId', `must be one of the supported chains: ${this.env.PAYOUT_CHAIN_IDS.join(', ')}`);
+    }
+    if (!this.env.PAYOUT_ASSETS.has(req.asset)) {
+      throw invalidField('asset', `must be one of the supported assets: ${[...this.env.PAYOUT_ASSETS.keys()].join(', ')}`);
+    }
+    let address: string;
+    try {
+      const body40 = req.address.slice(2);
+      address = getAddress(body40 === body40.toLowerCase() || body40 === body40.toUpperCase() ? `0x${body40.toLowerCase()}` : req.address);
+    } catch {
+      throw invalidField('address', 'has an invalid EIP-55 checksum');
+    }
+    const minimum = this.env.PAYOUT_MINIMUMS.get(req.asset) ?? '0';
+    const outcome = await this.payouts.claim({ id: uuidv7(), sourceId: source, address, chainId: req.chainId, asset: req.asset, minimum });
+    if ('json' in outcome) return { json: outcome.json };
+    if ('none' in outcome) {
+      throw new PayoutError(PayoutErrorCode.Conflict, `Source ${source} has no unclaimed PENDING ${req.asset} entries on chain ${req.chainId}`, {
+        reason: 'nothing_to_pay',
+      });
+    }
+    throw new PayoutError(
+      PayoutErrorCode.Conflict,
+      `The unclaimed total ${outcome.belowMinimum} ${req.asset} is below the minimum payout of ${minimum} ${req.asset}`,
+      { reason: 'below_minimum', total: outcome.belowMinimum, minimum },
+    );
+  }
+
+  async get(viewer: PayoutViewer, id: unknown): Promise<RawJsonReply> {
+    return { json: (await this.visible(viewer, id)).json };
+  }
+
+  /** Operators: PENDING → TX_PENDING (tx hash) → PAID, or → TX_FAILED (entries released). PAID is final. */
+  async transition(viewer: PayoutViewer, id: unknown, body: unknown): Promise<RawJsonReply> {
+    const payout = await this.visible(viewer, id);
+    const t = parseInput(PayoutTransitionSchema, body);
+    const payoutId = parseInput(uuid('a payout id'), id);
+    const json =
+      t.status === 'TX_PENDING'
+        ? await this.payouts.markSent(payoutId, t.txHash!)
+        : t.status === 'PAID'
+          ? await this.payouts.markPaid(payoutId)
+          : await this.payouts.markFailed(payoutId);
+    if (json) return { json };
+    const now = (await this.payouts.find(payoutId))?.status ?? payout.status;
+    throw new PayoutError(PayoutErrorCode.Conflict, `Payout ${payoutId} is ${now}; it cannot become ${t.status}`, { status: now });
+  }
+
+  private async visible(viewer: PayoutViewer, id: unknown): Promise<{ json: string; status: string }> {
+    const payoutId = parseInput(uuid('a payout id'), id);
+    const payout = await this.payouts.find(payoutId);
+    if (payout) {
+      try {
+        await this.ledger.checkSource(viewer, payout.sourceId);
+        return payout;
+      } catch {
+        // another tenant's: answered exactly like an unknown id
+      }
+    }
+    throw new PayoutError(PayoutErrorCode.NotFound, `Payout ${payoutId} not found`);
+  }
+}
