@@ -4,6 +4,7 @@
 #   docker build --target gateway        -t tradeinfra/gateway .
 #   docker build --target intent-service -t tradeinfra/intent-service .
 #   docker build --target simulation-service -t tradeinfra/simulation-service .
+#   docker build --target payout-service -t tradeinfra/payout-service .
 #   docker build --target migrate        -t tradeinfra/migrate .
 # (docker-compose.yml builds all three.)
 
@@ -71,12 +72,18 @@ FROM runtime AS simulation-service
 COPY --from=build /app/apps/simulation-service/dist apps/simulation-service/dist
 CMD ["node", "apps/simulation-service/dist/main.js"]
 
+# The ledger: NATS requests and the MEV-capture stream in, Postgres schema "payout".
+FROM runtime AS payout-service
+COPY --from=build /app/apps/payout-service/dist apps/payout-service/dist
+CMD ["node", "apps/payout-service/dist/main.js"]
+
 # One-shot job: creates the database, one role and one schema per service
 # (infra/postgres/bootstrap.mjs), then runs each service's migrations as that service's role
 # (apps/*/dist/database/migrate.js). Needs the admin credentials; the apps never get them.
 FROM runtime AS migrate
 COPY --from=build /app/apps/gateway/dist apps/gateway/dist
 COPY --from=build /app/apps/intent-service/dist apps/intent-service/dist
+COPY --from=build /app/apps/payout-service/dist apps/payout-service/dist
 COPY scripts/ scripts/
 COPY infra/postgres/ infra/postgres/
 CMD ["node", "scripts/migrate.mjs"]

@@ -8,6 +8,7 @@ import { bootstrapAndMigrate, build, ensureInstalled, ROOT, say, withDefaults } 
 const COMMANDS = {
   'apikey:create': ['apps/gateway/dist/cli/apikey.js', 'create'],
   'apikey:revoke': ['apps/gateway/dist/cli/apikey.js', 'revoke'],
+  'source:create': ['apps/gateway/dist/cli/source.js', 'create'],
   'bench:intents': ['bench/intents.mjs'],
   'bench:simulate': ['bench/simulate.mjs'],
 };

@@ -4,6 +4,8 @@ import { loadEnv as gatewayEnv } from '../../apps/gateway/src/config/env.js';
 import { createDataSource as gatewayDataSource, runMigrations as migrateGateway } from '../../apps/gateway/src/database/data-source.js';
 import { loadEnv as intentEnv } from '../../apps/intent-service/src/config/env.js';
 import { createDataSource as intentDataSource, runMigrations as migrateIntent } from '../../apps/intent-service/src/database/data-source.js';
+import { loadEnv as payoutEnv } from '../../apps/payout-service/src/config/env.js';
+import { createDataSource as payoutDataSource, runMigrations as migratePayout } from '../../apps/payout-service/src/database/data-source.js';
 import { bootstrapDatabase } from '../../infra/postgres/bootstrap.mjs';
 
 describe('database: one schema and one role per service', () => {
@@ -12,9 +14,13 @@ describe('database: one schema and one role per service', () => {
   beforeAll(async () => {
     db = await TestDatabase.create('roles');
     const env = { ...process.env, ...db.env };
-    for (const ds of [intentDataSource(intentEnv(env)), gatewayDataSource(gatewayEnv(env))]) {
+    for (const [ds, migrate] of [
+      [intentDataSource(intentEnv(env)), migrateIntent],
+      [gatewayDataSource(gatewayEnv(env)), migrateGateway],
+      [payoutDataSource(payoutEnv(env)), migratePayout],
+    ] as const) {
       await ds.initialize();
-      await (ds.options.migrationsTableName === 'intent_migrations' ? migrateIntent(ds) : migrateGateway(ds));
+      await migrate(ds);
       // Entities and migrations agree: the schema builder has nothing left to do.
       const pending = await ds.driver.createSchemaBuilder().log();
       expect(pending.upQueries.map((q) => q.query)).toEqual([]);
@@ -39,6 +45,10 @@ describe('database: one schema and one role per service', () => {
     ['intent_svc', 'SELECT * FROM gateway.api_keys'],
     ['intent_svc', 'CREATE TABLE public.sneaky (id int)'],
     ['intent_svc', 'CREATE TABLE gateway.sneaky (id int)'],
+    ['payout_svc', 'SELECT * FROM intent.intents'],
+    ['payout_svc', 'SELECT * FROM gateway.tenants'],
+    ['gateway_svc', 'SELECT * FROM payout.entries'],
+    ['intent_svc', 'SELECT * FROM payout.payouts'],
   ])('%s cannot run: %s', async (user, sql) => {
     await expect(as(user, sql)).rejects.toThrow(/permission denied/);
   });
@@ -46,6 +56,7 @@ describe('database: one schema and one role per service', () => {
   it('each role reads its own schema, found through its search_path', async () => {
     await expect(as('intent_svc', 'SELECT count(*) FROM intents')).resolves.toEqual([{ count: '0' }]);
     await expect(as('gateway_svc', 'SELECT count(*) FROM api_keys')).resolves.toEqual([{ count: '0' }]);
+    await expect(as('payout_svc', 'SELECT count(*) FROM entries')).resolves.toEqual([{ count: '0' }]);
   });
 
   it('bootstrapping again changes nothing and fails nothing', async () => {
