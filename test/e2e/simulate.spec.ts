@@ -1,6 +1,5 @@
 import { createServer, type Server } from 'node:net';
-import { freePort } from '@tradeinfra/test-support';
-import { HardhatNode } from './differential/node.js';
+import { freePort, HardhatNode } from '@tradeinfra/test-support';
 import { Stack } from './harness.js';
 
 const A = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266'; // hardhat's first funded account

@@ -3,3 +3,4 @@ export * from './nats-server.js';
 export * from './wait.js';
 export * from './rpc.js';
 export * from './stream.js';
+export * from './hardhat.js';
