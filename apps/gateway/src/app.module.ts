@@ -1,9 +1,10 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { DatabaseModule } from '@tradeinfra/service-kit';
 import { ApiKeysRepository } from './auth/api-keys.repository.js';
 import { ApiKeysService } from './auth/api-keys.service.js';
 import { AuthGuard } from './auth/auth.guard.js';
+import { createDataSource } from './database/data-source.js';
 import { ENV, type GatewayEnv } from './config/env.js';
-import { DatabaseModule } from './database/database.module.js';
 import { HealthController } from './health/health.controller.js';
 import { IntentsController } from './intents/intents.controller.js';
 import { Metrics } from './metrics/metrics.js';
@@ -18,7 +19,7 @@ export class AppModule {
     return {
       module: AppModule,
       global: true,
-      imports: [DatabaseModule],
+      imports: [DatabaseModule.forRoot(() => createDataSource(env))],
       controllers: [IntentsController, PayoutsController, SimulationController, HealthController, DocsController],
       providers: [{ provide: ENV, useValue: env }, ApiKeysRepository, ApiKeysService, AuthGuard, ServiceClient, Metrics],
       exports: [ENV],

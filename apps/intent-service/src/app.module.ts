@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { DatabaseModule } from '@tradeinfra/service-kit';
+import { createDataSource } from './database/data-source.js';
 import { ENV, type IntentServiceEnv } from './config/env.js';
-import { DatabaseModule } from './database/database.module.js';
 import { HealthController } from './health/health.controller.js';
 import { ExpirySweeper } from './intents/expiry.sweeper.js';
 import { IntentsController } from './intents/intents.controller.js';
@@ -16,7 +17,7 @@ export class AppModule {
     return {
       module: AppModule,
       global: true,
-      imports: [DatabaseModule],
+      imports: [DatabaseModule.forRoot(() => createDataSource(env))],
       controllers: [IntentsController, HealthController],
       providers: [
         { provide: ENV, useValue: env },

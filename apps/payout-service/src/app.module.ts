@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { DatabaseModule } from '@tradeinfra/service-kit';
+import { createDataSource } from './database/data-source.js';
 import { ENV, type PayoutServiceEnv } from './config/env.js';
-import { DatabaseModule } from './database/database.module.js';
 import { LedgerController } from './ledger/ledger.controller.js';
 import { LedgerRepository } from './ledger/ledger.repository.js';
 import { LedgerService } from './ledger/ledger.service.js';
@@ -14,7 +15,7 @@ export class AppModule {
     return {
       module: AppModule,
       global: true,
-      imports: [DatabaseModule],
+      imports: [DatabaseModule.forRoot(() => createDataSource(env))],
       controllers: [LedgerController],
       providers: [{ provide: ENV, useValue: env }, LedgerRepository, LedgerService, MevConsumer, PayoutsRepository, PayoutsService],
       exports: [ENV],

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-export { runMigrations } from './database.js';
+export { createServiceDataSource, DatabaseModule, runMigrations, type ServiceDatabaseOptions } from './database.js';
 import {
   Catch,
   ConsoleLogger,

@@ -1,39 +1,30 @@
-import { runMigrations as runMigrationsLocked } from '@tradeinfra/service-kit';
-import { DataSource } from 'typeorm';
-import type { IntentServiceEnv } from '../config/env.js';
+import { createServiceDataSource, runMigrations as runMigrationsLocked } from '@tradeinfra/service-kit';
+import type { DataSource } from 'typeorm';
 import { IdempotencyKeyEntity, IntentEntity } from '../intents/intent.entity.js';
 import { OutboxEventEntity } from '../outbox/outbox.entity.js';
+import type { IntentServiceEnv } from '../config/env.js';
 import { migrations } from './migrations/index.js';
 
 export const SCHEMA = 'intent';
+/** Any fixed number: serialises migration runs of concurrent replicas. */
+const MIGRATION_LOCK_KEY = 7_310_000;
 
-type DbEnv = Pick<
-  IntentServiceEnv,
-  'PGHOST' | 'PGPORT' | 'PGDATABASE' | 'INTENT_DB_USER' | 'INTENT_DB_PASSWORD' | 'INTENT_DB_POOL_SIZE'
->;
+type DbEnv = Pick<IntentServiceEnv, 'PGHOST' | 'PGPORT' | 'PGDATABASE' | 'INTENT_DB_USER' | 'INTENT_DB_PASSWORD' | 'INTENT_DB_POOL_SIZE'>;
 
-/** The service's only database handle: its own role, its own schema, never `synchronize`. */
 export function createDataSource(env: DbEnv): DataSource {
-  return new DataSource({
-    type: 'postgres',
+  return createServiceDataSource({
     host: env.PGHOST,
     port: env.PGPORT,
     database: env.PGDATABASE,
     username: env.INTENT_DB_USER,
     password: env.INTENT_DB_PASSWORD,
+    poolSize: env.INTENT_DB_POOL_SIZE,
     schema: SCHEMA,
     entities: [IntentEntity, IdempotencyKeyEntity, OutboxEventEntity],
     migrations,
-    migrationsTableName: 'intent_migrations',
-    migrationsTransactionMode: 'each',
-    synchronize: false,
-    logging: ['error'],
-    extra: { max: env.INTENT_DB_POOL_SIZE, application_name: 'intent-service' },
+    appName: 'intent-service',
   });
 }
-
-/** Any fixed number: serialises migration runs of concurrent replicas. */
-const MIGRATION_LOCK_KEY = 7_310_000;
 
 export function runMigrations(ds: DataSource): Promise<string[]> {
   return runMigrationsLocked(ds, MIGRATION_LOCK_KEY);
