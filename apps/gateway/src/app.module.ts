@@ -6,6 +6,7 @@ import { AuthGuard } from './auth/auth.guard.js';
 import { createDataSource } from './database/data-source.js';
 import { ENV, type GatewayEnv } from './config/env.js';
 import { HealthController } from './health/health.controller.js';
+import { IntentEventsController } from './intents/intent-events.controller.js';
 import { IntentsController } from './intents/intents.controller.js';
 import { Metrics } from './metrics/metrics.js';
 import { ServiceClient } from './nats/service-client.js';
@@ -20,7 +21,7 @@ export class AppModule {
       module: AppModule,
       global: true,
       imports: [DatabaseModule.forRoot(() => createDataSource(env))],
-      controllers: [IntentsController, PayoutsController, SimulationController, HealthController, DocsController],
+      controllers: [IntentsController, IntentEventsController, PayoutsController, SimulationController, HealthController, DocsController],
       providers: [{ provide: ENV, useValue: env }, ApiKeysRepository, ApiKeysService, AuthGuard, ServiceClient, Metrics],
       exports: [ENV],
     };

@@ -9,6 +9,9 @@ import { IntentsRepository } from './intents/intents.repository.js';
 import { CLOCK, IntentsService } from './intents/intents.service.js';
 import { EventsPublisher } from './outbox/events.publisher.js';
 import { OutboxRelay } from './outbox/outbox.relay.js';
+import { NotificationsController } from './notifications/notifications.controller.js';
+import { Notifier } from './notifications/notifier.js';
+import { SigningSecrets } from './notifications/signing-secrets.js';
 import { OutboxRepository } from './outbox/outbox.repository.js';
 
 @Module({})
@@ -18,7 +21,7 @@ export class AppModule {
       module: AppModule,
       global: true,
       imports: [DatabaseModule.forRoot(() => createDataSource(env))],
-      controllers: [IntentsController, HealthController],
+      controllers: [IntentsController, HealthController, NotificationsController],
       providers: [
         { provide: ENV, useValue: env },
         { provide: CLOCK, useValue: Date.now },
@@ -28,6 +31,8 @@ export class AppModule {
         OutboxRepository,
         EventsPublisher,
         OutboxRelay,
+        SigningSecrets,
+        Notifier,
       ],
       exports: [ENV],
     };

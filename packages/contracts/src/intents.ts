@@ -24,9 +24,29 @@ function optional<T extends z.ZodType>(schema: T) {
   return schema.nullish().transform((v) => v ?? null);
 }
 
+/** A webhook URL: https (or http where the service allows it), at most 2048 characters. */
+function webhookUrl(allowHttp: boolean) {
+  return z
+    .string({ error: 'must be an https URL' })
+    .max(2048, { error: 'must be at most 2048 characters', abort: true })
+    .refine(
+      (v) => {
+        try {
+          const url = new URL(v);
+          return (url.protocol === 'https:' || (allowHttp && url.protocol === 'http:')) && !url.username && !url.password;
+        } catch {
+          return false;
+        }
+      },
+      { error: allowHttp ? 'must be an http(s) URL without credentials' : 'must be an https URL without credentials' },
+    );
+}
+
 export interface CreateIntentOptions {
   /** Chains the service executes on; omitted: any positive chain id (the gateway's shape check). */
   chainIds?: readonly number[];
+  /** Accept plain-http webhook URLs (local development); default: https only. */
+  allowHttpWebhooks?: boolean;
   /** Clock in ms, for tests. */
   now?: () => number;
 }
@@ -66,6 +86,8 @@ export function createIntentRequestSchema(options: CreateIntentOptions = {}) {
       firstOrFail: optional(boolean()),
       maxSlippageBps: optional(integer(0, 10_000, 'basis points')),
       gasTip: optional(uint256String('wei')),
+      /** Receives an HMAC-signed notification for every status change of the intent. */
+      notificationWebhookUrl: optional(webhookUrl(options.allowHttpWebhooks ?? true)),
     })
     .superRefine((intent, ctx) => {
       const feeBps = intent.feeBps;
@@ -136,6 +158,7 @@ export interface IntentRecord {
   txHash: string | null;
   executedAt: string | null;
   statusReason: string | null;
+  notificationWebhookUrl: string | null;
 }
 
 /** Opaque keyset cursor: the id of the last intent of a page. */

@@ -7,6 +7,8 @@ export const INTENT_SEARCH = 'intent.search';
 export const INTENT_CANCEL = 'intent.cancel';
 /** Answers `{ ok: true }` when the service and its database are up. */
 export const INTENT_HEALTH = 'intent.health';
+/** `{tenantId}` → `{secret}`: the key the tenant's webhooks verify notification signatures with. */
+export const INTENT_NOTIFICATION_SECRET = 'intent.notifications.secret';
 
 /** JetStream stream holding every intent lifecycle event, published from the intent outbox. */
 export const INTENT_EVENTS_STREAM = 'INTENT_EVENTS';

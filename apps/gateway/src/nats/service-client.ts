@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { connect, errors, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
+import { connect, errors, headers as natsHeaders, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import { decodeRpcReply, encodeRpcRequest, ErrorName, REQUEST_ID_HEADER } from '@tradeinfra/contracts';
 import { ENV, type GatewayEnv } from '../config/env.js';
 import { GatewayError } from '../http/gateway-error.js';
@@ -58,6 +58,12 @@ export class ServiceClient implements OnModuleInit, OnModuleDestroy {
     const reply = decodeRpcReply<T>(raw);
     if (!reply.ok) throw GatewayError.from(reply.error);
     return reply.value;
+  }
+
+  /** A plain subscription (for live streams such as the intent events); unsubscribe when done. */
+  subscribe(subject: string): Subscription {
+    if (!this.nc || this.nc.isClosed()) throw unavailable(subject);
+    return this.nc.subscribe(subject);
   }
 
   async onModuleDestroy(): Promise<void> {

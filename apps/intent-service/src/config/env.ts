@@ -31,6 +31,20 @@ const EnvSchema = z.object({
   /** Max age of events kept in the INTENT_EVENTS stream. */
   INTENT_EVENTS_MAX_AGE_HOURS: z.coerce.number().int().min(1).default(24 * 7),
   IDEMPOTENCY_TTL_HOURS: z.coerce.number().int().min(1).default(24),
+  /** Accept http:// notification webhooks (local development); default https only. */
+  WEBHOOK_ALLOW_HTTP: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
+  /** Deliver to webhooks on loopback/private addresses (local development); default refused. */
+  WEBHOOK_ALLOW_PRIVATE: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
+  /** Bound on one webhook delivery attempt. */
+  NOTIFY_TIMEOUT_MS: positiveMs.default(5_000),
+  /** Attempts per notification before it is given up (retries back off up to 5 minutes). */
+  NOTIFY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(25),
   LOG_FORMAT: z.enum(['pretty', 'json']).default('pretty'),
   /** Log every NATS request (subject, x-request-id, outcome, duration). */
   LOG_REQUESTS: z

@@ -1,6 +1,6 @@
 import { createServiceDataSource, runMigrations as runMigrationsLocked } from '@tradeinfra/service-kit';
 import type { DataSource } from 'typeorm';
-import { IdempotencyKeyEntity, IntentEntity } from '../intents/intent.entity.js';
+import { IdempotencyKeyEntity, IntentEntity, SettingEntity } from '../intents/intent.entity.js';
 import { OutboxEventEntity } from '../outbox/outbox.entity.js';
 import type { IntentServiceEnv } from '../config/env.js';
 import { migrations } from './migrations/index.js';
@@ -20,7 +20,7 @@ export function createDataSource(env: DbEnv): DataSource {
     password: env.INTENT_DB_PASSWORD,
     poolSize: env.INTENT_DB_POOL_SIZE,
     schema: SCHEMA,
-    entities: [IntentEntity, IdempotencyKeyEntity, OutboxEventEntity],
+    entities: [IntentEntity, IdempotencyKeyEntity, OutboxEventEntity, SettingEntity],
     migrations,
     appName: 'intent-service',
   });

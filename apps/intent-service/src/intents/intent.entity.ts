@@ -75,11 +75,24 @@ export class IntentEntity {
   @Column('text', { name: 'status_reason', nullable: true })
   statusReason!: string | null;
 
+  @Column('text', { name: 'notification_webhook_url', nullable: true })
+  notificationWebhookUrl!: string | null;
+
   @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
   createdAt!: Date;
 
   @Column('timestamptz', { name: 'updated_at', default: () => 'now()' })
   updatedAt!: Date;
+}
+
+/** Service-wide settings kept in the database (e.g. the notification signing secret). */
+@Entity({ name: 'settings', schema: 'intent' })
+export class SettingEntity {
+  @PrimaryColumn('text')
+  key!: string;
+
+  @Column('text')
+  value!: string;
 }
 
 /** One Idempotency-Key of one tenant, kept for IDEMPOTENCY_TTL_HOURS. */

@@ -31,9 +31,9 @@ export interface SearchQuery {
 
 const INSERT_COLUMNS = `id, tenant_id, status, chain_id, wallet, token_address, bribe, buy_amount, expires_at,
   max_buy_tax, max_sell_tax, min_in, min_out, min_liquidity, fee_bps, fee_recipient, first_or_fail,
-  max_slippage_bps, gas_tip`;
+  max_slippage_bps, gas_tip, notification_webhook_url`;
 const INSERT_VALUES = `$1, $2, 'pending', $3, $4, $5, $6, $7, to_timestamp($8), $9, $10, $11, $12, $13, $14, $15,
-  $16, $17, $18`;
+  $16, $17, $18, $19`;
 
 /**
  * The only class that talks to the intent tables. Every status change is one statement that
@@ -73,11 +73,12 @@ export class IntentsRepository {
       intent.firstOrFail,
       intent.maxSlippageBps,
       intent.gasTip,
+      intent.notificationWebhookUrl,
     ];
     const guard = claim
       ? `k AS (
            INSERT INTO intent.idempotency_keys (tenant_id, key, request_hash, intent_id)
-           VALUES ($2, $19, $20, $1) ON CONFLICT (tenant_id, key) DO NOTHING RETURNING 1
+           VALUES ($2, $20, $21, $1) ON CONFLICT (tenant_id, key) DO NOTHING RETURNING 1
          ),`
       : '';
     if (claim) params.push(claim.key, claim.requestHash);

@@ -34,7 +34,7 @@ export class IntentsService {
     @Inject(ENV) private readonly env: IntentServiceEnv,
     @Inject(CLOCK) clock: Clock,
   ) {
-    this.createSchema = createIntentRequestSchema({ chainIds: env.CHAIN_IDS, now: clock });
+    this.createSchema = createIntentRequestSchema({ chainIds: env.CHAIN_IDS, now: clock, allowHttpWebhooks: env.WEBHOOK_ALLOW_HTTP });
   }
 
   async create(message: CreateIntentMessage): Promise<CreateIntentReply> {

@@ -1,0 +1,61 @@
+import { Controller, Get, Req, Res, UseGuards } from '@nestjs/common';
+import { INTENT_EVENTS_SUBJECTS, INTENT_NOTIFICATION_SECRET, type IntentEvent } from '@tradeinfra/contracts';
+import type { Response } from 'express';
+import { AuthGuard, type AuthenticatedRequest } from '../auth/auth.guard.js';
+import { RequireScope } from '../auth/scopes.js';
+import { requestIdOf } from '../http/request-context.js';
+import { ServiceClient } from '../nats/service-client.js';
+
+const HEARTBEAT_MS = 15_000;
+
+/** Live intent status changes for dashboards, and the key that verifies webhook notifications. */
+@Controller('v1/intents')
+@UseGuards(AuthGuard)
+export class IntentEventsController {
+  constructor(private readonly services: ServiceClient) {}
+
+  /**
+   * Server-sent events: every status change of the tenant's intents from now on (`event:` the
+   * type, `id:` the event id, `data:` the event JSON). A comment every 15 s keeps proxies open.
+   * Live only: a dashboard that reconnects reloads state with search, then listens again.
+   */
+  @Get('events')
+  @RequireScope('intents:read')
+  events(@Req() req: AuthenticatedRequest, @Res() res: Response): void {
+    const tenantId = req.principal.tenantId;
+    const subscription = this.services.subscribe(INTENT_EVENTS_SUBJECTS);
+    res.status(200);
+    res.setHeader('content-type', 'text/event-stream; charset=utf-8');
+    res.setHeader('cache-control', 'no-cache, no-transform');
+    res.setHeader('connection', 'keep-alive');
+    res.setHeader('x-accel-buffering', 'no');
+    res.flushHeaders();
+    res.write(': connected\n\n');
+    const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS);
+    const stop = () => {
+      clearInterval(heartbeat);
+      subscription.unsubscribe();
+    };
+    req.on('close', stop);
+    void (async () => {
+      for await (const msg of subscription) {
+        let event: IntentEvent;
+        try {
+          event = msg.json<IntentEvent>();
+        } catch {
+          continue;
+        }
+        if (event.tenantId !== tenantId) continue;
+        res.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+      }
+      res.end();
+    })();
+  }
+
+  /** The secret this tenant's webhooks verify `x-notification-signature` with. */
+  @Get('notifications/secret')
+  @RequireScope('intents:read')
+  secret(@Req() req: AuthenticatedRequest): Promise<{ secret: string }> {
+    return this.services.request<{ secret: string }>(INTENT_NOTIFICATION_SECRET, { tenantId: req.principal.tenantId }, requestIdOf(req));
+  }
+}
