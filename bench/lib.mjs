@@ -419,13 +419,25 @@ export function pgDataSource(pgPool) {
   return { query: async (sql, params) => (await pgPool.query(sql, params)).rows };
 }
 
-/** The SQL text and parameters `call(repository)` sends, without running it. */
-export async function captureRepositorySql(IntentsRepository, call) {
+/** The built LedgerRepository class (apps/payout-service/dist), same use as loadIntentsRepository. */
+export async function loadLedgerRepository(root) {
+  await import('reflect-metadata');
+  const { pathToFileURL } = await import('node:url');
+  const mod = await import(pathToFileURL(join(root, 'apps', 'payout-service', 'dist', 'ledger', 'ledger.repository.js')).href);
+  if (typeof mod.LedgerRepository !== 'function') throw new Error('apps/payout-service/dist/ledger/ledger.repository.js has no LedgerRepository: build first');
+  return mod.LedgerRepository;
+}
+
+/**
+ * The SQL text and parameters `call(repository)` sends, without running it. `rows` is what the
+ * fake query answers (default none; a method that reads `rows[0]` needs one).
+ */
+export async function captureRepositorySql(IntentsRepository, call, { rows = [] } = {}) {
   let captured = null;
   const repo = new IntentsRepository({
     query: async (sql, params) => {
       captured ??= { sql, params };
-      return [];
+      return rows;
     },
   });
   await call(repo);

@@ -36,6 +36,8 @@ export class ForkedStateManager implements StateManagerInterface {
     private readonly chain: ChainState,
     private readonly blockNumber: bigint,
     private readonly misses: Set<string> | null = null,
+    /** Every chain key this simulation read (`a:<address>`, `s:<address>:<slot>`). */
+    readonly touched: Set<string> = new Set(),
   ) {
     this.originalStorageCache = new OriginalStorageCache(this.getStorage.bind(this));
   }
@@ -87,6 +89,7 @@ export class ForkedStateManager implements StateManagerInterface {
   }
 
   private async baseAccount(address: string): Promise<AccountState> {
+    this.touched.add(`a:${address}`);
     if (!this.misses) return this.chain.account(this.blockNumber, address);
     const cached = this.chain.cachedAccount(this.blockNumber, address);
     if (cached) return cached;
@@ -114,6 +117,7 @@ export class ForkedStateManager implements StateManagerInterface {
       if (value !== undefined) return value;
       if (layer.cleared.has(account)) return EMPTY;
     }
+    this.touched.add(`s:${account}:${slot}`);
     if (!this.misses) return this.chain.storage(this.blockNumber, account, slot);
     const cached = this.chain.cachedStorage(this.blockNumber, account, slot);
     if (cached) return cached;
@@ -156,7 +160,7 @@ export class ForkedStateManager implements StateManagerInterface {
   clearCaches(): void {}
 
   shallowCopy(): StateManagerInterface {
-    const copyOf = new ForkedStateManager(this.chain, this.blockNumber, this.misses);
+    const copyOf = new ForkedStateManager(this.chain, this.blockNumber, this.misses, this.touched);
     copyOf.layers = this.layers.map((layer) => {
       const l = new Layer();
       for (const [k, v] of layer.accounts) l.accounts.set(k, v);

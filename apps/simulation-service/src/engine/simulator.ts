@@ -8,11 +8,13 @@ import { createLegacyTx } from '@ethereumjs/tx';
 import { Account, bytesToHex, createAddressFromString, hexToBytes, toChecksumAddress, type Address } from '@ethereumjs/util';
 import { createVM, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import type { SimulateRequest, SimulatedCall, SimulationCall, SimulationOverrides, SimulationResult } from '@tradeinfra/contracts';
+import { LRUCache } from 'lru-cache';
 import type { BlockEnv, ChainState } from '../chain/chain-state.js';
 import { stripWord } from '../chain/chain-state.js';
 import { SimulationError, SimulationErrorCode, invalid } from '../simulation/simulation.errors.js';
 import { ForkedStateManager } from './forked-state-manager.js';
 import { commonFor, hardforkFor } from './hardforks.js';
+import { installJumpAnalysisCache } from './jump-analysis-cache.js';
 import { decodeRevertReason } from './revert-reason.js';
 import { TransferTracker } from './transfer-tracker.js';
 
@@ -36,14 +38,24 @@ const addr = (a: string) => createAddressFromString(a);
 /** Optimistic runs before falling back to waiting on each miss (each round is one round trip). */
 const OPTIMISTIC_ROUNDS = 12;
 
+/** What bundles of the same shape read, by shape: a cold block then needs one batch, not a round per level. */
+const remembered = new LRUCache<string, string[]>({ max: 10_000 });
+
+/** The shape of a bundle: chain, and each call's sender, target and selector. */
+function shapeOf(chainId: number, request: SimulateRequest): string {
+  return `${chainId}|${request.calls.map((c) => `${c.from}>${c.to ?? 'create'}:${c.data.slice(0, 10)}`).join('|')}`;
+}
+
 export async function simulateBundle(chain: ChainState, request: SimulateRequest, options: SimulateOptions): Promise<SimulationResult> {
+  await installJumpAnalysisCache();
   const started = performance.now();
-  const [block] = await Promise.all([
-    chain.block(request.blockNumber),
-    // With an explicit block, warm the cache in the same round trip as the header.
-    request.blockNumber !== null ? chain.prefetch(request.blockNumber, request.calls) : null,
-  ]);
-  if (request.blockNumber === null) await chain.prefetch(block.number, request.calls);
+  const shape = shapeOf(chain.config.chainId, request);
+  // Warm the cache with what this shape of bundle read before (and with the calls' access
+  // lists); with an explicit block, in the same round trip as the header.
+  const warm = (block: bigint) =>
+    Promise.all([chain.prefetch(block, request.calls), chain.fetchMisses(block, remembered.get(shape) ?? []).catch(() => undefined)]);
+  const [block] = await Promise.all([chain.block(request.blockNumber), request.blockNumber !== null ? warm(request.blockNumber) : null]);
+  if (request.blockNumber === null) await warm(block.number);
 
   // Run the bundle on what the cache holds; every read it lacks is recorded instead of awaited.
   // No miss: the run is exact and is the answer (the warm path). Misses: fetch them all in one
@@ -53,12 +65,14 @@ export async function simulateBundle(chain: ChainState, request: SimulateRequest
     checkDeadline(options.deadline);
     const misses = round < OPTIMISTIC_ROUNDS ? new Set<string>() : null;
     let calls: SimulatedCall[] | undefined;
+    const touched = new Set<string>();
     try {
-      calls = await runBundle(chain, block, request, options, misses);
+      calls = await runBundle(chain, block, request, options, misses, touched);
     } catch (err) {
       if (!misses || misses.size === 0 || err instanceof SimulationError && err.code === SimulationErrorCode.Timeout) throw err;
     }
     if (calls && (!misses || misses.size === 0)) {
+      remembered.set(shape, [...touched]);
       return {
         chainId: chain.config.chainId,
         blockNumber: hexOf(block.number),
@@ -76,9 +90,10 @@ async function runBundle(
   request: SimulateRequest,
   options: SimulateOptions,
   misses: Set<string> | null,
+  touched: Set<string>,
 ): Promise<SimulatedCall[]> {
   const common = commonFor(chain.config, hardforkFor(chain.config, block)).copy();
-  const state = new ForkedStateManager(chain, block.number, misses);
+  const state = new ForkedStateManager(chain, block.number, misses, touched);
   await applyOverrides(state, request.overrides);
 
   const tracker = new TransferTracker();
@@ -95,8 +110,9 @@ async function runBundle(
         return this;
       },
     },
-    evmOpts: { customOpcodes: instrumentedOpcodes(common, tracker, options.deadline) },
+    evmOpts: { customOpcodes: instrumentedOpcodes(common) },
   });
+  (vm.evm as unknown as { [SIM]: SimContext })[SIM] = { tracker, deadline: options.deadline, jumps: 0 };
   vm.evm.events!.on('beforeMessage', (m: Message) => tracker.beforeMessage(m));
   vm.evm.events!.on('afterMessage', (r: EVMResult) => tracker.afterMessage(r));
   const simBlock = buildBlock(block, common);
@@ -212,15 +228,29 @@ function buildBlock(env: BlockEnv, common: Common): Block {
   );
 }
 
+/** What the instrumented opcodes need of the simulation they run in, found through the EVM. */
+interface SimContext {
+  tracker: TransferTracker;
+  deadline: number;
+  jumps: number;
+}
+const SIM = Symbol('simulation');
+const contextOf = (runState: RunState) => (runState.interpreter as unknown as { _evm: { [SIM]: SimContext } })._evm[SIM];
+
+const instrumented = new Map<string, CustomOpcode[]>();
+
 /**
  * SELFDESTRUCT reports its transfer; JUMP/JUMPI check the deadline now and then, so an endless
  * loop with a huge gas limit ends by the clock as well as by gas. Gas and semantics unchanged.
+ * One set per hardfork, shared by every simulation (each finds its own context through its
+ * EVM), which is what lets the jump analysis be cached across simulations.
  */
-function instrumentedOpcodes(common: Common, tracker: TransferTracker, deadline: number): CustomOpcode[] {
+function instrumentedOpcodes(common: Common): CustomOpcode[] {
+  const cached = instrumented.get(common.hardfork());
+  if (cached) return cached;
   common.updateParams(paramsEVM); // what the EVM does on creation; the opcode table needs it now
   const { handlers, dynamicGasHandlers, opcodes } = getOpcodesForHF(common);
-  let jumps = 0;
-  const wrap = (code: number, before: (runState: RunState) => void | Promise<void>): CustomOpcode => {
+  const wrap = (code: number, before: (runState: RunState, sim: SimContext) => void | Promise<void>): CustomOpcode => {
     const original = handlers.get(code)!;
     const info = opcodes.get(code)!;
     return {
@@ -229,24 +259,26 @@ function instrumentedOpcodes(common: Common, tracker: TransferTracker, deadline:
       baseFee: info.fee,
       gasFunction: dynamicGasHandlers.get(code),
       logicFunction: async (runState: RunState, c: Common) => {
-        await before(runState);
+        await before(runState, contextOf(runState));
         return original(runState, c);
       },
     };
   };
-  const checkClock = () => {
-    if (++jumps % 8192 === 0 && performance.now() > deadline) throw new DeadlineExceeded();
+  const checkClock = (_: RunState, sim: SimContext) => {
+    if (++sim.jumps % 8192 === 0 && performance.now() > sim.deadline) throw new DeadlineExceeded();
   };
-  return [
+  const opcodesForFork = [
     wrap(0x56, checkClock),
     wrap(0x57, checkClock),
-    wrap(0xff, async (runState) => {
+    wrap(0xff, async (runState, sim) => {
       const self = runState.interpreter.getAddress();
       const beneficiary = runState.stack.peek(1)[0]!;
       const balance = await runState.interpreter.getExternalBalance(self);
-      tracker.selfdestruct(self.toString(), `0x${beneficiary.toString(16).padStart(40, '0')}`, balance);
+      sim.tracker.selfdestruct(self.toString(), `0x${beneficiary.toString(16).padStart(40, '0')}`, balance);
     }),
   ];
+  instrumented.set(common.hardfork(), opcodesForFork);
+  return opcodesForFork;
 }
 
 function checkDeadline(deadline: number): void {

@@ -1,0 +1,43 @@
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+
+/**
+ * The EVM finds a contract's valid jump destinations by scanning its whole bytecode at every
+ * call frame (a Uniswap router: ~1.3 ms a time). Code read from the chain is the same
+ * Uint8Array for every simulation (it comes from the shared state cache), so the analysis is
+ * kept per code object and hardfork, and dropped with the code when the cache evicts it.
+ *
+ * This is sound only because every opcode handler is the same for all simulations of one
+ * hardfork: the instrumented opcodes find their simulation through the interpreter's EVM
+ * (see simulator.ts), never through a closure.
+ */
+const require = createRequire(import.meta.url);
+const esmInterpreter = pathToFileURL(
+  require.resolve('@ethereumjs/evm').replace(/dist[\\/]cjs[\\/]index\.js$/, 'dist/esm/interpreter.js'),
+).href;
+
+type Analysis = unknown;
+interface InterpreterLike {
+  common: { hardfork(): string };
+  _getValidJumpDestinations(code: Uint8Array): Analysis;
+}
+
+const cache = new WeakMap<Uint8Array, Map<string, Analysis>>();
+let installed = false;
+
+export async function installJumpAnalysisCache(): Promise<void> {
+  if (installed) return;
+  installed = true;
+  const { Interpreter } = (await import(esmInterpreter)) as { Interpreter: { prototype: InterpreterLike } };
+  const analyse = Interpreter.prototype._getValidJumpDestinations;
+  Interpreter.prototype._getValidJumpDestinations = function (this: InterpreterLike, code: Uint8Array): Analysis {
+    const fork = this.common.hardfork();
+    let byFork = cache.get(code);
+    const hit = byFork?.get(fork);
+    if (hit) return hit;
+    const result = analyse.call(this, code);
+    if (!byFork) cache.set(code, (byFork = new Map()));
+    byFork.set(fork, result);
+    return result;
+  };
+}
