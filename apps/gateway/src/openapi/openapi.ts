@@ -236,6 +236,20 @@ export function buildOpenApiDocument(): Json {
           },
         },
       },
+      '/v1/intents/events': {
+        get: {
+          summary: 'Live intent status changes (server-sent events)',
+          description: 'Scope intents:read. text/event-stream of your tenant\'s intent events from now on: `event:` type, `id:` event id, `data:` the event JSON; a comment every 15 s.',
+          responses: { '200': { description: 'An event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } }, ...errorResponses(401, 403, 429, 503) },
+        },
+      },
+      '/v1/intents/notifications/secret': {
+        get: {
+          summary: 'The key that verifies your notification signatures',
+          description: 'Scope intents:read. Webhook notifications carry `x-notification-signature: v1=<hex HMAC-SHA256(secret, "<x-notification-timestamp>.<body>")>`.',
+          responses: { '200': { description: '{secret}' }, ...errorResponses(...COMMON) },
+        },
+      },
       '/v1/simulate': {
         post: {
           summary: 'Simulate a bundle of calls',
