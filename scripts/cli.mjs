@@ -11,6 +11,7 @@ const COMMANDS = {
   'source:create': ['apps/gateway/dist/cli/source.js', 'create'],
   'bench:intents': ['bench/intents.mjs'],
   'bench:simulate': ['bench/simulate.mjs'],
+  'bench:payouts': ['bench/payouts.mjs'],
 };
 
 const [name, ...args] = process.argv.slice(2);

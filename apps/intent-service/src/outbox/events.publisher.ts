@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { INTENT_EVENTS_STREAM, INTENT_EVENTS_SUBJECTS } from '@tradeinfra/contracts';
@@ -10,7 +10,7 @@ const DUPLICATE_WINDOW_MS = 10 * 60 * 1000;
 
 /** JetStream I/O for intent events: its own connection, reconnecting forever. */
 @Injectable()
-export class EventsPublisher implements OnApplicationShutdown {
+export class EventsPublisher implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(EventsPublisher.name);
   private nc: NatsConnection | null = null;
   private js: JetStreamClient | null = null;
@@ -18,7 +18,8 @@ export class EventsPublisher implements OnApplicationShutdown {
 
   constructor(@Inject(ENV) private readonly env: IntentServiceEnv) {}
 
-  async connect(): Promise<void> {
+  /** Connected (and the stream ensured) before any bootstrap hook runs: the relay and the notifier both need it. */
+  async onModuleInit(): Promise<void> {
     this.nc = await connect({
       servers: this.env.NATS_URL,
       name: 'intent-service-outbox',

@@ -25,8 +25,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     this.task = new PeriodicTask('outbox relay', env.OUTBOX_POLL_INTERVAL_MS, () => this.relayOnce(), this.logger);
   }
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.publisher.connect();
+  onApplicationBootstrap(): void {
     this.task.start();
   }
 
