@@ -331,7 +331,7 @@ async function main() {
   dbCreated = true; // from here on, cleanup drops it (IF EXISTS)
   await bootstrapDatabase({ env, database: dbName });
   const baseEnv = { ...env, PGDATABASE: dbName, NATS_URL: nats.url, LOG_FORMAT: 'json', NO_COLOR: '1' };
-  for (const app of ['intent-service', 'gateway']) {
+  for (const app of ['intent-service', 'gateway', 'payout-service']) {
     const out = runNode(`apps/${app}/dist/database/migrate.js`, [], baseEnv);
     log(`  ${out.trim()}`);
   }
@@ -417,6 +417,15 @@ async function main() {
     readyTimeoutMs: 30_000,
   });
   await service.ready;
+  // The gateway is ready only when every service answers; these two stay idle during the bench.
+  for (const other of ['simulation-service', 'payout-service']) {
+    await children.start(other, process.execPath, [join(ROOT, `apps/${other}/dist/main.js`)], {
+      cwd: ROOT,
+      env: productEnv,
+      readyLine: /listening on/,
+      readyTimeoutMs: 30_000,
+    }).ready;
+  }
   const gateway = children.start('gateway', process.execPath, [join(ROOT, 'apps/gateway/dist/main.js')], {
     cwd: ROOT,
     env: { ...productEnv, PORT: String(gatewayPort) },

@@ -102,4 +102,23 @@ describe('intent notifications', () => {
     ]);
     expect(text).not.toContain(foreign.body.id);
   });
+
+  it('caps the event streams one key holds open', async () => {
+    const key = await stack.createKey();
+    const open = (signal: AbortSignal) => fetch(`${stack.baseUrl}/v1/intents/events`, { headers: { 'x-api-key': key }, signal });
+    const controllers = Array.from({ length: 5 }, () => new AbortController());
+    const streams = await Promise.all(controllers.map((c) => open(c.signal)));
+    expect(streams.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    const sixth = await stack.request('GET', '/v1/intents/events', { key });
+    expect(sixth.status).toBe(429);
+    expect(sixth.headers.get('retry-after')).toBe('5');
+    controllers[0]!.abort();
+    await eventually('a slot is free again', async () => {
+      const c = new AbortController();
+      const res = await open(c.signal);
+      c.abort();
+      return res.status === 200;
+    });
+    for (const c of controllers) c.abort();
+  });
 });

@@ -1,17 +1,22 @@
 import { Controller, Get, Req, Res, UseGuards } from '@nestjs/common';
-import { INTENT_EVENTS_SUBJECTS, INTENT_NOTIFICATION_SECRET, type IntentEvent } from '@tradeinfra/contracts';
+import { ErrorName, INTENT_EVENTS_SUBJECTS, INTENT_NOTIFICATION_SECRET, type IntentEvent } from '@tradeinfra/contracts';
 import type { Response } from 'express';
 import { AuthGuard, type AuthenticatedRequest } from '../auth/auth.guard.js';
 import { RequireScope } from '../auth/scopes.js';
+import { GatewayError } from '../http/gateway-error.js';
 import { requestIdOf } from '../http/request-context.js';
 import { ServiceClient } from '../nats/service-client.js';
 
 const HEARTBEAT_MS = 15_000;
+/** Open event streams one API key may hold at once. */
+export const MAX_STREAMS_PER_KEY = 5;
 
 /** Live intent status changes for dashboards, and the key that verifies webhook notifications. */
 @Controller('v1/intents')
 @UseGuards(AuthGuard)
 export class IntentEventsController {
+  private readonly open = new Map<string, number>();
+
   constructor(private readonly services: ServiceClient) {}
 
   /**
@@ -22,8 +27,13 @@ export class IntentEventsController {
   @Get('events')
   @RequireScope('intents:read')
   events(@Req() req: AuthenticatedRequest, @Res() res: Response): void {
-    const tenantId = req.principal.tenantId;
+    const { tenantId, keyId } = req.principal;
+    const streams = this.open.get(keyId) ?? 0;
+    if (streams >= MAX_STREAMS_PER_KEY) {
+      throw new GatewayError(ErrorName.RateLimited, `At most ${MAX_STREAMS_PER_KEY} event streams per API key are open at once`, null, { 'retry-after': '5' });
+    }
     const subscription = this.services.subscribe(INTENT_EVENTS_SUBJECTS);
+    this.open.set(keyId, streams + 1);
     res.status(200);
     res.setHeader('content-type', 'text/event-stream; charset=utf-8');
     res.setHeader('cache-control', 'no-cache, no-transform');
@@ -35,6 +45,9 @@ export class IntentEventsController {
     const stop = () => {
       clearInterval(heartbeat);
       subscription.unsubscribe();
+      const left = (this.open.get(keyId) ?? 1) - 1;
+      if (left > 0) this.open.set(keyId, left);
+      else this.open.delete(keyId);
     };
     req.on('close', stop);
     void (async () => {
