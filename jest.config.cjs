@@ -4,6 +4,7 @@ module.exports = {
   testTimeout: 60_000,
   projects: [
     '<rootDir>/packages/contracts',
+    '<rootDir>/packages/service-kit',
     '<rootDir>/apps/gateway',
     '<rootDir>/apps/intent-service',
     '<rootDir>/apps/simulation-service',

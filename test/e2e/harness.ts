@@ -57,7 +57,9 @@ export class Stack {
 
   static async start(env: Record<string, string> = {}): Promise<Stack> {
     const stack = new Stack(await TestNatsServer.start(), await TestDatabase.create('e2e'));
-    const base = { ...process.env, ...stack.db.env, NATS_URL: stack.nats.url, ...env };
+    // Small pools: two test files run at once on a Postgres with max_connections 100.
+    const pools = { GATEWAY_DB_POOL_SIZE: '4', INTENT_DB_POOL_SIZE: '8', PAYOUT_DB_POOL_SIZE: '8' };
+    const base = { ...process.env, ...pools, ...stack.db.env, NATS_URL: stack.nats.url, ...env };
     stack.baseEnv = base;
     stack.intentEnv = loadIntentEnv(base);
     stack.payoutEnv = loadPayoutEnv(base);

@@ -35,6 +35,16 @@ function isPayloadError(value: unknown): value is PayloadError {
   return typeof (value as PayloadError | null)?.toPayload === 'function';
 }
 
+/** Postgres/socket errors that mean "the database is unavailable", not a bug. */
+const UNAVAILABLE_CODES = new Set(['53300', '53400', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH']);
+
+/** True when the error (or the driver error inside it) says the database cannot be reached right now. */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const e = err as { code?: string; driverError?: { code?: string }; message?: string } | null;
+  const code = e?.driverError?.code ?? e?.code;
+  return (code !== undefined && UNAVAILABLE_CODES.has(code)) || /Connection terminated|timeout exceeded when trying to connect/i.test(e?.message ?? '');
+}
+
 function natsInfo(host: ArgumentsHost | ExecutionContext): { subject: string; requestId: string } {
   const ctx = host.switchToRpc().getContext<unknown>();
   if (!(ctx instanceof NatsContext)) return { subject: 'unknown', requestId: '-' };
@@ -53,6 +63,10 @@ export class AllRpcExceptionsFilter implements RpcExceptionFilter<unknown> {
   catch(exception: unknown, host: ArgumentsHost): Observable<RpcErrorPayload> {
     if (isPayloadError(exception)) return throwError(() => exception.toPayload());
     const { subject, requestId } = natsInfo(host);
+    if (isDatabaseUnavailable(exception)) {
+      this.logger.warn(`database unavailable on ${subject} (request ${requestId}): ${(exception as Error).message}`);
+      return throwError(() => ({ name: ErrorName.ServiceUnavailable, message: 'The database is unavailable; retry shortly', details: null }));
+    }
     this.logger.error(`unhandled error on ${subject} (request ${requestId}): ${(exception as Error)?.stack ?? String(exception)}`);
     return throwError(() => ({ name: ErrorName.Internal, message: 'Internal error', details: { requestId: requestId === '-' ? null : requestId } }));
   }

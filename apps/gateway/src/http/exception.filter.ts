@@ -1,6 +1,7 @@
 import { Catch, HttpException, HttpStatus, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { ContractValidationError, ErrorName } from '@tradeinfra/contracts';
 import type { Request, Response } from 'express';
+import { isDatabaseUnavailable } from '@tradeinfra/service-kit';
 import { GatewayError, sendError } from './gateway-error.js';
 import { requestIdOf } from './request-context.js';
 
@@ -34,6 +35,10 @@ export class HttpErrorFilter implements ExceptionFilter {
       if (status < 500) return new GatewayError(ErrorName.Validation, exception.message);
     }
     const requestId = requestIdOf(req);
+    if (isDatabaseUnavailable(exception)) {
+      this.logger.warn(`database unavailable (request ${requestId}): ${(exception as Error).message}`);
+      return new GatewayError(ErrorName.ServiceUnavailable, 'The database is unavailable; retry shortly', null, { 'retry-after': '1' });
+    }
     this.logger.error(`unhandled error (request ${requestId}): ${(exception as Error)?.stack ?? String(exception)}`);
     return new GatewayError(ErrorName.Internal, 'Internal error', { requestId });
   }
