@@ -133,7 +133,11 @@ describe('payouts end to end', () => {
     const body = { address: '0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed', chainId: 1, asset: 'ETH' };
     const first = await stack.request('POST', `/v1/cashback/source/${src}/payout`, { key: tenantKey, body });
     expect(first.status).toBe(201);
-    const failed = await stack.request('POST', `/v1/cashback/payout/${first.body.id}/status`, { key: admin, body: { status: 'TX_FAILED' } });
+    const status = `/v1/cashback/payout/${first.body.id}/status`;
+    // A payout without a transaction cannot have failed.
+    expect((await stack.request('POST', status, { key: admin, body: { status: 'TX_FAILED' } })).status).toBe(409);
+    await stack.request('POST', status, { key: admin, body: { status: 'TX_PENDING', txHash: hash() } });
+    const failed = await stack.request('POST', status, { key: admin, body: { status: 'TX_FAILED' } });
     expect(failed.body.status).toBe('TX_FAILED');
     const again = await stack.request('POST', `/v1/cashback/source/${src}/payout`, { key: tenantKey, body });
     expect(again.status).toBe(201);

@@ -325,7 +325,7 @@ export function buildOpenApiDocument(): Json {
       '/v1/cashback/payout/{id}/status': {
         post: {
           summary: 'Settle a payout (operators)',
-          description: 'Scope admin. PENDING → TX_PENDING (txHash required) → PAID (its entries become PAID with payoutId set); PENDING or TX_PENDING → TX_FAILED (its entries are released). PAID never changes; anything else is 409.',
+          description: 'Scope admin. PENDING → TX_PENDING (txHash required) → PAID (its entries become PAID with payoutId set); TX_PENDING → TX_FAILED (its entries are released). PAID never changes; anything else is 409.',
           parameters: [idParam],
           requestBody: { required: true, content: json({ $ref: '#/components/schemas/PayoutTransition' }) },
           responses: { '200': { description: 'The payout', content: json({ $ref: '#/components/schemas/Payout' }) }, ...errorResponses(...COMMON, 404, 409) },

@@ -31,9 +31,11 @@ export interface SearchQuery {
 
 const INSERT_COLUMNS = `id, tenant_id, status, chain_id, wallet, token_address, bribe, buy_amount, expires_at,
   max_buy_tax, max_sell_tax, min_in, min_out, min_liquidity, fee_bps, fee_recipient, first_or_fail,
-  max_slippage_bps, gas_tip, notification_webhook_url`;
+  max_slippage_bps, gas_tip, notification_webhook_url, created_at, updated_at`;
+/** created_at is the instant in the id (UUIDv7), so newest-first by id is newest-first by createdAt. */
+const CREATED_AT = `to_timestamp(('x' || substr(replace($1::uuid::text, '-', ''), 1, 12))::bit(48)::bigint / 1000.0)`;
 const INSERT_VALUES = `$1, $2, 'pending', $3, $4, $5, $6, $7, to_timestamp($8), $9, $10, $11, $12, $13, $14, $15,
-  $16, $17, $18, $19`;
+  $16, $17, $18, $19, ${CREATED_AT}, ${CREATED_AT}`;
 
 /**
  * The only class that talks to the intent tables. Every status change is one statement that

@@ -27,8 +27,11 @@ export class LedgerRepository {
     if (rows.length === 0) return 0;
     const col = <T>(pick: (r: { id: string; event: MevCaptureEvent }) => T) => rows.map(pick);
     const inserted: unknown[] = await this.db.query(
-      `INSERT INTO payout.entries (id, event_id, chain_id, reference, source_id, generated_by_source_id, asset, amount, type, status, occurred_at)
-       SELECT id, event_id, chain_id, reference, source_id, generated_by, asset, amount, type, 'PENDING', occurred_at
+      // created_at is the instant in the id (UUIDv7): listing newest-first by id is then also
+      // newest-first by createdAt, whichever replica inserted first.
+      `INSERT INTO payout.entries (id, event_id, chain_id, reference, source_id, generated_by_source_id, asset, amount, type, status, occurred_at, created_at)
+       SELECT id, event_id, chain_id, reference, source_id, generated_by, asset, amount, type, 'PENDING', occurred_at,
+              to_timestamp(('x' || substr(replace(id::text, '-', ''), 1, 12))::bit(48)::bigint / 1000.0)
        FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::numeric[], $9::text[], $10::timestamptz[])
          AS t(id, event_id, chain_id, reference, source_id, generated_by, asset, amount, type, occurred_at)
        ON CONFLICT (event_id) DO NOTHING

@@ -46,7 +46,9 @@ export class LedgerService {
 
   /** Applies a batch of valid events; returns how many made a new entry (the rest were seen before). */
   apply(events: MevCaptureEvent[]): Promise<number> {
-    return this.ledger.insertEntries(events.map((event) => ({ id: uuidv7(), event })));
+    // Sorted by event id: replicas inserting overlapping batches take row locks in one order.
+    const sorted = [...events].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return this.ledger.insertEntries(sorted.map((event) => ({ id: uuidv7(), event })));
   }
 
   /** An operator's record: same validation and idempotency as the stream. */

@@ -72,7 +72,8 @@ export class MevConsumer implements OnApplicationBootstrap, OnModuleDestroy, OnA
       await jsm.consumers.add(MEV_CAPTURE_STREAM, {
         durable_name: CONSUMER_NAME,
         ack_policy: AckPolicy.Explicit,
-        ack_wait: 30_000 * NANOS_PER_MS,
+        // Short: messages held by a replica that died come back within seconds (dedupe makes a retry harmless).
+        ack_wait: 10_000 * NANOS_PER_MS,
         max_ack_pending: 20_000,
       });
     }

@@ -91,12 +91,12 @@ export class PayoutsRepository {
     return rows[0]?.json ?? null;
   }
 
-  /** PENDING or TX_PENDING → TX_FAILED; its entries are released (claimable again). */
+  /** TX_PENDING → TX_FAILED (its transaction failed); its entries are released (claimable again). */
   async markFailed(id: string): Promise<string | null> {
     const rows: { json: string }[] = await this.db.query(
       `WITH p AS (
          UPDATE payout.payouts AS x SET status = 'TX_FAILED', updated_at = now()
-         WHERE x.id = $1 AND x.status IN ('PENDING', 'TX_PENDING') RETURNING payout.payout_json(x)::text AS json
+         WHERE x.id = $1 AND x.status = 'TX_PENDING' RETURNING payout.payout_json(x)::text AS json
        ),
        e AS (
          UPDATE payout.entries SET claimed_by = NULL
