@@ -14,7 +14,7 @@
 // Prints a table on stdout and writes bench/results/intents.json. See bench/README.md.
 import { spawnSync } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,11 +23,12 @@ import pg from 'pg';
 import { adminConfig, bootstrapDatabase } from '../infra/postgres/bootstrap.mjs';
 import { natsReachable, withDefaults } from '../scripts/lib.mjs';
 import {
+  BenchRun,
   captureRepositorySql,
-  Children,
   cpuMeter,
   envInt,
   freePort,
+  ident,
   loadIntentsRepository,
   log,
   logIssues,
@@ -35,6 +36,7 @@ import {
   percentile,
   round,
   runLoad,
+  runNodeScript,
   sleep,
   waitFor200,
 } from './lib.mjs';
@@ -69,86 +71,19 @@ const SEED_MIX = [
 
 const env = withDefaults(process.env);
 const startedAt = new Date();
-const tmp = mkdtempSync(join(os.tmpdir(), 'ti-bench-'));
-const children = new Children(tmp);
-const pools = [];
+const run = new BenchRun({ name: 'intents', env, maxSeconds: P.maxSeconds, applicationName: 'bench' });
+const { tmp, children } = run;
 let dbName = null;
-let dbCreated = false;
-let failed = false;
-let cleanupPromise = null;
-let aborting = false;
-
-// ---------------------------------------------------------------- cleanup, signals, time bound
-
-function cleanup() {
-  cleanupPromise ??= (async () => {
-    await children.stopAll().catch(() => {});
-    await Promise.all(pools.map((p) => p.end().catch(() => {})));
-    if (dbCreated) {
-      const admin = new pg.Client(adminConfig(env));
-      try {
-        await admin.connect();
-        await admin.query(`DROP DATABASE IF EXISTS ${ident(dbName)} WITH (FORCE)`);
-        log(`dropped database ${dbName}`);
-      } catch (err) {
-        log(`could not drop database ${dbName}: ${err.message} (drop it by hand)`);
-      } finally {
-        await admin.end().catch(() => {});
-      }
-    }
-    if ((failed && children.list.length > 0) || process.env.BENCH_KEEP_LOGS === '1') {
-      log(`child logs kept in ${tmp}`);
-      rmSync(join(tmp, 'nats'), { recursive: true, force: true });
-    } else {
-      rmSync(tmp, { recursive: true, force: true });
-    }
-  })();
-  return cleanupPromise;
-}
-
-async function abort(reason, code) {
-  if (aborting) {
-    children.killAllNow();
-    process.exit(code);
-  }
-  aborting = true;
-  failed = true;
-  for (const e of children.list) e.expectedExit = true; // a terminal's Ctrl-C reaches them too
-  log(`${reason}: stopping children and dropping the bench database (Ctrl-C again to force)`);
-  await cleanup();
-  process.exit(code);
-}
-
-process.on('SIGINT', () => void abort('interrupted', 130));
-process.on('SIGTERM', () => void abort('terminated', 143));
-process.on('SIGHUP', () => void abort('hang-up', 129));
-process.on('exit', () => children.killAllNow());
-const deadline = setTimeout(() => void abort(`time bound of ${P.maxSeconds} s reached (BENCH_MAX_SECONDS)`, 124), P.maxSeconds * 1000);
 
 // ---------------------------------------------------------------- small helpers
 
-function ident(name) {
-  return `"${String(name).replaceAll('"', '""')}"`;
-}
+const pool = (database, max) => run.pool(database, max);
+const runNode = (script, args, childEnv) => runNodeScript(ROOT, script, args, childEnv);
+const step = (title) => run.step(title);
 
-function pool(database, max = 2) {
-  const p = new pg.Pool({ ...adminConfig(env, database), max, application_name: 'bench' });
-  p.on('error', () => {});
-  pools.push(p);
-  return p;
-}
 
-function runNode(script, args, childEnv) {
-  const r = spawnSync(process.execPath, [join(ROOT, script), ...args], { cwd: ROOT, env: childEnv, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`${script} ${args.join(' ')} failed (exit ${r.status ?? r.signal}):\n${r.stdout}${r.stderr}`);
-  return r.stdout;
-}
 
-function step(title) {
-  if (aborting) throw new Error('aborted');
-  children.assertAlive();
-  log(title);
-}
+
 
 function phaseLimitMs() {
   return P.phaseMaxSeconds * 1000;
@@ -265,7 +200,7 @@ async function seed(db, tenantId) {
   const batch = 100_000;
   const t0 = performance.now();
   for (let from = 0; from < P.seedRows; from += batch) {
-    if (aborting) throw new Error('aborted');
+    if (run.aborting) throw new Error('aborted');
     const to = Math.min(P.seedRows, from + batch) - 1;
     await db.query(SEED_SQL, [from, to, tenantId, wallets, startMs, stepMs, TOKEN, wallets.length]);
     log(`  seeded ${(to + 1).toLocaleString('en-US')} / ${P.seedRows.toLocaleString('en-US')} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
@@ -331,7 +266,7 @@ async function main() {
 
   dbName = `ti_bench_${process.pid}_${randomBytes(4).toString('hex')}`;
   step(`creating database ${dbName}`);
-  dbCreated = true; // from here on, cleanup drops it (IF EXISTS)
+  run.useDatabase(dbName); // from here on, cleanup drops it (IF EXISTS)
   await bootstrapDatabase({ env, database: dbName });
   const baseEnv = { ...env, PGDATABASE: dbName, NATS_URL: nats.url, LOG_FORMAT: 'json', NO_COLOR: '1' };
   for (const app of ['intent-service', 'gateway', 'payout-service']) {
@@ -853,21 +788,20 @@ try {
   writeFileSync(RESULTS, `${JSON.stringify(json, null, 2)}\n`);
   process.stdout.write(`${text}\nresults: ${relative(process.cwd(), RESULTS) || RESULTS} (${RESULTS})\n`);
   if (errors > 0) {
-    failed = true;
+    run.failed = true;
     exitCode = 1;
   } else if (process.env.BENCH_STRICT === '1' && !Object.values(targets).every((t) => t.met)) {
     exitCode = 3;
   }
 } catch (err) {
-  if (!aborting) {
-    failed = true;
+  if (!run.aborting) {
+    run.failed = true;
     exitCode = 1;
     log(`bench failed: ${process.env.BENCH_DEBUG === '1' ? err.stack : err.message}`);
   }
 } finally {
-  if (!aborting) {
-    clearTimeout(deadline);
-    await cleanup();
+  if (!run.aborting) {
+    await run.finish();
   }
 }
-if (!aborting) process.exit(exitCode);
+if (!run.aborting) process.exit(exitCode);

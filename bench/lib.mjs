@@ -1,11 +1,13 @@
 // Helpers for bench/intents.mjs: free ports, child processes, a keep-alive HTTP load
 // generator with latency percentiles, and per-process CPU accounting from /proc.
-import { spawn } from 'node:child_process';
-import { createWriteStream, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import pg from 'pg';
+import { adminConfig } from '../infra/postgres/bootstrap.mjs';
 
 export function log(line) {
   process.stderr.write(`\x1b[35m◆\x1b[0m ${line}\n`);
@@ -443,4 +445,114 @@ export async function captureRepositorySql(IntentsRepository, call, { rows = [] 
   await call(repo);
   if (!captured) throw new Error('the repository sent no SQL');
   return captured;
+}
+
+// ---------------------------------------------------------------- the life of one bench run
+
+export function ident(name) {
+  return `"${String(name).replaceAll('"', '""')}"`;
+}
+
+/** Runs `node <root>/<script> args` to completion; its stdout, or an error with both outputs. */
+export function runNodeScript(root, script, args, childEnv) {
+  const r = spawnSync(process.execPath, [join(root, script), ...args], { cwd: root, env: childEnv, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`${script} ${args.join(' ')} failed (exit ${r.status ?? r.signal}):\n${r.stdout}${r.stderr}`);
+  return r.stdout;
+}
+
+/**
+ * One bench run: a temp folder for child logs, the children, the pg pools and the bench
+ * database. Ctrl-C, SIGTERM, SIGHUP and the time bound (BENCH_MAX_SECONDS) all stop the
+ * children and drop the database; `onCleanup` adds what a bench opens itself (NATS clients,
+ * proxies). `finish()` does the same at the normal end.
+ */
+export class BenchRun {
+  constructor({ name, env, maxSeconds, applicationName }) {
+    this.env = env;
+    this.applicationName = applicationName;
+    this.tmp = mkdtempSync(join(os.tmpdir(), `ti-bench-${name}-`));
+    this.children = new Children(this.tmp);
+    this.pools = [];
+    this.hooks = [];
+    this.dbName = null;
+    this.failed = false;
+    this.aborting = false;
+    this.cleanupPromise = null;
+    process.on('SIGINT', () => void this.abort('interrupted', 130));
+    process.on('SIGTERM', () => void this.abort('terminated', 143));
+    process.on('SIGHUP', () => void this.abort('hang-up', 129));
+    process.on('exit', () => this.children.killAllNow());
+    this.deadline = setTimeout(() => void this.abort(`time bound of ${maxSeconds} s reached (BENCH_MAX_SECONDS)`, 124), maxSeconds * 1000);
+  }
+
+  onCleanup(hook) {
+    this.hooks.push(hook);
+  }
+
+  /** From now on, cleanup drops this database (IF EXISTS). */
+  useDatabase(name) {
+    this.dbName = name;
+  }
+
+  pool(database, max = 2) {
+    const p = new pg.Pool({ ...adminConfig(this.env, database), max, application_name: this.applicationName });
+    p.on('error', () => {});
+    this.pools.push(p);
+    return p;
+  }
+
+  step(title) {
+    if (this.aborting) throw new Error('aborted');
+    this.children.assertAlive();
+    log(title);
+  }
+
+  cleanup() {
+    this.cleanupPromise ??= (async () => {
+      for (const hook of this.hooks) await Promise.resolve().then(hook).catch(() => {});
+      await this.children.stopAll().catch(() => {});
+      // Not awaited first: a pool waits for its busy clients, and a seeding statement or an index
+      // build can run for a minute. DROP … WITH (FORCE) ends them.
+      const ending = Promise.all(this.pools.map((p) => p.end().catch(() => {})));
+      if (this.dbName) {
+        const admin = new pg.Client(adminConfig(this.env));
+        try {
+          await admin.connect();
+          await admin.query(`DROP DATABASE IF EXISTS ${ident(this.dbName)} WITH (FORCE)`);
+          log(`dropped database ${this.dbName}`);
+        } catch (err) {
+          log(`could not drop database ${this.dbName}: ${err.message} (drop it by hand)`);
+        } finally {
+          await admin.end().catch(() => {});
+        }
+      }
+      await Promise.race([ending, sleep(5_000)]);
+      if ((this.failed && this.children.list.length > 0) || process.env.BENCH_KEEP_LOGS === '1') {
+        log(`child logs kept in ${this.tmp}`);
+        rmSync(join(this.tmp, 'nats'), { recursive: true, force: true });
+      } else {
+        rmSync(this.tmp, { recursive: true, force: true });
+      }
+    })();
+    return this.cleanupPromise;
+  }
+
+  async abort(reason, code) {
+    if (this.aborting) {
+      this.children.killAllNow();
+      process.exit(code);
+    }
+    this.aborting = true;
+    this.failed = true;
+    for (const e of this.children.list) e.expectedExit = true; // a terminal's Ctrl-C reaches them too
+    log(`${reason}: stopping children and dropping the bench database (Ctrl-C again to force)`);
+    await this.cleanup();
+    process.exit(code);
+  }
+
+  /** The normal end: stop the clock, clean up. */
+  async finish() {
+    clearTimeout(this.deadline);
+    await this.cleanup();
+  }
 }

@@ -13,7 +13,7 @@
 // Prints a table on stdout and writes bench/results/simulate.json. See bench/README.md.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -23,7 +23,22 @@ import pg from 'pg';
 import { adminConfig, bootstrapDatabase } from '../infra/postgres/bootstrap.mjs';
 import { natsReachable, withDefaults } from '../scripts/lib.mjs';
 import { startDelayProxy } from './delay-proxy.mjs';
-import { Children, cpuMeter, envInt, freePort, log, logIssues, natsServerBinary, percentile, request, round, runLoad, waitFor200 } from './lib.mjs';
+import {
+  BenchRun,
+  cpuMeter,
+  envInt,
+  freePort,
+  ident,
+  log,
+  logIssues,
+  natsServerBinary,
+  percentile,
+  request,
+  round,
+  runLoad,
+  runNodeScript,
+  waitFor200,
+} from './lib.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS = join(ROOT, 'bench', 'results', 'simulate.json');
@@ -54,91 +69,24 @@ const SWAP_AMOUNT_IN = 10n ** 18n;
 
 const env = withDefaults(process.env);
 const startedAt = new Date();
-const tmp = mkdtempSync(join(os.tmpdir(), 'ti-bench-sim-'));
-const children = new Children(tmp);
-const pools = [];
+const run = new BenchRun({ name: 'sim', env, maxSeconds: P.maxSeconds, applicationName: 'bench' });
+const { tmp, children } = run;
 /** Every delay proxy started (closed on cleanup); `proxy` is the one the running cold service uses. */
 const proxies = [];
 let proxy = null;
-let dbName = null;
-let dbCreated = false;
-let failed = false;
-let cleanupPromise = null;
-let aborting = false;
 let profileDir = null;
-
-// ---------------------------------------------------------------- cleanup, signals, time bound
-
-function cleanup() {
-  cleanupPromise ??= (async () => {
-    await children.stopAll().catch(() => {});
-    await Promise.all(proxies.map((p) => p.close().catch(() => {})));
-    await Promise.all(pools.map((p) => p.end().catch(() => {})));
-    if (dbCreated) {
-      const admin = new pg.Client(adminConfig(env));
-      try {
-        await admin.connect();
-        await admin.query(`DROP DATABASE IF EXISTS ${ident(dbName)} WITH (FORCE)`);
-        log(`dropped database ${dbName}`);
-      } catch (err) {
-        log(`could not drop database ${dbName}: ${err.message} (drop it by hand)`);
-      } finally {
-        await admin.end().catch(() => {});
-      }
-    }
-    if ((failed && children.list.length > 0) || process.env.BENCH_KEEP_LOGS === '1') {
-      log(`child logs kept in ${tmp}`);
-      rmSync(join(tmp, 'nats'), { recursive: true, force: true });
-    } else {
-      rmSync(tmp, { recursive: true, force: true });
-    }
-  })();
-  return cleanupPromise;
-}
-
-async function abort(reason, code) {
-  if (aborting) {
-    children.killAllNow();
-    process.exit(code);
-  }
-  aborting = true;
-  failed = true;
-  for (const e of children.list) e.expectedExit = true; // a terminal's Ctrl-C reaches them too
-  log(`${reason}: stopping children and dropping the bench database (Ctrl-C again to force)`);
-  await cleanup();
-  process.exit(code);
-}
-
-process.on('SIGINT', () => void abort('interrupted', 130));
-process.on('SIGTERM', () => void abort('terminated', 143));
-process.on('SIGHUP', () => void abort('hang-up', 129));
-process.on('exit', () => children.killAllNow());
-const deadline = setTimeout(() => void abort(`time bound of ${P.maxSeconds} s reached (BENCH_MAX_SECONDS)`, 124), P.maxSeconds * 1000);
+run.onCleanup(() => Promise.all(proxies.map((p) => p.close())));
+let dbName = null;
 
 // ---------------------------------------------------------------- small helpers
 
-function ident(name) {
-  return `"${String(name).replaceAll('"', '""')}"`;
-}
+const pool = (database, max) => run.pool(database, max);
+const runNode = (script, args, childEnv) => runNodeScript(ROOT, script, args, childEnv);
+const step = (title) => run.step(title);
 
-function pool(database, max = 2) {
-  const p = new pg.Pool({ ...adminConfig(env, database), max, application_name: 'bench' });
-  p.on('error', () => {});
-  pools.push(p);
-  return p;
-}
 
-function runNode(script, args, childEnv) {
-  const r = spawnSync(process.execPath, [join(ROOT, script), ...args], { cwd: ROOT, env: childEnv, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`${script} ${args.join(' ')} failed (exit ${r.status ?? r.signal}):\n${r.stdout}${r.stderr}`);
-  return r.stdout;
-}
 
-function step(title) {
-  if (aborting) throw new Error('aborted');
-  children.assertAlive();
-  log(title);
-}
+
 
 const hex = (n) => `0x${BigInt(n).toString(16)}`;
 
@@ -516,7 +464,7 @@ async function coldRun(label, gatewayPort, key, node, w, mode, describe) {
   let timeBoundHit = false;
   try {
     for (let i = 0; i < P.coldSamples; i++) {
-      if (aborting) throw new Error('aborted');
+      if (run.aborting) throw new Error('aborted');
       if (performance.now() > limit) {
         timeBoundHit = true;
         break;
@@ -661,7 +609,7 @@ async function main() {
   log(`  NATS ${nats.private ? `private nats-server at ${nats.url}` : `shared at ${nats.url}`}`);
   dbName = `ti_bench_${process.pid}_${randomBytes(4).toString('hex')}`;
   step(`creating database ${dbName}`);
-  dbCreated = true; // from here on, cleanup drops it (IF EXISTS)
+  run.useDatabase(dbName); // from here on, cleanup drops it (IF EXISTS)
   await bootstrapDatabase({ env, database: dbName });
   // No chain settings of the caller's leak into the services: the bench sets RPC_URL_1 itself.
   const cleanEnv = Object.fromEntries(Object.entries(env).filter(([k]) => !/^(RPC_URL|HARDFORK)_\d+$/.test(k)));
@@ -853,7 +801,7 @@ async function main() {
         `proxy ${proxy.url} (the running simulation service's RPC), NATS ${nats.url}, database ${dbName}; contracts ${JSON.stringify(chain.contracts)}, accounts ${JSON.stringify(chain.accounts)}`,
     );
     const until = Date.now() + hold * 1000;
-    while (Date.now() < until && !aborting) await new Promise((r) => setTimeout(r, 500));
+    while (Date.now() < until && !run.aborting) await new Promise((r) => setTimeout(r, 500));
   }
   step('stopping children');
   await children.stopAll();
@@ -1071,21 +1019,20 @@ try {
   writeFileSync(RESULTS, `${JSON.stringify(json, null, 2)}\n`);
   process.stdout.write(`${text}\nresults: ${relative(process.cwd(), RESULTS) || RESULTS} (${RESULTS})\n`);
   if (errors > 0) {
-    failed = true;
+    run.failed = true;
     exitCode = 1;
   } else if (process.env.BENCH_STRICT === '1' && !Object.values(targets).every((t) => t.met)) {
     exitCode = 3;
   }
 } catch (err) {
-  if (!aborting) {
-    failed = true;
+  if (!run.aborting) {
+    run.failed = true;
     exitCode = 1;
     log(`bench failed: ${process.env.BENCH_DEBUG === '1' ? err.stack : err.message}`);
   }
 } finally {
-  if (!aborting) {
-    clearTimeout(deadline);
-    await cleanup();
+  if (!run.aborting) {
+    await run.finish();
   }
 }
-if (!aborting) process.exit(exitCode);
+if (!run.aborting) process.exit(exitCode);
