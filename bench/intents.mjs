@@ -12,7 +12,6 @@
 //      and the same 1- and 10-wallet queries straight on Postgres (the database's share)
 //   6. EXPLAIN (ANALYZE, BUFFERS) of the repository's search (and fetch) SQL
 // Prints a table on stdout and writes bench/results/intents.json. See bench/README.md.
-import { spawnSync } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -20,19 +19,17 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getAddress } from 'ethers';
 import pg from 'pg';
-import { adminConfig, bootstrapDatabase } from '../infra/postgres/bootstrap.mjs';
-import { natsReachable, withDefaults } from '../scripts/lib.mjs';
+import { bootstrapDatabase } from '../infra/postgres/bootstrap.mjs';
+import { withDefaults } from '../scripts/lib.mjs';
 import {
   BenchRun,
   captureRepositorySql,
   cpuMeter,
   envInt,
   freePort,
-  ident,
   loadIntentsRepository,
   log,
   logIssues,
-  natsServerBinary,
   percentile,
   round,
   runLoad,
@@ -99,65 +96,10 @@ function pickDistinct(array, n) {
   return [...chosen];
 }
 
-function pidAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err.code === 'EPERM';
-  }
-}
 
-/** Drops bench databases whose bench process is gone and that nobody is connected to. */
-async function dropLeftovers() {
-  const admin = new pg.Client(adminConfig(env));
-  await admin.connect();
-  try {
-    const { rows } = await admin.query(
-      `SELECT d.datname FROM pg_database d
-       WHERE d.datname ~ '^ti_bench_[0-9]+_[0-9a-f]+$'
-         AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = d.datname)`,
-    );
-    for (const { datname } of rows) {
-      const pid = Number(datname.split('_')[2]);
-      if (pid === process.pid || pidAlive(pid)) continue;
-      await admin.query(`DROP DATABASE IF EXISTS ${ident(datname)} WITH (FORCE)`);
-      log(`dropped ${datname}, left over by an earlier bench run that did not finish`);
-    }
-  } finally {
-    await admin.end();
-  }
-}
 
 // ---------------------------------------------------------------- NATS
 
-async function startNats() {
-  const binary = process.env.BENCH_SHARED_NATS === '1' ? null : natsServerBinary();
-  if (binary) {
-    const port = await freePort();
-    const store = join(tmp, 'nats');
-    mkdirSync(store, { recursive: true });
-    const entry = children.start('nats-server', binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', store], {
-      readyLine: /Server is ready/,
-      readyTimeoutMs: 15_000,
-    });
-    await entry.ready;
-    const version = spawnSync(binary, ['--version'], { encoding: 'utf8' }).stdout?.trim() ?? null;
-    return { url: `nats://127.0.0.1:${port}`, private: true, binary, version, pid: entry.child.pid };
-  }
-  const url = env.NATS_URL;
-  if (!(await natsReachable(url))) {
-    throw new Error(
-      `${process.env.BENCH_SHARED_NATS === '1' ? 'BENCH_SHARED_NATS=1' : 'no nats-server binary (PATH, /usr/sbin, NATS_SERVER_BIN)'} and NATS is not reachable at ${url}: ` +
-        'install nats-server or start one with JetStream (`nats-server -js`), or set NATS_URL',
-    );
-  }
-  log(
-    `WARNING: ${process.env.BENCH_SHARED_NATS === '1' ? 'BENCH_SHARED_NATS=1' : 'no nats-server binary'}, using the shared NATS at ${url}. A running \`npm start\` or another bench ` +
-      'in the same `intent-service` queue group would answer some requests from ITS database: stop them first.',
-  );
-  return { url, private: false, binary: null, version: null, pid: null };
-}
 
 // ---------------------------------------------------------------- seeding
 
@@ -258,10 +200,10 @@ async function explain(db, IntentsRepository, call) {
 
 async function main() {
   const results = { scenarios: {}, notes: [] };
-  await dropLeftovers();
+  await run.dropLeftovers();
 
   step('starting NATS');
-  const nats = await startNats();
+  const nats = await run.startNats();
   log(`  NATS ${nats.private ? `private nats-server at ${nats.url}` : `shared at ${nats.url}`}`);
 
   dbName = `ti_bench_${process.pid}_${randomBytes(4).toString('hex')}`;

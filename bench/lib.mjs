@@ -1,13 +1,14 @@
-// Helpers for bench/intents.mjs: free ports, child processes, a keep-alive HTTP load
+// Helpers for the benchmarks (intents, simulate, payouts): a run's life (BenchRun), free ports,
 // generator with latency percentiles, and per-process CPU accounting from /proc.
 import { spawn, spawnSync } from 'node:child_process';
-import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
 import { adminConfig } from '../infra/postgres/bootstrap.mjs';
+import { natsReachable } from '../scripts/lib.mjs';
 
 export function log(line) {
   process.stderr.write(`\x1b[35m◆\x1b[0m ${line}\n`);
@@ -449,6 +450,15 @@ export async function captureRepositorySql(IntentsRepository, call, { rows = [] 
 
 // ---------------------------------------------------------------- the life of one bench run
 
+function pidAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === 'EPERM';
+  }
+}
+
 export function ident(name) {
   return `"${String(name).replaceAll('"', '""')}"`;
 }
@@ -548,6 +558,57 @@ export class BenchRun {
     log(`${reason}: stopping children and dropping the bench database (Ctrl-C again to force)`);
     await this.cleanup();
     process.exit(code);
+  }
+
+  /** Drops bench databases whose bench process is gone and that nobody is connected to. */
+  async dropLeftovers() {
+    const admin = new pg.Client(adminConfig(this.env));
+    await admin.connect();
+    try {
+      const { rows } = await admin.query(
+        `SELECT d.datname FROM pg_database d
+         WHERE d.datname ~ '^ti_bench_[0-9]+_[0-9a-f]+$'
+           AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = d.datname)`,
+      );
+      for (const { datname } of rows) {
+        const pid = Number(datname.split('_')[2]);
+        if (pid === process.pid || pidAlive(pid)) continue;
+        await admin.query(`DROP DATABASE IF EXISTS ${ident(datname)} WITH (FORCE)`);
+        log(`dropped ${datname}, left over by an earlier bench run that did not finish`);
+      }
+    } finally {
+      await admin.end();
+    }
+  }
+
+  /**
+   * A private nats-server with JetStream (its store in this run's temp folder), or, with
+   * BENCH_SHARED_NATS=1 or no binary, the shared NATS_URL (with a warning).
+   */
+  async startNats() {
+    const binary = process.env.BENCH_SHARED_NATS === '1' ? null : natsServerBinary();
+    if (binary) {
+      const port = await freePort();
+      const store = join(this.tmp, 'nats');
+      mkdirSync(store, { recursive: true });
+      const entry = this.children.start('nats-server', binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', store], {
+        readyLine: /Server is ready/,
+        readyTimeoutMs: 15_000,
+      });
+      await entry.ready;
+      const version = spawnSync(binary, ['--version'], { encoding: 'utf8' }).stdout?.trim() ?? null;
+      return { url: `nats://127.0.0.1:${port}`, private: true, binary, version, pid: entry.child.pid };
+    }
+    const url = this.env.NATS_URL;
+    const why = process.env.BENCH_SHARED_NATS === '1' ? 'BENCH_SHARED_NATS=1' : 'no nats-server binary (PATH, /usr/sbin, NATS_SERVER_BIN)';
+    if (!(await natsReachable(url))) {
+      throw new Error(`${why} and NATS is not reachable at ${url}: install nats-server or start one with JetStream (\`nats-server -js\`), or set NATS_URL`);
+    }
+    log(
+      `WARNING: ${why}, using the shared NATS at ${url}. A running \`npm start\` or another bench on it would take part in ` +
+        'this run (same queue groups, streams and consumers): stop them first.',
+    );
+    return { url, private: false, binary: null, version: null, pid: null };
   }
 
   /** The normal end: stop the clock, clean up. */

@@ -11,7 +11,6 @@
 //   4. ingestion: stop the payout service, publish BENCH_INGEST_EVENTS MEV-capture events to
 //      JetStream, start it again and time how fast it applies them
 // Prints a table on stdout and writes bench/results/payouts.json. See bench/README.md.
-import { spawnSync } from 'node:child_process';
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -21,8 +20,8 @@ import { fileURLToPath } from 'node:url';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect as natsConnect } from '@nats-io/transport-node';
 import pg from 'pg';
-import { adminConfig, bootstrapDatabase } from '../infra/postgres/bootstrap.mjs';
-import { natsReachable, withDefaults } from '../scripts/lib.mjs';
+import { bootstrapDatabase } from '../infra/postgres/bootstrap.mjs';
+import { withDefaults } from '../scripts/lib.mjs';
 import {
   BenchRun,
   captureRepositorySql,
@@ -33,7 +32,6 @@ import {
   loadLedgerRepository,
   log,
   logIssues,
-  natsServerBinary,
   percentile,
   request,
   round,
@@ -107,14 +105,6 @@ function shuffle(array) {
   return array;
 }
 
-function pidAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err.code === 'EPERM';
-  }
-}
 
 function secondsSince(t0) {
   return (performance.now() - t0) / 1000;
@@ -126,56 +116,9 @@ function uuidFloor(ms) {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7000-8000-000000000000`;
 }
 
-/** Drops bench databases whose bench process is gone and that nobody is connected to. */
-async function dropLeftovers() {
-  const admin = new pg.Client(adminConfig(env));
-  await admin.connect();
-  try {
-    const { rows } = await admin.query(
-      `SELECT d.datname FROM pg_database d
-       WHERE d.datname ~ '^ti_bench_[0-9]+_[0-9a-f]+$'
-         AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = d.datname)`,
-    );
-    for (const { datname } of rows) {
-      const pid = Number(datname.split('_')[2]);
-      if (pid === process.pid || pidAlive(pid)) continue;
-      await admin.query(`DROP DATABASE IF EXISTS ${ident(datname)} WITH (FORCE)`);
-      log(`dropped ${datname}, left over by an earlier bench run that did not finish`);
-    }
-  } finally {
-    await admin.end();
-  }
-}
 
 // ---------------------------------------------------------------- NATS
 
-async function startNats() {
-  const binary = process.env.BENCH_SHARED_NATS === '1' ? null : natsServerBinary();
-  if (binary) {
-    const port = await freePort();
-    const store = join(tmp, 'nats');
-    mkdirSync(store, { recursive: true });
-    const entry = children.start('nats-server', binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', store], {
-      readyLine: /Server is ready/,
-      readyTimeoutMs: 15_000,
-    });
-    await entry.ready;
-    const version = spawnSync(binary, ['--version'], { encoding: 'utf8' }).stdout?.trim() ?? null;
-    return { url: `nats://127.0.0.1:${port}`, private: true, binary, version, pid: entry.child.pid };
-  }
-  const url = env.NATS_URL;
-  if (!(await natsReachable(url))) {
-    throw new Error(
-      `${process.env.BENCH_SHARED_NATS === '1' ? 'BENCH_SHARED_NATS=1' : 'no nats-server binary (PATH, /usr/sbin, NATS_SERVER_BIN)'} and NATS is not reachable at ${url}: ` +
-        'install nats-server or start one with JetStream (`nats-server -js`), or set NATS_URL',
-    );
-  }
-  log(
-    `WARNING: ${process.env.BENCH_SHARED_NATS === '1' ? 'BENCH_SHARED_NATS=1' : 'no nats-server binary'}, using the shared NATS at ${url}. A running \`npm start\` ` +
-      'or another bench in the same queue groups (and on the same MEV_CAPTURE stream and consumer) would take part: stop them first.',
-  );
-  return { url, private: false, binary: null, version: null, pid: null };
-}
 
 // ---------------------------------------------------------------- seeding
 
@@ -606,10 +549,10 @@ async function ingest({ db, nats, productEnv, payoutEntry }) {
 
 async function main() {
   const results = { scenarios: {} };
-  await dropLeftovers();
+  await run.dropLeftovers();
 
   step('starting NATS');
-  const nats = await startNats();
+  const nats = await run.startNats();
   log(`  NATS ${nats.private ? `private nats-server at ${nats.url}` : `shared at ${nats.url}`}`);
 
   dbName = `ti_bench_${process.pid}_${randomBytes(4).toString('hex')}`;

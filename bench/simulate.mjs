@@ -20,18 +20,16 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AbiCoder, Interface, keccak256 } from 'ethers';
 import pg from 'pg';
-import { adminConfig, bootstrapDatabase } from '../infra/postgres/bootstrap.mjs';
-import { natsReachable, withDefaults } from '../scripts/lib.mjs';
+import { bootstrapDatabase } from '../infra/postgres/bootstrap.mjs';
+import { withDefaults } from '../scripts/lib.mjs';
 import { startDelayProxy } from './delay-proxy.mjs';
 import {
   BenchRun,
   cpuMeter,
   envInt,
   freePort,
-  ident,
   log,
   logIssues,
-  natsServerBinary,
   percentile,
   request,
   round,
@@ -96,35 +94,7 @@ function median(values) {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
 
-function pidAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err.code === 'EPERM';
-  }
-}
 
-/** Drops bench databases (of either bench) whose process is gone and that nobody is connected to. */
-async function dropLeftovers() {
-  const admin = new pg.Client(adminConfig(env));
-  await admin.connect();
-  try {
-    const { rows } = await admin.query(
-      `SELECT d.datname FROM pg_database d
-       WHERE d.datname ~ '^ti_bench_[0-9]+_[0-9a-f]+$'
-         AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = d.datname)`,
-    );
-    for (const { datname } of rows) {
-      const pid = Number(datname.split('_')[2]);
-      if (pid === process.pid || pidAlive(pid)) continue;
-      await admin.query(`DROP DATABASE IF EXISTS ${ident(datname)} WITH (FORCE)`);
-      log(`dropped ${datname}, left over by an earlier bench run that did not finish`);
-    }
-  } finally {
-    await admin.end();
-  }
-}
 
 /** The built apps (apps/<name>/dist/main.js), gateway and simulation service included. */
 function productApps() {
@@ -158,32 +128,6 @@ async function rpc(url, method, params = []) {
 
 // ---------------------------------------------------------------- NATS
 
-async function startNats() {
-  const binary = process.env.BENCH_SHARED_NATS === '1' ? null : natsServerBinary();
-  if (binary) {
-    const port = await freePort();
-    const store = join(tmp, 'nats');
-    mkdirSync(store, { recursive: true });
-    const entry = children.start('nats-server', binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', store], {
-      readyLine: /Server is ready/,
-      readyTimeoutMs: 15_000,
-    });
-    await entry.ready;
-    const version = spawnSync(binary, ['--version'], { encoding: 'utf8' }).stdout?.trim() ?? null;
-    return { url: `nats://127.0.0.1:${port}`, private: true, binary, version, pid: entry.child.pid };
-  }
-  const url = env.NATS_URL;
-  if (!(await natsReachable(url))) {
-    throw new Error(
-      `${process.env.BENCH_SHARED_NATS === '1' ? 'BENCH_SHARED_NATS=1' : 'no nats-server binary (PATH, /usr/sbin, NATS_SERVER_BIN)'} and NATS is not reachable at ${url}`,
-    );
-  }
-  log(
-    `WARNING: using the shared NATS at ${url}. A running \`npm start\` or another bench in the same ` +
-      '`simulation-service` / `intent-service` queue groups would answer some requests: stop them first.',
-  );
-  return { url, private: false, binary: null, version: null, pid: null };
-}
 
 // ---------------------------------------------------------------- the node
 
@@ -589,7 +533,7 @@ function summarizeCold(list) {
 
 async function main() {
   const results = { scenarios: {}, cold: {}, notes: [] };
-  await dropLeftovers();
+  await run.dropLeftovers();
 
   // ---- 1. the node and the contracts
   step('starting hardhat node');
@@ -605,7 +549,7 @@ async function main() {
 
   // ---- 2. NATS, database, services
   step('starting NATS');
-  const nats = await startNats();
+  const nats = await run.startNats();
   log(`  NATS ${nats.private ? `private nats-server at ${nats.url}` : `shared at ${nats.url}`}`);
   dbName = `ti_bench_${process.pid}_${randomBytes(4).toString('hex')}`;
   step(`creating database ${dbName}`);
