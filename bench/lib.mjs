@@ -1,5 +1,6 @@
 // Helpers for the benchmarks (intents, simulate, payouts): a run's life (BenchRun), free ports,
-// generator with latency percentiles, and per-process CPU accounting from /proc.
+// child processes, a keep-alive HTTP load generator with latency percentiles, and per-process
+// CPU accounting from /proc.
 import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
