@@ -9,6 +9,7 @@ import { IntentsRepository } from './intents/intents.repository.js';
 import { CLOCK, IntentsService } from './intents/intents.service.js';
 import { EventsPublisher } from './outbox/events.publisher.js';
 import { OutboxRelay } from './outbox/outbox.relay.js';
+import { LaunchWatcher } from './launch/launch-watcher.js';
 import { NotificationsController } from './notifications/notifications.controller.js';
 import { Notifier } from './notifications/notifier.js';
 import { SigningSecrets } from './notifications/signing-secrets.js';
@@ -33,6 +34,7 @@ export class AppModule {
         OutboxRelay,
         SigningSecrets,
         Notifier,
+        LaunchWatcher,
       ],
       exports: [ENV],
     };

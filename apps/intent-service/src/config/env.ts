@@ -45,6 +45,10 @@ const EnvSchema = z.object({
   NOTIFY_TIMEOUT_MS: positiveMs.default(5_000),
   /** Attempts per notification before it is given up (retries back off up to 5 minutes). */
   NOTIFY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(25),
+  /** How often the launch watcher asks each chain for new blocks (at least once per block time). */
+  LAUNCH_POLL_INTERVAL_MS: positiveMs.default(1_000),
+  /** Most blocks read per poll (catching up after downtime goes in steps of this). */
+  LAUNCH_MAX_BLOCK_RANGE: z.coerce.number().int().min(1).max(10_000).default(500),
   LOG_FORMAT: z.enum(['pretty', 'json']).default('pretty'),
   /** Log every NATS request (subject, x-request-id, outcome, duration). */
   LOG_REQUESTS: z
@@ -53,7 +57,33 @@ const EnvSchema = z.object({
     .transform((v) => v === 'true'),
 });
 
-export type IntentServiceEnv = z.output<typeof EnvSchema>;
+/** Uniswap-V2-style factory and wrapped native token per chain (override with DEX_FACTORY_<id>, WRAPPED_NATIVE_<id>). */
+const DEX_DEFAULTS: Record<number, { factory: string; wrappedNative: string }> = {
+  1: { factory: '0x5c69bee701ef814a2b6a3edd4b1652cb9cc5aa6f', wrappedNative: '0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2' },
+  56: { factory: '0xca143ce32fe78f1f7019d7d551a6402fc5350c73', wrappedNative: '0xbb4cdb9cbd36b01bd1cbaebf2de08d9173bc095c' },
+  137: { factory: '0x5757371414417b8c6caad45baef941abc7d3ab32', wrappedNative: '0x0d500b1d8e8ef31e21c99d1db9a6444d3adf1270' },
+};
+
+export interface WatchedChain {
+  chainId: number;
+  rpcUrl: string;
+  factory: string;
+  wrappedNative: string;
+}
+
+/** The chains the launch watcher follows: configured chains with an RPC_URL_<id> and a known DEX. */
+function watchedChains(chainIds: number[], source: NodeJS.ProcessEnv): WatchedChain[] {
+  const chains: WatchedChain[] = [];
+  for (const chainId of chainIds) {
+    const rpcUrl = source[`RPC_URL_${chainId}`];
+    const factory = (source[`DEX_FACTORY_${chainId}`] ?? DEX_DEFAULTS[chainId]?.factory)?.toLowerCase();
+    const wrappedNative = (source[`WRAPPED_NATIVE_${chainId}`] ?? DEX_DEFAULTS[chainId]?.wrappedNative)?.toLowerCase();
+    if (rpcUrl && factory && wrappedNative) chains.push({ chainId, rpcUrl, factory, wrappedNative });
+  }
+  return chains;
+}
+
+export type IntentServiceEnv = z.output<typeof EnvSchema> & { watchedChains: WatchedChain[] };
 
 /** Reads and validates the environment once; exits with every problem listed when it is wrong. */
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): IntentServiceEnv {
@@ -62,7 +92,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): IntentServiceE
     const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`Invalid intent-service configuration:\n${lines.join('\n')}`);
   }
-  return result.data;
+  return { ...result.data, watchedChains: watchedChains(result.data.CHAIN_IDS, source) };
 }
 
 export const ENV = Symbol('IntentServiceEnv');

@@ -1,6 +1,7 @@
 import { createServiceDataSource, runMigrations as runMigrationsLocked } from '@tradeinfra/service-kit';
 import type { DataSource } from 'typeorm';
 import { IdempotencyKeyEntity, IntentEntity, SettingEntity } from '../intents/intent.entity.js';
+import { ChainBlockEntity, LaunchEntity } from '../launch/launch.entities.js';
 import { OutboxEventEntity } from '../outbox/outbox.entity.js';
 import type { IntentServiceEnv } from '../config/env.js';
 import { migrations } from './migrations/index.js';
@@ -20,7 +21,7 @@ export function createDataSource(env: DbEnv): DataSource {
     password: env.INTENT_DB_PASSWORD,
     poolSize: env.INTENT_DB_POOL_SIZE,
     schema: SCHEMA,
-    entities: [IntentEntity, IdempotencyKeyEntity, OutboxEventEntity, SettingEntity],
+    entities: [IntentEntity, IdempotencyKeyEntity, OutboxEventEntity, SettingEntity, ChainBlockEntity, LaunchEntity],
     migrations,
     appName: 'intent-service',
   });

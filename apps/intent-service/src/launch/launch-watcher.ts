@@ -1,0 +1,193 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { PeriodicTask } from '../common/periodic-task.js';
+import { ENV, type IntentServiceEnv, type WatchedChain } from '../config/env.js';
+import { ChainRpc } from './chain-rpc.js';
+
+/** keccak256("PairCreated(address,address,address,uint256)") and keccak256("Mint(address,uint256,uint256)"). */
+export const PAIR_CREATED_TOPIC = '0x0d3648bd0f6ba80134a33ba9275ac585d9d315f0ad8355cddefde31afa28d0e9';
+export const MINT_TOPIC = '0x4c209b5fc8ad50758f13e2e1088ba56a560dff690a1c6fef26394f4c03821c4f';
+const GET_PAIR = '0xe6a43905';
+const GET_RESERVES = '0x0902f1ac';
+const ZERO_ADDRESS = `0x${'0'.repeat(40)}`;
+/** Stored block hashes per chain: how deep a reorg the watcher can follow. */
+const KEPT_BLOCKS = 64;
+/** Any fixed number: the advisory lock class that lets one replica watch a chain at a time. */
+const LOCK_CLASS = 7_340_000;
+
+interface RpcLog {
+  address: string;
+  topics: string[];
+  data: string;
+  blockNumber: string;
+  blockHash: string;
+  logIndex: string;
+}
+
+export interface Launch {
+  token: string;
+  pair: string;
+  blockNumber: bigint;
+  blockHash: string;
+}
+
+const hex = (n: bigint) => `0x${n.toString(16)}`;
+const word = (address: string) => address.slice(2).toLowerCase().padStart(64, '0');
+const addressOf = (w: string) => `0x${w.slice(-40)}`.toLowerCase();
+
+/**
+ * Follows each configured chain block by block and records the first liquidity of a pending
+ * intent's token: the token's pair with the wrapped native token on the chain's DEX factory
+ * (Uniswap-V2-style `PairCreated`, then the pair's first `Mint`; a pair that already holds
+ * reserves counts as launched). The block cursor lives in Postgres, updated in the same
+ * transaction as the launches, so a restart resumes where it stopped without missing or
+ * repeating a block; the hashes of recent blocks let it step back over a reorg (dropping what
+ * it saw in the orphaned blocks). One replica watches a chain at a time (advisory lock).
+ */
+@Injectable()
+export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(LaunchWatcher.name);
+  private readonly tasks: PeriodicTask[];
+
+  constructor(
+    @Inject(DataSource) private readonly db: DataSource,
+    @Inject(ENV) private readonly env: IntentServiceEnv,
+  ) {
+    this.tasks = env.watchedChains.map((chain) => {
+      const rpc = new ChainRpc(chain.rpcUrl);
+      return new PeriodicTask(`launch watcher (chain ${chain.chainId})`, env.LAUNCH_POLL_INTERVAL_MS, () => this.poll(chain, rpc), this.logger);
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    for (const task of this.tasks) task.start();
+    if (this.tasks.length > 0) this.logger.log(`watching chains ${this.env.watchedChains.map((c) => c.chainId).join(', ')} for launches`);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await Promise.all(this.tasks.map((t) => t.stop()));
+  }
+
+  /** One step; true when more blocks are waiting (or a reorg was just undone). */
+  poll(chain: WatchedChain, rpc: ChainRpc): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const [{ locked }] = await tx.query('SELECT pg_try_advisory_xact_lock($1, $2) AS locked', [LOCK_CLASS, chain.chainId]);
+      if (!locked) return false;
+      const head = BigInt(await rpc.call<string>('eth_blockNumber', []));
+      const recent: { number: string; hash: string }[] = await tx.query(
+        'SELECT number, hash FROM intent.chain_blocks WHERE chain_id = $1 ORDER BY number DESC LIMIT $2',
+        [chain.chainId, KEPT_BLOCKS],
+      );
+      if (recent.length === 0) {
+        await this.remember(tx, chain, rpc, head);
+        return false;
+      }
+      if (!(await this.canonical(rpc, recent[0]!))) {
+        await this.undoReorg(tx, chain, rpc, recent);
+        return true;
+      }
+      const from = BigInt(recent[0]!.number) + 1n;
+      if (from > head) return false;
+      const to = head - from + 1n > BigInt(this.env.LAUNCH_MAX_BLOCK_RANGE) ? from + BigInt(this.env.LAUNCH_MAX_BLOCK_RANGE) - 1n : head;
+      const tokens: { token: string }[] = await tx.query(
+        `SELECT DISTINCT lower(i.token_address) AS token FROM intent.intents i
+         WHERE i.chain_id = $1 AND i.status = 'pending'
+           AND NOT EXISTS (SELECT 1 FROM intent.launches l WHERE l.chain_id = $1 AND l.token = lower(i.token_address))`,
+        [chain.chainId],
+      );
+      if (tokens.length > 0) {
+        for (const launch of await this.detect(chain, rpc, new Set(tokens.map((t) => t.token)), from, to)) {
+          await tx.query(
+            `INSERT INTO intent.launches (chain_id, token, pair, block_number, block_hash) VALUES ($1, $2, $3, $4, $5)
+             ON CONFLICT (chain_id, token) DO NOTHING`,
+            [chain.chainId, launch.token, launch.pair, launch.blockNumber.toString(), launch.blockHash],
+          );
+          this.logger.log(`launch on chain ${chain.chainId}: token ${launch.token} (pair ${launch.pair}) in block ${launch.blockNumber}`);
+        }
+      }
+      await this.remember(tx, chain, rpc, to);
+      return to < head;
+    });
+  }
+
+  /** Launches of `tokens` seen in blocks from..to. */
+  async detect(chain: WatchedChain, rpc: ChainRpc, tokens: Set<string>, from: bigint, to: bigint): Promise<Launch[]> {
+    const pairs = new Map<string, string>(); // pair → token
+    const created = await rpc.call<RpcLog[]>('eth_getLogs', [
+      { fromBlock: hex(from), toBlock: hex(to), address: chain.factory, topics: [PAIR_CREATED_TOPIC] },
+    ]);
+    for (const log of created) {
+      const [t0, t1] = [addressOf(log.topics[1]!), addressOf(log.topics[2]!)];
+      const token = t0 === chain.wrappedNative ? t1 : t1 === chain.wrappedNative ? t0 : null;
+      if (token && tokens.has(token)) pairs.set(addressOf(log.data.slice(2, 66)), token);
+    }
+    // Pairs created before this range (the intent may have been registered after the pair).
+    const before = hex(from - 1n);
+    const existing = new Set<string>();
+    for (const token of tokens) {
+      if ([...pairs.values()].includes(token)) continue;
+      const result = await rpc.call<string>('eth_call', [
+        { to: chain.factory, data: `${GET_PAIR}${word(token)}${word(chain.wrappedNative)}` },
+        before,
+      ]);
+      const pair = addressOf(result);
+      if (pair !== ZERO_ADDRESS) {
+        pairs.set(pair, token);
+        existing.add(pair);
+      }
+    }
+    if (pairs.size === 0) return [];
+    const launches = new Map<string, Launch>();
+    // A pair that already held liquidity before the range launched before we looked.
+    for (const pair of existing) {
+      const reserves = await rpc.call<string>('eth_call', [{ to: pair, data: GET_RESERVES }, before]);
+      if (BigInt(`0x${reserves.slice(2, 66) || '0'}`) > 0n && BigInt(`0x${reserves.slice(66, 130) || '0'}`) > 0n) {
+        const block = await rpc.call<{ hash: string }>('eth_getBlockByNumber', [before, false]);
+        launches.set(pair, { token: pairs.get(pair)!, pair, blockNumber: from - 1n, blockHash: block.hash });
+      }
+    }
+    const mints = await rpc.call<RpcLog[]>('eth_getLogs', [
+      { fromBlock: hex(from), toBlock: hex(to), address: [...pairs.keys()], topics: [MINT_TOPIC] },
+    ]);
+    mints.sort((a, b) => Number(BigInt(a.blockNumber) - BigInt(b.blockNumber)) || Number(BigInt(a.logIndex) - BigInt(b.logIndex)));
+    for (const log of mints) {
+      const pair = log.address.toLowerCase();
+      if (launches.has(pair) || !pairs.has(pair)) continue;
+      launches.set(pair, { token: pairs.get(pair)!, pair, blockNumber: BigInt(log.blockNumber), blockHash: log.blockHash });
+    }
+    return [...launches.values()];
+  }
+
+  private async canonical(rpc: ChainRpc, block: { number: string; hash: string }): Promise<boolean> {
+    const onChain = await rpc.call<{ hash: string } | null>('eth_getBlockByNumber', [hex(BigInt(block.number)), false]);
+    return onChain?.hash === block.hash;
+  }
+
+  /** Steps back to the newest remembered block still on the chain, forgetting what came after. */
+  private async undoReorg(tx: EntityManager, chain: WatchedChain, rpc: ChainRpc, recent: { number: string; hash: string }[]): Promise<void> {
+    let keep: bigint | null = null;
+    for (const block of recent.slice(1)) {
+      if (await this.canonical(rpc, block)) {
+        keep = BigInt(block.number);
+        break;
+      }
+    }
+    const back = keep ?? BigInt(recent[recent.length - 1]!.number) - 1n;
+    await tx.query('DELETE FROM intent.chain_blocks WHERE chain_id = $1 AND number > $2', [chain.chainId, back.toString()]);
+    const undone: { token: string }[] = await tx.query(
+      'DELETE FROM intent.launches WHERE chain_id = $1 AND block_number > $2 RETURNING token',
+      [chain.chainId, back.toString()],
+    );
+    if (keep === null) await this.remember(tx, chain, rpc, back);
+    this.logger.warn(`reorg on chain ${chain.chainId}: back to block ${back}${undone.length ? `, launches undone: ${undone.map((u) => u.token).join(', ')}` : ''}`);
+  }
+
+  private async remember(tx: EntityManager, chain: WatchedChain, rpc: ChainRpc, number: bigint): Promise<void> {
+    const block = await rpc.call<{ hash: string }>('eth_getBlockByNumber', [hex(number), false]);
+    await tx.query(
+      `INSERT INTO intent.chain_blocks (chain_id, number, hash) VALUES ($1, $2, $3) ON CONFLICT (chain_id, number) DO UPDATE SET hash = EXCLUDED.hash`,
+      [chain.chainId, number.toString(), block.hash],
+    );
+    await tx.query('DELETE FROM intent.chain_blocks WHERE chain_id = $1 AND number < $2', [chain.chainId, (number - BigInt(KEPT_BLOCKS * 4)).toString()]);
+  }
+}
