@@ -48,6 +48,12 @@ const addressOf = (w: string) => `0x${w.slice(-40)}`.toLowerCase();
 export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(LaunchWatcher.name);
   private readonly tasks: PeriodicTask[];
+  /**
+   * Per chain, token → its pair (or null: none when first looked up). A token is looked up
+   * once; pairs created later arrive through PairCreated logs, and pair addresses are
+   * deterministic (CREATE2), so a reorg cannot make a remembered one wrong.
+   */
+  private readonly pairOf = new Map<number, Map<string, string | null>>();
 
   constructor(
     @Inject(DataSource) private readonly db: DataSource,
@@ -113,24 +119,39 @@ export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
   /** Launches of `tokens` seen in blocks from..to. */
   async detect(chain: WatchedChain, rpc: ChainRpc, tokens: Set<string>, from: bigint, to: bigint): Promise<Launch[]> {
     const pairs = new Map<string, string>(); // pair → token
+    const known = this.pairOf.get(chain.chainId) ?? new Map<string, string | null>();
+    this.pairOf.set(chain.chainId, known);
     const created = await rpc.call<RpcLog[]>('eth_getLogs', [
       { fromBlock: hex(from), toBlock: hex(to), address: chain.factory, topics: [PAIR_CREATED_TOPIC] },
     ]);
     for (const log of created) {
       const [t0, t1] = [addressOf(log.topics[1]!), addressOf(log.topics[2]!)];
       const token = t0 === chain.wrappedNative ? t1 : t1 === chain.wrappedNative ? t0 : null;
-      if (token && tokens.has(token)) pairs.set(addressOf(log.data.slice(2, 66)), token);
+      if (!token) continue;
+      const address = addressOf(log.data.slice(2, 66));
+      known.set(token, address);
+      if (tokens.has(token)) pairs.set(address, token);
     }
     // Pairs created before this range (the intent may have been registered after the pair).
     const before = hex(from - 1n);
     const existing = new Set<string>();
     for (const token of tokens) {
       if ([...pairs.values()].includes(token)) continue;
+      const remembered = known.get(token);
+      if (remembered !== undefined) {
+        // A pair seen before (maybe before any intent wanted the token): check its reserves.
+        if (remembered) {
+          pairs.set(remembered, token);
+          existing.add(remembered);
+        }
+        continue;
+      }
       const result = await rpc.call<string>('eth_call', [
         { to: chain.factory, data: `${GET_PAIR}${word(token)}${word(chain.wrappedNative)}` },
         before,
       ]);
       const pair = addressOf(result);
+      known.set(token, pair === ZERO_ADDRESS ? null : pair);
       if (pair !== ZERO_ADDRESS) {
         pairs.set(pair, token);
         existing.add(pair);
