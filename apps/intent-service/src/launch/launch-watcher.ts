@@ -150,7 +150,8 @@ export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
         { to: chain.factory, data: `${GET_PAIR}${word(token)}${word(chain.wrappedNative)}` },
         before,
       ]);
-      const pair = addressOf(result);
+      // No factory code at that address answers "0x": no pair either.
+      const pair = result && result.length >= 66 ? addressOf(result) : ZERO_ADDRESS;
       known.set(token, pair === ZERO_ADDRESS ? null : pair);
       if (pair !== ZERO_ADDRESS) {
         pairs.set(pair, token);
