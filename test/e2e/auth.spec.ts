@@ -1,3 +1,4 @@
+import { within } from '@tradeinfra/test-support';
 import { randomUUID } from 'node:crypto';
 import type { Scope } from '../../apps/gateway/src/auth/scopes.js';
 import { intentBody, randomWallet, Stack, type HttpResponse, type RequestOptions } from './harness.js';
@@ -22,20 +23,6 @@ function expectErrorObject(res: HttpResponse, status: number, name: string): voi
   expect(res.text).not.toMatch(STACK_FRAME);
   for (const leak of LEAKS) expect(res.text).not.toContain(leak);
   expect(res.headers.get('x-request-id')).toBeTruthy();
-}
-
-async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<T>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** Polls `probe` every 50 ms until it returns true; fails after `ms`. */

@@ -1,3 +1,4 @@
+import { within } from '@tradeinfra/test-support';
 import { randomUUID } from 'node:crypto';
 import { intentBody, randomWallet, Stack, TOKEN, WALLET, type HttpResponse, type RequestOptions } from './harness.js';
 
@@ -69,20 +70,6 @@ function expectValidationError(res: HttpResponse, path?: string): void {
     // The whole body rides along, so a failure shows what the details did say.
     const paths = res.body.details.map((d: { path: string }) => d.path);
     expect({ paths, body: res.text }).toEqual({ paths: expect.arrayContaining([path]), body: res.text });
-  }
-}
-
-async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<T>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 

@@ -24,3 +24,18 @@ export async function eventually<T>(
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
+
+/** `promise`, or a failure naming `what` if it takes longer than `ms` (a test must not hang). */
+export async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<T>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
