@@ -13,9 +13,9 @@
 //   6. EXPLAIN (ANALYZE, BUFFERS) of the repository's search (and fetch) SQL
 // Prints a table on stdout and writes bench/results/intents.json. See bench/README.md.
 import { randomBytes, randomInt } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getAddress } from 'ethers';
 import pg from 'pg';
@@ -696,8 +696,7 @@ function fmtRows(r) {
 // ---------------------------------------------------------------- run
 
 const t0 = performance.now();
-let exitCode = 0;
-try {
+await run.complete(async () => {
   const out = await main();
   const totalSeconds = (performance.now() - t0) / 1000;
   const { text, targets, errors } = report(out, totalSeconds);
@@ -726,24 +725,5 @@ try {
     plans: out.results.plans,
     childLogs: out.results.childLogs,
   };
-  mkdirSync(dirname(RESULTS), { recursive: true });
-  writeFileSync(RESULTS, `${JSON.stringify(json, null, 2)}\n`);
-  process.stdout.write(`${text}\nresults: ${relative(process.cwd(), RESULTS) || RESULTS} (${RESULTS})\n`);
-  if (errors > 0) {
-    run.failed = true;
-    exitCode = 1;
-  } else if (process.env.BENCH_STRICT === '1' && !Object.values(targets).every((t) => t.met)) {
-    exitCode = 3;
-  }
-} catch (err) {
-  if (!run.aborting) {
-    run.failed = true;
-    exitCode = 1;
-    log(`bench failed: ${process.env.BENCH_DEBUG === '1' ? err.stack : err.message}`);
-  }
-} finally {
-  if (!run.aborting) {
-    await run.finish();
-  }
-}
-if (!run.aborting) process.exit(exitCode);
+  return { path: RESULTS, json, text, errors, targetsMet: Object.values(targets).every((t) => t.met) };
+});

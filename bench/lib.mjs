@@ -2,11 +2,11 @@
 // child processes, a keep-alive HTTP load generator with latency percentiles, and per-process
 // CPU accounting from /proc.
 import { spawn, spawnSync } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import pg from 'pg';
 import { adminConfig } from '../infra/postgres/bootstrap.mjs';
 import { natsReachable } from '../scripts/lib.mjs';
@@ -610,6 +610,37 @@ export class BenchRun {
         'this run (same queue groups, streams and consumers): stop them first.',
     );
     return { url, private: false, binary: null, version: null, pid: null };
+  }
+
+  /**
+   * Runs a bench's body, which resolves to `{ path, json, text, errors, targetsMet }`: writes the
+   * figures to `path`, prints the table, and exits 1 when requests failed, 3 under
+   * BENCH_STRICT=1 when a target was missed, 1 with the message when the body threw. Cleans up
+   * in every case.
+   */
+  async complete(body) {
+    let exitCode = 0;
+    try {
+      const { path, json, text, errors, targetsMet } = await body();
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, `${JSON.stringify(json, null, 2)}\n`);
+      process.stdout.write(`${text}\nresults: ${relative(process.cwd(), path) || path} (${path})\n`);
+      if (errors > 0) {
+        this.failed = true;
+        exitCode = 1;
+      } else if (process.env.BENCH_STRICT === '1' && !targetsMet) {
+        exitCode = 3;
+      }
+    } catch (err) {
+      if (!this.aborting) {
+        this.failed = true;
+        exitCode = 1;
+        log(`bench failed: ${process.env.BENCH_DEBUG === '1' ? err.stack : err.message}`);
+      }
+    } finally {
+      if (!this.aborting) await this.finish();
+    }
+    if (!this.aborting) process.exit(exitCode);
   }
 
   /** The normal end: stop the clock, clean up. */

@@ -12,10 +12,10 @@
 //      JetStream, start it again and time how fast it applies them
 // Prints a table on stdout and writes bench/results/payouts.json. See bench/README.md.
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect as natsConnect } from '@nats-io/transport-node';
@@ -888,8 +888,7 @@ function report({ results, machine, nats }, totalSeconds) {
 // ---------------------------------------------------------------- run
 
 const t0 = performance.now();
-let exitCode = 0;
-try {
+await run.complete(async () => {
   const out = await main();
   const totalSeconds = (performance.now() - t0) / 1000;
   const { text, targets, errors } = report(out, totalSeconds);
@@ -926,24 +925,5 @@ try {
     startFailures: out.results.startFailures,
     stackWarmup: out.results.stackWarmup ?? null,
   };
-  mkdirSync(dirname(RESULTS), { recursive: true });
-  writeFileSync(RESULTS, `${JSON.stringify(json, null, 2)}\n`);
-  process.stdout.write(`${text}\nresults: ${relative(process.cwd(), RESULTS) || RESULTS} (${RESULTS})\n`);
-  if (errors > 0) {
-    run.failed = true;
-    exitCode = 1;
-  } else if (process.env.BENCH_STRICT === '1' && !Object.values(targets).every((t) => t.met || t.informational)) {
-    exitCode = 3;
-  }
-} catch (err) {
-  if (!run.aborting) {
-    run.failed = true;
-    exitCode = 1;
-    log(`bench failed: ${process.env.BENCH_DEBUG === '1' ? err.stack : err.message}`);
-  }
-} finally {
-  if (!run.aborting) {
-    await run.finish();
-  }
-}
-if (!run.aborting) process.exit(exitCode);
+  return { path: RESULTS, json, text, errors, targetsMet: Object.values(targets).every((t) => t.met || t.informational) };
+});

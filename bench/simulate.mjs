@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AbiCoder, Interface, keccak256 } from 'ethers';
 import pg from 'pg';
@@ -916,8 +916,7 @@ function report({ results }, totalSeconds, machine) {
 // ---------------------------------------------------------------- run
 
 const t0 = performance.now();
-let exitCode = 0;
-try {
+await run.complete(async () => {
   const out = await main();
   const totalSeconds = (performance.now() - t0) / 1000;
   const { text, targets, errors } = report(out, totalSeconds, out.machine);
@@ -959,24 +958,5 @@ try {
     sampleAnswers: out.results.sampleAnswers,
     childLogs: out.results.childLogs,
   };
-  mkdirSync(dirname(RESULTS), { recursive: true });
-  writeFileSync(RESULTS, `${JSON.stringify(json, null, 2)}\n`);
-  process.stdout.write(`${text}\nresults: ${relative(process.cwd(), RESULTS) || RESULTS} (${RESULTS})\n`);
-  if (errors > 0) {
-    run.failed = true;
-    exitCode = 1;
-  } else if (process.env.BENCH_STRICT === '1' && !Object.values(targets).every((t) => t.met)) {
-    exitCode = 3;
-  }
-} catch (err) {
-  if (!run.aborting) {
-    run.failed = true;
-    exitCode = 1;
-    log(`bench failed: ${process.env.BENCH_DEBUG === '1' ? err.stack : err.message}`);
-  }
-} finally {
-  if (!run.aborting) {
-    await run.finish();
-  }
-}
-if (!run.aborting) process.exit(exitCode);
+  return { path: RESULTS, json, text, errors, targetsMet: Object.values(targets).every((t) => t.met) };
+});
