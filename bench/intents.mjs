@@ -13,7 +13,6 @@
 //   6. EXPLAIN (ANALYZE, BUFFERS) of the repository's search (and fetch) SQL
 // Prints a table on stdout and writes bench/results/intents.json. See bench/README.md.
 import { randomBytes, randomInt } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +26,7 @@ import {
   cpuMeter,
   envInt,
   freePort,
+  hostInfo,
   loadIntentsRepository,
   log,
   logIssues,
@@ -561,26 +561,13 @@ function uuidFloor(ms) {
 }
 
 async function machineInfo(db, nats) {
-  const cpus = os.cpus();
   const q = async (sql) => (await db.query(sql)).rows[0];
   const settings = {};
   for (const name of ['shared_buffers', 'work_mem', 'max_connections', 'synchronous_commit', 'fsync', 'effective_cache_size', 'random_page_cost']) {
     settings[name] = (await q(`SELECT current_setting('${name}') AS v`)).v;
   }
-  let osName = `${os.type()} ${os.release()}`;
-  try {
-    osName = /PRETTY_NAME="([^"]+)"/.exec(readFileSync('/etc/os-release', 'utf8'))?.[1] ?? osName;
-  } catch {}
   return {
-    hostname: os.hostname(),
-    os: osName,
-    kernel: os.release(),
-    arch: os.arch(),
-    cpuModel: cpus[0]?.model ?? null,
-    cpus: cpus.length,
-    memoryGiB: round(os.totalmem() / 2 ** 30, 1),
-    loadAverageAtStart: os.loadavg().map((v) => round(v, 2)),
-    node: process.version,
+    ...hostInfo(),
     postgres: (await q('SELECT version() AS v')).v,
     postgresSettings: settings,
     nats: { url: nats.url, private: nats.private, version: nats.version },

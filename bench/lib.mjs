@@ -649,3 +649,23 @@ export class BenchRun {
     await this.cleanup();
   }
 }
+
+/** What the figures were measured on: host, OS, CPUs, memory, load, Node. */
+export function hostInfo() {
+  const cpus = os.cpus();
+  let osName = `${os.type()} ${os.release()}`;
+  try {
+    osName = /PRETTY_NAME="([^"]+)"/.exec(readFileSync('/etc/os-release', 'utf8'))?.[1] ?? osName;
+  } catch {}
+  return {
+    hostname: os.hostname(),
+    os: osName,
+    kernel: os.release(),
+    arch: os.arch(),
+    cpuModel: cpus[0]?.model ?? null,
+    cpus: cpus.length,
+    memoryGiB: round(os.totalmem() / 2 ** 30, 1),
+    loadAverageAtStart: os.loadavg().map((v) => round(v, 2)),
+    node: process.version,
+  };
+}

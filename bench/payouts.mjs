@@ -28,6 +28,7 @@ import {
   cpuMeter,
   envInt,
   freePort,
+  hostInfo,
   ident,
   loadLedgerRepository,
   log,
@@ -753,26 +754,13 @@ async function main() {
 }
 
 async function machineInfo(db, nats) {
-  const cpus = os.cpus();
   const q = async (sql) => (await db.query(sql)).rows[0];
   const settings = {};
   for (const name of ['shared_buffers', 'work_mem', 'maintenance_work_mem', 'max_connections', 'synchronous_commit', 'fsync', 'effective_cache_size', 'random_page_cost', 'max_wal_size', 'autovacuum', 'max_parallel_maintenance_workers']) {
     settings[name] = (await q(`SELECT current_setting('${name}') AS v`)).v;
   }
-  let osName = `${os.type()} ${os.release()}`;
-  try {
-    osName = /PRETTY_NAME="([^"]+)"/.exec(readFileSync('/etc/os-release', 'utf8'))?.[1] ?? osName;
-  } catch {}
   return {
-    hostname: os.hostname(),
-    os: osName,
-    kernel: os.release(),
-    arch: os.arch(),
-    cpuModel: cpus[0]?.model ?? null,
-    cpus: cpus.length,
-    memoryGiB: round(os.totalmem() / 2 ** 30, 1),
-    loadAverageAtStart: os.loadavg().map((v) => round(v, 2)),
-    node: process.version,
+    ...hostInfo(),
     postgres: (await q('SELECT version() AS v')).v,
     postgresSettings: settings,
     nats: { url: nats.url, private: nats.private, version: nats.version },

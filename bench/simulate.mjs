@@ -28,6 +28,7 @@ import {
   cpuMeter,
   envInt,
   freePort,
+  hostInfo,
   log,
   logIssues,
   percentile,
@@ -756,21 +757,8 @@ async function main() {
 }
 
 async function machineInfo(db, nats, node) {
-  const cpus = os.cpus();
-  let osName = `${os.type()} ${os.release()}`;
-  try {
-    osName = /PRETTY_NAME="([^"]+)"/.exec(readFileSync('/etc/os-release', 'utf8'))?.[1] ?? osName;
-  } catch {}
   return {
-    hostname: os.hostname(),
-    os: osName,
-    kernel: os.release(),
-    arch: os.arch(),
-    cpuModel: cpus[0]?.model ?? null,
-    cpus: cpus.length,
-    memoryGiB: round(os.totalmem() / 2 ** 30, 1),
-    loadAverageAtStart: os.loadavg().map((v) => round(v, 2)),
-    node: process.version,
+    ...hostInfo(),
     postgres: (await db.query('SELECT version() AS v')).rows[0].v,
     nats: { url: nats.url, private: nats.private, version: nats.version },
     chainNode: { client: node.version, hardhat: packageVersion('hardhat'), edr: packageVersion('@nomicfoundation/edr'), config: node.config },
