@@ -1,4 +1,4 @@
-import type { ConsoleLogger, INestMicroservice } from '@nestjs/common';
+import { ConsoleLogger as NestConsoleLogger, type ConsoleLogger, type INestMicroservice } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { TestDatabase, TestNatsServer } from '@tradeinfra/test-support';
 import type { DataSource } from 'typeorm';
@@ -84,7 +84,8 @@ export class Stack {
     return stack;
   }
 
-  async addIntentReplica(logger: ConsoleLogger | false = false, env: Record<string, string> = {}): Promise<INestMicroservice> {
+  /** Service logs stay quiet unless E2E_LOGS=1 (for debugging a failing suite). */
+  async addIntentReplica(logger: ConsoleLogger | false = process.env.E2E_LOGS === '1' ? new NestConsoleLogger() : false, env: Record<string, string> = {}): Promise<INestMicroservice> {
     const app = await createIntentService(loadIntentEnv({ ...this.baseEnv, ...env }), logger);
     this.intentReplicas.push(app);
     return app;

@@ -9,6 +9,9 @@ import { IntentsRepository } from './intents/intents.repository.js';
 import { CLOCK, IntentsService } from './intents/intents.service.js';
 import { EventsPublisher } from './outbox/events.publisher.js';
 import { OutboxRelay } from './outbox/outbox.relay.js';
+import { ExecutionRepository } from './execution/execution.repository.js';
+import { Executor } from './execution/executor.js';
+import { SimulationClient } from './execution/simulation-client.js';
 import { LaunchWatcher } from './launch/launch-watcher.js';
 import { NotificationsController } from './notifications/notifications.controller.js';
 import { Notifier } from './notifications/notifier.js';
@@ -34,6 +37,9 @@ export class AppModule {
         OutboxRelay,
         SigningSecrets,
         Notifier,
+        ExecutionRepository,
+        SimulationClient,
+        Executor,
         LaunchWatcher,
       ],
       exports: [ENV],

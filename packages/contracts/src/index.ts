@@ -5,3 +5,4 @@ export * from './intents.js';
 export * from './rpc.js';
 export * from './simulation.js';
 export * from './payouts.js';
+export * from './execution.js';

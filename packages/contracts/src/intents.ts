@@ -88,6 +88,12 @@ export function createIntentRequestSchema(options: CreateIntentOptions = {}) {
       gasTip: optional(uint256String('wei')),
       /** Receives an HMAC-signed notification for every status change of the intent. */
       notificationWebhookUrl: optional(webhookUrl(options.allowHttpWebhooks ?? true)),
+      /**
+       * Signing webhook: at launch the service POSTs the unsigned buy here (HMAC-signed) and
+       * expects it back signed by `wallet`. Without one the intent fails with `no_signer`
+       * (unless a development signer holds the wallet's key on a local chain).
+       */
+      webhookUrl: optional(webhookUrl(options.allowHttpWebhooks ?? true)),
     })
     .superRefine((intent, ctx) => {
       const feeBps = intent.feeBps;
@@ -159,6 +165,7 @@ export interface IntentRecord {
   executedAt: string | null;
   statusReason: string | null;
   notificationWebhookUrl: string | null;
+  webhookUrl: string | null;
 }
 
 /** Opaque keyset cursor: the id of the last intent of a page. */

@@ -64,7 +64,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * `hardhat node` (EDR) from the installed package, on a free port, with a config of its own in a
- * temporary directory. Chain id 1, base fee 0, FIFO mempool (the bundle's calls are mined in the
+ * temporary directory. Chain id 1 unless given, base fee 0, FIFO mempool (the bundle's calls are mined in the
  * order they were sent), blocks may share a timestamp.
  */
 export class HardhatNode {
@@ -88,7 +88,8 @@ export class HardhatNode {
     });
   }
 
-  static async start(timeoutMs = 60_000): Promise<HardhatNode> {
+  static async start(options: number | { chainId?: number; timeoutMs?: number; accounts?: number } = {}): Promise<HardhatNode> {
+    const { chainId = 1, timeoutMs = 60_000, accounts = 20 } = typeof options === 'number' ? { timeoutMs: options } : options;
     const pkgDir = join(ROOT, 'node_modules', 'hardhat');
     const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as { bin: string | Record<string, string> };
     const bin = typeof pkg.bin === 'string' ? pkg.bin : pkg.bin.hardhat;
@@ -96,13 +97,13 @@ export class HardhatNode {
     const config = {
       networks: {
         hardhat: {
-          chainId: 1,
+          chainId,
           hardfork: HARDFORK,
           initialBaseFeePerGas: 0,
           allowBlocksWithSameTimestamp: true,
           blockGasLimit: BLOCK_GAS_LIMIT,
           mining: { auto: true, mempool: { order: 'fifo' } },
-          accounts: { count: 20 },
+          accounts: { count: accounts },
         },
       },
     };

@@ -4,3 +4,4 @@ export * from './wait.js';
 export * from './rpc.js';
 export * from './stream.js';
 export * from './hardhat.js';
+export * from './local-dex.js';

@@ -49,6 +49,16 @@ const EnvSchema = z.object({
   LAUNCH_POLL_INTERVAL_MS: positiveMs.default(1_000),
   /** Most blocks read per poll (catching up after downtime goes in steps of this). */
   LAUNCH_MAX_BLOCK_RANGE: z.coerce.number().int().min(1).max(10_000).default(500),
+  /** Deadline of the signing webhook's answer. */
+  SIGNER_TIMEOUT_MS: positiveMs.default(200),
+  /** How long a replica may hold intents it is checking and signing before another may take them. */
+  EXECUTION_CLAIM_TTL_MS: positiveMs.default(30_000),
+  /** Priority fee (wei per gas) of a buy whose intent sets no gasTip. */
+  EXECUTION_DEFAULT_GAS_TIP_WEI: z.string().regex(/^[0-9]{1,30}$/, 'must be a decimal number of wei').default('1000000000'),
+  /** Most intents of one token checked and submitted in one round. */
+  EXECUTION_BATCH: z.coerce.number().int().min(1).max(10_000).default(2_000),
+  /** Private key that signs eth_sendBundle requests to relays (their reputation system); random per process when unset. */
+  RELAY_AUTH_KEY: z.string().regex(/^(0x)?[0-9a-fA-F]{64}$/, 'must be a 32-byte hex private key').optional(),
   LOG_FORMAT: z.enum(['pretty', 'json']).default('pretty'),
   /** Log every NATS request (subject, x-request-id, outcome, duration). */
   LOG_REQUESTS: z
@@ -57,11 +67,33 @@ const EnvSchema = z.object({
     .transform((v) => v === 'true'),
 });
 
-/** Uniswap-V2-style factory and wrapped native token per chain (override with DEX_FACTORY_<id>, WRAPPED_NATIVE_<id>). */
-const DEX_DEFAULTS: Record<number, { factory: string; wrappedNative: string }> = {
-  1: { factory: '0x5c69bee701ef814a2b6a3edd4b1652cb9cc5aa6f', wrappedNative: '0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2' },
-  56: { factory: '0xca143ce32fe78f1f7019d7d551a6402fc5350c73', wrappedNative: '0xbb4cdb9cbd36b01bd1cbaebf2de08d9173bc095c' },
-  137: { factory: '0x5757371414417b8c6caad45baef941abc7d3ab32', wrappedNative: '0x0d500b1d8e8ef31e21c99d1db9a6444d3adf1270' },
+/**
+ * Uniswap-V2-style DEX per chain: factory, router, wrapped native token and a native/stable pair
+ * that prices liquidity (override with DEX_FACTORY_<id>, DEX_ROUTER_<id>, WRAPPED_NATIVE_<id>,
+ * STABLE_PAIR_<id>).
+ */
+const DEX_DEFAULTS: Record<number, { factory: string; router: string; wrappedNative: string; stablePair: string }> = {
+  // Uniswap V2; USDC/WETH
+  1: {
+    factory: '0x5c69bee701ef814a2b6a3edd4b1652cb9cc5aa6f',
+    router: '0x7a250d5630b4cf539739df2c5dacb4c659f2488d',
+    wrappedNative: '0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2',
+    stablePair: '0xb4e16d0168e52d35cacd2c6185b44281ec28c9dc',
+  },
+  // PancakeSwap V2; WBNB/BUSD
+  56: {
+    factory: '0xca143ce32fe78f1f7019d7d551a6402fc5350c73',
+    router: '0x10ed43c718714eb63d5aa57b78b54704e256024e',
+    wrappedNative: '0xbb4cdb9cbd36b01bd1cbaebf2de08d9173bc095c',
+    stablePair: '0x58f876857a02d6762e0101bb5c46a8c1ed44dc16',
+  },
+  // QuickSwap; WMATIC/USDC
+  137: {
+    factory: '0x5757371414417b8c6caad45baef941abc7d3ab32',
+    router: '0xa5e0829caced8ffdd4de3c43696c57f7d7a678ff',
+    wrappedNative: '0x0d500b1d8e8ef31e21c99d1db9a6444d3adf1270',
+    stablePair: '0x6e7a5fafcec6bb1e78bae2a1f0b612012bf14827',
+  },
 };
 
 export interface WatchedChain {
@@ -69,16 +101,48 @@ export interface WatchedChain {
   rpcUrl: string;
   factory: string;
   wrappedNative: string;
+  /** Router the buys go through; null: launches are recorded but not executed. */
+  router: string | null;
+  /** Native/stable pair on the same DEX pricing `minLiquidity`; null: no price source. */
+  stablePair: string | null;
+  /** Development signer keys (local chains only). */
+  devSignerKeys: string[];
+  /** eth_sendBundle relays; empty: eth_sendRawTransaction on the chain's own node. */
+  relays: string[];
 }
 
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const PRIVATE_KEY = /^(0x)?[0-9a-fA-F]{64}$/;
+
 /** The chains the launch watcher follows: configured chains with an RPC_URL_<id> and a known DEX. */
-function watchedChains(chainIds: number[], source: NodeJS.ProcessEnv): WatchedChain[] {
+function watchedChains(chainIds: number[], source: NodeJS.ProcessEnv, problems: string[]): WatchedChain[] {
   const chains: WatchedChain[] = [];
+  const address = (name: string, fallback: string | undefined): string | null => {
+    const value = source[name] ?? fallback;
+    if (value === undefined || value === '') return null;
+    if (!ADDRESS.test(value)) {
+      problems.push(`  ${name}: must be a 0x-prefixed 20-byte hex address`);
+      return null;
+    }
+    return value.toLowerCase();
+  };
   for (const chainId of chainIds) {
     const rpcUrl = source[`RPC_URL_${chainId}`];
-    const factory = (source[`DEX_FACTORY_${chainId}`] ?? DEX_DEFAULTS[chainId]?.factory)?.toLowerCase();
-    const wrappedNative = (source[`WRAPPED_NATIVE_${chainId}`] ?? DEX_DEFAULTS[chainId]?.wrappedNative)?.toLowerCase();
-    if (rpcUrl && factory && wrappedNative) chains.push({ chainId, rpcUrl, factory, wrappedNative });
+    const defaults = DEX_DEFAULTS[chainId];
+    const factory = address(`DEX_FACTORY_${chainId}`, defaults?.factory);
+    const wrappedNative = address(`WRAPPED_NATIVE_${chainId}`, defaults?.wrappedNative);
+    const router = address(`DEX_ROUTER_${chainId}`, defaults?.router);
+    const stablePair = address(`STABLE_PAIR_${chainId}`, defaults?.stablePair);
+    const devSignerKeys = (source[`DEV_SIGNER_KEYS_${chainId}`] ?? '').split(',').map((k) => k.trim()).filter(Boolean);
+    if (devSignerKeys.some((k) => !PRIVATE_KEY.test(k))) problems.push(`  DEV_SIGNER_KEYS_${chainId}: must be comma-separated 32-byte hex private keys`);
+    if (devSignerKeys.length > 0 && DEFAULT_CHAIN_IDS.includes(chainId)) {
+      problems.push(`  DEV_SIGNER_KEYS_${chainId}: a development signer is for local chains only, never chain ${chainId}`);
+    }
+    const relays = (source[`RELAY_URLS_${chainId}`] ?? '').split(',').map((u) => u.trim()).filter(Boolean);
+    for (const relay of relays) {
+      if (!URL.canParse(relay) || !/^https?:$/.test(new URL(relay).protocol)) problems.push(`  RELAY_URLS_${chainId}: ${relay} is not an http(s) URL`);
+    }
+    if (rpcUrl && factory && wrappedNative) chains.push({ chainId, rpcUrl, factory, wrappedNative, router, stablePair, devSignerKeys, relays });
   }
   return chains;
 }
@@ -92,7 +156,10 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): IntentServiceE
     const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`Invalid intent-service configuration:\n${lines.join('\n')}`);
   }
-  return { ...result.data, watchedChains: watchedChains(result.data.CHAIN_IDS, source) };
+  const problems: string[] = [];
+  const chains = watchedChains(result.data.CHAIN_IDS, source, problems);
+  if (problems.length > 0) throw new Error(`Invalid intent-service configuration:\n${problems.join('\n')}`);
+  return { ...result.data, watchedChains: chains };
 }
 
 export const ENV = Symbol('IntentServiceEnv');

@@ -7,6 +7,10 @@ import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
 @Entity({ name: 'intents', schema: 'intent' })
 @Index('intents_search_idx', ['tenantId', 'wallet', 'status', 'id'])
 @Index('intents_pending_expiry_idx', ['expiresAt'], { where: "status = 'pending'" })
+/** (chain_id, lower(token_address)) WHERE pending: an expression index, created by the migration. */
+@Index('intents_pending_token_idx', { synchronize: false })
+@Index('intents_submitted_idx', ['chainId'], { where: "status = 'pending' AND phase = 'submitted'" })
+@Check('intents_phase_check', "phase IN ('claimed', 'submitted')")
 @Check('intents_status_check', "status IN ('pending', 'completed', 'expired', 'failed', 'cancelled', 'error')")
 export class IntentEntity {
   @PrimaryColumn('uuid')
@@ -78,6 +82,34 @@ export class IntentEntity {
   @Column('text', { name: 'notification_webhook_url', nullable: true })
   notificationWebhookUrl!: string | null;
 
+  /** Signing webhook: receives the unsigned buy, answers with it signed by the wallet. */
+  @Column('text', { name: 'webhook_url', nullable: true })
+  webhookUrl!: string | null;
+
+  /** Execution progress while pending: null, 'claimed' (checking/signing) or 'submitted'. */
+  @Column('text', { nullable: true })
+  phase!: string | null;
+
+  @Column('uuid', { name: 'claim_token', nullable: true })
+  claimToken!: string | null;
+
+  @Column('timestamptz', { name: 'claim_until', nullable: true })
+  claimUntil!: Date | null;
+
+  /** The submitted buy, signed (raw transaction hex). */
+  @Column('text', { name: 'signed_tx', nullable: true })
+  signedTx!: string | null;
+
+  @Column('bigint', { name: 'tx_nonce', nullable: true })
+  txNonce!: string | null;
+
+  /** The block the buy was first submitted for (firstOrFail: the only one). */
+  @Column('bigint', { name: 'target_block', nullable: true })
+  targetBlock!: string | null;
+
+  @Column('timestamptz', { name: 'submitted_at', nullable: true })
+  submittedAt!: Date | null;
+
   @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
   createdAt!: Date;
 
@@ -111,6 +143,34 @@ export class IdempotencyKeyEntity {
   intentId!: string;
 
   @Index('idempotency_keys_created_at_idx')
+  /** Signing webhook: receives the unsigned buy, answers with it signed by the wallet. */
+  @Column('text', { name: 'webhook_url', nullable: true })
+  webhookUrl!: string | null;
+
+  /** Execution progress while pending: null, 'claimed' (checking/signing) or 'submitted'. */
+  @Column('text', { nullable: true })
+  phase!: string | null;
+
+  @Column('uuid', { name: 'claim_token', nullable: true })
+  claimToken!: string | null;
+
+  @Column('timestamptz', { name: 'claim_until', nullable: true })
+  claimUntil!: Date | null;
+
+  /** The submitted buy, signed (raw transaction hex). */
+  @Column('text', { name: 'signed_tx', nullable: true })
+  signedTx!: string | null;
+
+  @Column('bigint', { name: 'tx_nonce', nullable: true })
+  txNonce!: string | null;
+
+  /** The block the buy was first submitted for (firstOrFail: the only one). */
+  @Column('bigint', { name: 'target_block', nullable: true })
+  targetBlock!: string | null;
+
+  @Column('timestamptz', { name: 'submitted_at', nullable: true })
+  submittedAt!: Date | null;
+
   @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
   createdAt!: Date;
 }

@@ -31,11 +31,11 @@ export interface SearchQuery {
 
 const INSERT_COLUMNS = `id, tenant_id, status, chain_id, wallet, token_address, bribe, buy_amount, expires_at,
   max_buy_tax, max_sell_tax, min_in, min_out, min_liquidity, fee_bps, fee_recipient, first_or_fail,
-  max_slippage_bps, gas_tip, notification_webhook_url, created_at, updated_at`;
+  max_slippage_bps, gas_tip, notification_webhook_url, webhook_url, created_at, updated_at`;
 /** created_at is the instant in the id (UUIDv7), so newest-first by id is newest-first by createdAt. */
 const CREATED_AT = `to_timestamp(('x' || substr(replace($1::uuid::text, '-', ''), 1, 12))::bit(48)::bigint / 1000.0)`;
 const INSERT_VALUES = `$1, $2, 'pending', $3, $4, $5, $6, $7, to_timestamp($8), $9, $10, $11, $12, $13, $14, $15,
-  $16, $17, $18, $19, ${CREATED_AT}, ${CREATED_AT}`;
+  $16, $17, $18, $19, $20, ${CREATED_AT}, ${CREATED_AT}`;
 
 /**
  * The only class that talks to the intent tables. Every status change is one statement that
@@ -76,11 +76,12 @@ export class IntentsRepository {
       intent.maxSlippageBps,
       intent.gasTip,
       intent.notificationWebhookUrl,
+      intent.webhookUrl,
     ];
     const guard = claim
       ? `k AS (
            INSERT INTO intent.idempotency_keys (tenant_id, key, request_hash, intent_id)
-           VALUES ($2, $20, $21, $1) ON CONFLICT (tenant_id, key) DO NOTHING RETURNING 1
+           VALUES ($2, $21, $22, $1) ON CONFLICT (tenant_id, key) DO NOTHING RETURNING 1
          ),`
       : '';
     if (claim) params.push(claim.key, claim.requestHash);
@@ -133,12 +134,12 @@ export class IntentsRepository {
     return rows[0]?.record ?? null;
   }
 
-  async statusOf(tenantId: string, id: string): Promise<IntentStatus | null> {
-    const rows: { status: IntentStatus }[] = await this.db.query(
-      `SELECT status FROM intent.intents WHERE id = $1 AND tenant_id = $2`,
+  async statusOf(tenantId: string, id: string): Promise<{ status: IntentStatus; submitted: boolean } | null> {
+    const rows: { status: IntentStatus; submitted: boolean }[] = await this.db.query(
+      `SELECT status, phase IS NOT DISTINCT FROM 'submitted' AS submitted FROM intent.intents WHERE id = $1 AND tenant_id = $2`,
       [id, tenantId],
     );
-    return rows[0]?.status ?? null;
+    return rows[0] ?? null;
   }
 
   /**
@@ -169,13 +170,17 @@ export class IntentsRepository {
     return { intentsJson: rows[0]!.intents, moreAfter: rows[0]!.more_after };
   }
 
-  /** pending → cancelled, only if still pending; null when the intent is not (or no longer) pending. */
+  /**
+   * pending → cancelled, only if still pending and its buy was not submitted (once submitted,
+   * the chain decides the outcome); null otherwise. One row update: a concurrent execution
+   * step on the same row waits for it and then sees the new status, or the other way round.
+   */
   async cancel(tenantId: string, id: string): Promise<IntentRecord | null> {
     const rows: { record: IntentRecord }[] = await this.db.query(
       `WITH c AS (
          UPDATE intent.intents AS x
          SET status = 'cancelled', status_reason = 'cancelled by the client', updated_at = now()
-         WHERE x.id = $1 AND x.tenant_id = $2 AND x.status = 'pending'
+         WHERE x.id = $1 AND x.tenant_id = $2 AND x.status = 'pending' AND x.phase IS DISTINCT FROM 'submitted'
          RETURNING x.tenant_id, intent.record_json(x) AS record
        ),
        e AS (INSERT INTO intent.outbox (id, type, tenant_id, intent) SELECT intent.uuid_v7(), 'cancelled', tenant_id, record FROM c)
@@ -193,7 +198,7 @@ export class IntentsRepository {
     const rows: { n: string }[] = await this.db.query(
       `WITH due AS (
          SELECT id FROM intent.intents
-         WHERE status = 'pending' AND expires_at <= now()
+         WHERE status = 'pending' AND expires_at <= now() AND phase IS DISTINCT FROM 'submitted'
          ORDER BY expires_at
          LIMIT $1
          FOR UPDATE SKIP LOCKED
@@ -201,7 +206,7 @@ export class IntentsRepository {
        x AS (
          UPDATE intent.intents AS x
          SET status = 'expired', status_reason = 'expiry reached before launch', updated_at = now()
-         FROM due WHERE x.id = due.id AND x.status = 'pending'
+         FROM due WHERE x.id = due.id AND x.status = 'pending' AND x.phase IS DISTINCT FROM 'submitted'
          RETURNING x.tenant_id, intent.record_json(x) AS record
        ),
        e AS (INSERT INTO intent.outbox (id, type, tenant_id, intent) SELECT intent.uuid_v7(), 'expired', tenant_id, record FROM x RETURNING 1)

@@ -48,7 +48,8 @@ class FakeIntents {
     return this.cancelled;
   }
   async statusOf(_tenant: string, id: string) {
-    return this.byId.get(id)?.status ?? null;
+    const intent = this.byId.get(id);
+    return intent ? { status: intent.status, submitted: false } : null;
   }
 }
 

@@ -107,8 +107,15 @@ export class IntentsService {
       this.outbox.wake();
       return cancelled;
     }
-    const status = await this.intents.statusOf(message.tenantId, id);
-    if (status === null) throw notFound(id);
+    const current = await this.intents.statusOf(message.tenantId, id);
+    if (current === null) throw notFound(id);
+    const { status } = current;
+    if (status === 'pending' && current.submitted) {
+      throw new IntentError(IntentErrorCode.NotPending, `Intent ${id} is executing: its buy was submitted, so it can no longer be cancelled`, {
+        status,
+        executing: true,
+      });
+    }
     throw new IntentError(IntentErrorCode.NotPending, `Intent ${id} is ${status}; only a pending intent can be cancelled`, {
       status,
     });

@@ -1,4 +1,13 @@
-/** A small JSON-RPC client for the launch watcher: one request per call, bounded in time. */
+export interface RpcCall {
+  method: string;
+  params: unknown[];
+}
+export interface RpcReplyItem<T = unknown> {
+  result?: T;
+  error?: { code?: number; message: string };
+}
+
+/** A small JSON-RPC client for the launch watcher and the executor: bounded in time. */
 export class ChainRpc {
   private id = 0;
 
@@ -8,15 +17,39 @@ export class ChainRpc {
   ) {}
 
   async call<T>(method: string, params: unknown[]): Promise<T> {
+    const body = (await this.post({ jsonrpc: '2.0', id: ++this.id, method, params }, method)) as RpcReplyItem<T>;
+    if (body.error) throw new Error(`${method}: ${body.error.message}`);
+    return body.result as T;
+  }
+
+  /** One HTTP request for many calls; replies in the calls' order, each with its result or error. */
+  async batch<T = unknown>(calls: RpcCall[]): Promise<RpcReplyItem<T>[]> {
+    if (calls.length === 0) return [];
+    const first = this.id + 1;
+    const request = calls.map((c) => ({ jsonrpc: '2.0', id: ++this.id, method: c.method, params: c.params }));
+    const replies = (await this.post(request, `batch of ${calls.length}`)) as (RpcReplyItem<T> & { id: number })[];
+    if (!Array.isArray(replies)) throw new Error(`batch of ${calls.length}: the node did not answer with a batch`);
+    const byId = new Map(replies.map((r) => [r.id, r]));
+    return calls.map((c, i) => byId.get(first + i) ?? { error: { message: `${c.method}: no reply in the batch` } });
+  }
+
+  /** `batch`, throwing on the first error. */
+  async all<T = unknown>(calls: RpcCall[]): Promise<T[]> {
+    const replies = await this.batch<T>(calls);
+    return replies.map((r, i) => {
+      if (r.error) throw new Error(`${calls[i]!.method}: ${r.error.message}`);
+      return r.result as T;
+    });
+  }
+
+  private async post(payload: unknown, what: string): Promise<unknown> {
     const res = await fetch(this.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: ++this.id, method, params }),
+      body: JSON.stringify(payload),
       signal: AbortSignal.timeout(this.timeoutMs),
     });
-    if (!res.ok) throw new Error(`${method}: HTTP ${res.status}`);
-    const body = (await res.json()) as { result?: T; error?: { message: string } };
-    if (body.error) throw new Error(`${method}: ${body.error.message}`);
-    return body.result as T;
+    if (!res.ok) throw new Error(`${what}: HTTP ${res.status}`);
+    return res.json();
   }
 }

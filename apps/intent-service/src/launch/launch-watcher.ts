@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleD
 import { DataSource, type EntityManager } from 'typeorm';
 import { PeriodicTask } from '../common/periodic-task.js';
 import { ENV, type IntentServiceEnv, type WatchedChain } from '../config/env.js';
+import { Executor } from '../execution/executor.js';
 import { ChainRpc } from './chain-rpc.js';
 
 /** keccak256("PairCreated(address,address,address,uint256)") and keccak256("Mint(address,uint256,uint256)"). */
@@ -58,6 +59,7 @@ export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
     @Inject(DataSource) private readonly db: DataSource,
     @Inject(ENV) private readonly env: IntentServiceEnv,
+    private readonly executor: Executor,
   ) {
     this.tasks = env.watchedChains.map((chain) => {
       const rpc = new ChainRpc(chain.rpcUrl);
@@ -74,26 +76,37 @@ export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
     await Promise.all(this.tasks.map((t) => t.stop()));
   }
 
-  /** One step; true when more blocks are waiting (or a reorg was just undone). */
-  poll(chain: WatchedChain, rpc: ChainRpc): Promise<boolean> {
+  /**
+   * One step; true when more blocks are waiting (or a reorg was just undone). After a step that
+   * moved the cursor, the executor runs at once (new launches to act on, buys to follow).
+   */
+  async poll(chain: WatchedChain, rpc: ChainRpc): Promise<boolean> {
+    const { more, advanced } = await this.step(chain, rpc);
+    if (advanced) this.executor.wake(chain.chainId);
+    return more;
+  }
+
+  private step(chain: WatchedChain, rpc: ChainRpc): Promise<{ more: boolean; advanced: boolean }> {
+    const idle = { more: false, advanced: false };
     return this.db.transaction(async (tx) => {
       const [{ locked }] = await tx.query('SELECT pg_try_advisory_xact_lock($1, $2) AS locked', [LOCK_CLASS, chain.chainId]);
-      if (!locked) return false;
+      if (!locked) return idle;
       const head = BigInt(await rpc.call<string>('eth_blockNumber', []));
+      const seenAt = new Date();
       const recent: { number: string; hash: string }[] = await tx.query(
         'SELECT number, hash FROM intent.chain_blocks WHERE chain_id = $1 ORDER BY number DESC LIMIT $2',
         [chain.chainId, KEPT_BLOCKS],
       );
       if (recent.length === 0) {
         await this.remember(tx, chain, rpc, head);
-        return false;
+        return { more: false, advanced: true };
       }
       if (!(await this.canonical(rpc, recent[0]!))) {
         await this.undoReorg(tx, chain, rpc, recent);
-        return true;
+        return { more: true, advanced: false };
       }
       const from = BigInt(recent[0]!.number) + 1n;
-      if (from > head) return false;
+      if (from > head) return idle;
       const to = head - from + 1n > BigInt(this.env.LAUNCH_MAX_BLOCK_RANGE) ? from + BigInt(this.env.LAUNCH_MAX_BLOCK_RANGE) - 1n : head;
       const tokens: { token: string }[] = await tx.query(
         `SELECT DISTINCT lower(i.token_address) AS token FROM intent.intents i
@@ -104,15 +117,15 @@ export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
       if (tokens.length > 0) {
         for (const launch of await this.detect(chain, rpc, new Set(tokens.map((t) => t.token)), from, to)) {
           await tx.query(
-            `INSERT INTO intent.launches (chain_id, token, pair, block_number, block_hash) VALUES ($1, $2, $3, $4, $5)
+            `INSERT INTO intent.launches (chain_id, token, pair, block_number, block_hash, seen_at) VALUES ($1, $2, $3, $4, $5, $6)
              ON CONFLICT (chain_id, token) DO NOTHING`,
-            [chain.chainId, launch.token, launch.pair, launch.blockNumber.toString(), launch.blockHash],
+            [chain.chainId, launch.token, launch.pair, launch.blockNumber.toString(), launch.blockHash, seenAt],
           );
           this.logger.log(`launch on chain ${chain.chainId}: token ${launch.token} (pair ${launch.pair}) in block ${launch.blockNumber}`);
         }
       }
       await this.remember(tx, chain, rpc, to);
-      return to < head;
+      return { more: to < head, advanced: true };
     });
   }
 

@@ -33,4 +33,8 @@ export class LaunchEntity {
 
   @Column('timestamptz', { name: 'detected_at', default: () => 'now()' })
   detectedAt!: Date;
+
+  /** When the watcher first had the launch block from the node (what execution latency counts from). */
+  @Column('timestamptz', { name: 'seen_at', nullable: true })
+  seenAt!: Date | null;
 }

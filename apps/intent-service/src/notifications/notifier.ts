@@ -1,9 +1,8 @@
-import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { INTENT_EVENTS_STREAM, type IntentEvent } from '@tradeinfra/contracts';
+import { checkWebhookTarget, WebhookRefused } from '../common/webhook-target.js';
 import { ENV, type IntentServiceEnv } from '../config/env.js';
 import { EventsPublisher } from '../outbox/events.publisher.js';
 import { SigningSecrets } from './signing-secrets.js';
@@ -12,18 +11,6 @@ export const NOTIFIER_CONSUMER = 'intent-notifier';
 const NANOS_PER_MS = 1_000_000;
 const IN_FLIGHT = 32;
 
-/** Loopback, private, link-local and unique-local ranges a webhook may not point at. */
-export function isPrivateAddress(ip: string): boolean {
-  if (isIP(ip) === 4) {
-    const [a, b] = ip.split('.').map(Number) as [number, number];
-    return a === 10 || a === 127 || a === 0 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127);
-  }
-  const v6 = ip.toLowerCase();
-  if (v6.startsWith('::ffff:')) return isPrivateAddress(v6.slice(7));
-  return v6 === '::1' || v6 === '::' || v6.startsWith('fc') || v6.startsWith('fd') || v6.startsWith('fe80');
-}
-
-class Undeliverable extends Error {}
 
 /**
  * Delivers every intent status change to the intent's `notificationWebhookUrl`, at least once:
@@ -99,7 +86,7 @@ export class Notifier implements OnApplicationBootstrap, OnModuleDestroy, OnAppl
       await this.deliver(url, event);
       msg.ack();
     } catch (err) {
-      if (err instanceof Undeliverable || attempt >= this.env.NOTIFY_MAX_ATTEMPTS) {
+      if (err instanceof WebhookRefused || attempt >= this.env.NOTIFY_MAX_ATTEMPTS) {
         this.logger.warn(`notification ${event.id} for intent ${event.intent.id} given up after ${attempt} attempt(s): ${(err as Error).message}`);
         msg.term((err as Error).message.slice(0, 200));
       } else {
@@ -111,14 +98,7 @@ export class Notifier implements OnApplicationBootstrap, OnModuleDestroy, OnAppl
   /** One signed POST; resolves on 2xx. */
   async deliver(url: string, event: IntentEvent): Promise<void> {
     const target = new URL(url);
-    if (target.protocol !== 'https:' && !(this.env.WEBHOOK_ALLOW_HTTP && target.protocol === 'http:')) {
-      throw new Undeliverable(`refused: ${target.protocol} webhooks are not allowed`);
-    }
-    if (!this.env.WEBHOOK_ALLOW_PRIVATE) {
-      const host = target.hostname.replace(/^\[|\]$/g, '');
-      const addresses = isIP(host) ? [host] : (await lookup(host, { all: true })).map((a) => a.address);
-      if (addresses.some(isPrivateAddress)) throw new Undeliverable(`refused: ${target.hostname} is a private address`);
-    }
+    await checkWebhookTarget(target, this.env);
     const body = JSON.stringify(event);
     const timestamp = Math.floor(Date.now() / 1000);
     const res = await fetch(target, {

@@ -1,0 +1,108 @@
+import { AbiCoder, getAddress } from 'ethers';
+
+/**
+ * The buy as one transaction that needs no contract of ours and no custody: a contract creation
+ * from the user's wallet whose init code (run once, never deployed) does, atomically,
+ *
+ *   1. optionally (firstOrFail) revert unless `block.number == targetBlock`;
+ *   2. `router.swapExactETHForTokensSupportingFeeOnTransferTokens{value: swapValue}
+ *      (amountOutMin, [wrappedNative, token], wallet, deadline)`: the tokens go straight to the
+ *      wallet, the router checks the wallet received at least amountOutMin after any token tax;
+ *   3. pay `fee` wei to `feeRecipient` (if any);
+ *   4. `selfdestruct(block.coinbase)`: what is left (exactly `bribe` wei) goes to the block's
+ *      builder.
+ *
+ * Any failing step reverts the whole transaction (bubbling the router's revert reason), so the
+ * fee and the bribe are paid only if the buy happened, and a late inclusion (after the target
+ * block with firstOrFail, or after the intent's expiry through the router's deadline) cannot buy.
+ * The transaction's value is `swapValue + fee + bribe` = `buyAmount + bribe`.
+ */
+export interface BuyPlan {
+  router: string;
+  wrappedNative: string;
+  token: string;
+  wallet: string;
+  swapValue: bigint;
+  amountOutMin: bigint;
+  /** Unix seconds: the router reverts in any later block. */
+  deadline: bigint;
+  fee: bigint;
+  feeRecipient: string | null;
+  bribe: bigint;
+  /** Only this block may include the buy (firstOrFail), or null. */
+  onlyInBlock: bigint | null;
+}
+
+/** swapExactETHForTokensSupportingFeeOnTransferTokens(uint256,address[],address,uint256) */
+export const SWAP_ETH_FOR_TOKENS = '0xb6f9de95';
+/** swapExactTokensForTokensSupportingFeeOnTransferTokens(uint256,uint256,address[],address,uint256) */
+export const SWAP_TOKENS_FOR_TOKENS = '0x5c11d795';
+export const BALANCE_OF = '0x70a08231';
+export const APPROVE = '0x095ea7b3';
+export const GET_RESERVES = '0x0902f1ac';
+export const DECIMALS = '0x313ce567';
+
+const coder = AbiCoder.defaultAbiCoder();
+
+export function routerBuyCalldata(plan: Pick<BuyPlan, 'amountOutMin' | 'wrappedNative' | 'token' | 'wallet' | 'deadline'>): string {
+  return SWAP_ETH_FOR_TOKENS + coder.encode(['uint256', 'address[]', 'address', 'uint256'], [plan.amountOutMin, [plan.wrappedNative, plan.token], plan.wallet, plan.deadline]).slice(2);
+}
+
+export function routerSellCalldata(amountIn: bigint, token: string, wrappedNative: string, to: string, deadline: bigint): string {
+  return SWAP_TOKENS_FOR_TOKENS + coder.encode(['uint256', 'uint256', 'address[]', 'address', 'uint256'], [amountIn, 0n, [token, wrappedNative], to, deadline]).slice(2);
+}
+
+export const balanceOfCalldata = (holder: string) => BALANCE_OF + coder.encode(['address'], [holder]).slice(2);
+export const approveCalldata = (spender: string, amount: bigint) => APPROVE + coder.encode(['address', 'uint256'], [spender, amount]).slice(2);
+
+const hex = (n: bigint, bytes: number) => {
+  const s = n.toString(16);
+  if (s.length > bytes * 2) throw new RangeError(`${n} does not fit in ${bytes} bytes`);
+  return s.padStart(bytes * 2, '0');
+};
+const addr = (a: string) => getAddress(a).slice(2).toLowerCase();
+
+/** Opcodes used below. */
+const OP = {
+  PUSH1: '60', PUSH2: '61', PUSH8: '67', PUSH20: '73', PUSH32: '7f',
+  CODECOPY: '39', CALL: 'f1', GAS: '5a', ISZERO: '15', JUMPI: '57', JUMPDEST: '5b', EQ: '14', NUMBER: '43',
+  RETURNDATASIZE: '3d', RETURNDATACOPY: '3e', REVERT: 'fd', COINBASE: '41', SELFDESTRUCT: 'ff',
+} as const;
+
+/** The init code of the buy (see BuyPlan). Deterministic: the same plan gives the same bytes. */
+export function buyInitCode(plan: BuyPlan): string {
+  if (plan.fee > 0n && !plan.feeRecipient) throw new Error('a fee needs a fee recipient');
+  const calldata = routerBuyCalldata(plan).slice(2);
+  const length = calldata.length / 2;
+  const jumpIfFailed = (failAt: number) => OP.ISZERO + OP.PUSH2 + hex(BigInt(failAt), 2) + OP.JUMPI;
+  const build = (failAt: number, codeAt: number): string => {
+    let code = '';
+    if (plan.onlyInBlock !== null) {
+      code += OP.PUSH8 + hex(plan.onlyInBlock, 8) + OP.NUMBER + OP.EQ + jumpIfFailed(failAt);
+    }
+    // memory[0..length) = router calldata, copied from the end of this code
+    code += OP.PUSH2 + hex(BigInt(length), 2) + OP.PUSH2 + hex(BigInt(codeAt), 2) + OP.PUSH1 + '00' + OP.CODECOPY;
+    // call(gas, router, swapValue, 0, length, 0, 0)
+    code += OP.PUSH1 + '00' + OP.PUSH1 + '00' + OP.PUSH2 + hex(BigInt(length), 2) + OP.PUSH1 + '00';
+    code += OP.PUSH32 + hex(plan.swapValue, 32) + OP.PUSH20 + addr(plan.router) + OP.GAS + OP.CALL + jumpIfFailed(failAt);
+    if (plan.fee > 0n) {
+      code += OP.PUSH1 + '00' + OP.PUSH1 + '00' + OP.PUSH1 + '00' + OP.PUSH1 + '00';
+      code += OP.PUSH32 + hex(plan.fee, 32) + OP.PUSH20 + addr(plan.feeRecipient!) + OP.GAS + OP.CALL + jumpIfFailed(failAt);
+    }
+    code += OP.COINBASE + OP.SELFDESTRUCT;
+    return code;
+  };
+  // Two passes: the first finds where the failure handler and the calldata land.
+  const body = build(0, 0);
+  const failAt = body.length / 2;
+  const failure = OP.JUMPDEST + OP.RETURNDATASIZE + OP.PUSH1 + '00' + OP.PUSH1 + '00' + OP.RETURNDATACOPY + OP.RETURNDATASIZE + OP.PUSH1 + '00' + OP.REVERT;
+  const codeAt = failAt + failure.length / 2;
+  return `0x${build(failAt, codeAt)}${failure}${calldata}`;
+}
+
+/** Uniswap V2's quote: what `amountIn` buys from a pool with these reserves (0.3 % fee). */
+export function getAmountOut(amountIn: bigint, reserveIn: bigint, reserveOut: bigint): bigint {
+  if (amountIn <= 0n || reserveIn <= 0n || reserveOut <= 0n) return 0n;
+  const withFee = amountIn * 997n;
+  return (withFee * reserveOut) / (reserveIn * 1000n + withFee);
+}

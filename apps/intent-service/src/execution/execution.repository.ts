@@ -1,0 +1,255 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+/** A token whose launch was seen, with pending intents no replica is working on. */
+export interface LaunchedToken {
+  /** As the intents spell it (EIP-55). */
+  token: string;
+  pair: string;
+  blockNumber: bigint;
+  seenAt: Date | null;
+}
+
+/** A claimed intent, as the checks need it (wei as decimal strings). */
+export interface ClaimedIntent {
+  id: string;
+  tenantId: string;
+  wallet: string;
+  buyAmount: string;
+  bribe: string;
+  minIn: string | null;
+  minOut: string | null;
+  minLiquidity: string | null;
+  maxBuyTax: string | null;
+  maxSellTax: string | null;
+  maxSlippageBps: number | null;
+  feeBps: number | null;
+  feeRecipient: string | null;
+  firstOrFail: boolean;
+  gasTip: string | null;
+  /** Unix seconds. */
+  expiry: bigint;
+  webhookUrl: string | null;
+}
+
+/** A submitted buy whose outcome the chain has not shown yet. */
+export interface SubmittedIntent {
+  id: string;
+  wallet: string;
+  txHash: string;
+  signedTx: string;
+  nonce: bigint;
+  targetBlock: bigint;
+  firstOrFail: boolean;
+  expiry: bigint;
+}
+
+export interface Outcome {
+  id: string;
+  status: 'completed' | 'failed' | 'expired';
+  reason: string | null;
+  executedAt: Date | null;
+}
+
+export interface ToSubmit {
+  id: string;
+  wallet: string;
+  nonce: bigint;
+  raw: string;
+  hash: string;
+}
+
+const CLAIMABLE = `x.status = 'pending' AND (x.phase IS NULL OR (x.phase = 'claimed' AND x.claim_until < now()))`;
+
+/**
+ * The executor's reads and writes. Every change is conditional on the row's status, phase and
+ * claim, so a cancel, an expiry or another replica acting on the same row first makes it a
+ * no-op; every status change writes its outbox event in the same statement.
+ */
+@Injectable()
+export class ExecutionRepository {
+  constructor(@Inject(DataSource) private readonly db: DataSource) {}
+
+  async launchedTokens(chainId: number): Promise<LaunchedToken[]> {
+    const rows: { token: string; pair: string; block_number: string; seen_at: Date | null }[] = await this.db.query(
+      `SELECT t.token, l.pair, l.block_number, l.seen_at
+       FROM intent.launches l
+       CROSS JOIN LATERAL (
+         SELECT x.token_address AS token FROM intent.intents x
+         WHERE x.chain_id = l.chain_id AND lower(x.token_address) = l.token AND ${CLAIMABLE}
+         LIMIT 1
+       ) t
+       WHERE l.chain_id = $1`,
+      [chainId],
+    );
+    return rows.map((r) => ({ token: r.token, pair: r.pair, blockNumber: BigInt(r.block_number), seenAt: r.seen_at }));
+  }
+
+  /** Claims up to `limit` waiting intents of a launched token, highest bribe first. */
+  async claim(chainId: number, token: string, claimToken: string, ttlMs: number, limit: number): Promise<ClaimedIntent[]> {
+    const rows: Record<string, string | number | boolean | null>[] = await this.db.query(
+      `WITH c AS (
+         SELECT x.id FROM intent.intents x
+         WHERE x.chain_id = $1 AND lower(x.token_address) = lower($2) AND ${CLAIMABLE}
+         ORDER BY x.bribe DESC, x.id
+         LIMIT $5
+         FOR UPDATE SKIP LOCKED
+       ),
+       u AS (
+         UPDATE intent.intents x
+         SET phase = 'claimed', claim_token = $3, claim_until = now() + make_interval(secs => $4::float8 / 1000)
+         FROM c WHERE x.id = c.id
+         RETURNING x.*
+       )
+       SELECT x.id, x.tenant_id, x.wallet, x.buy_amount::text, x.bribe::text, x.min_in::text, x.min_out::text,
+         x.min_liquidity::text, x.max_buy_tax::text, x.max_sell_tax::text, x.max_slippage_bps, x.fee_bps, x.fee_recipient,
+         x.first_or_fail, x.gas_tip::text, extract(epoch FROM x.expires_at)::bigint::text AS expiry, x.webhook_url
+       FROM u x`,
+      [chainId, token, claimToken, ttlMs, limit],
+    );
+    const claimed = rows.map((r) => ({
+      id: r.id as string,
+      tenantId: r.tenant_id as string,
+      wallet: r.wallet as string,
+      buyAmount: r.buy_amount as string,
+      bribe: r.bribe as string,
+      minIn: r.min_in as string | null,
+      minOut: r.min_out as string | null,
+      minLiquidity: r.min_liquidity as string | null,
+      maxBuyTax: r.max_buy_tax as string | null,
+      maxSellTax: r.max_sell_tax as string | null,
+      maxSlippageBps: r.max_slippage_bps as number | null,
+      feeBps: r.fee_bps as number | null,
+      feeRecipient: r.fee_recipient as string | null,
+      firstOrFail: r.first_or_fail === true,
+      gasTip: r.gas_tip as string | null,
+      expiry: BigInt(r.expiry as string),
+      webhookUrl: r.webhook_url as string | null,
+    }));
+    // RETURNING has no order: highest bribe first, then oldest.
+    return claimed.sort((a, b) => {
+      const d = BigInt(b.bribe) - BigInt(a.bribe);
+      return d > 0n ? 1 : d < 0n ? -1 : a.id < b.id ? -1 : 1;
+    });
+  }
+
+  /**
+   * Settles a round in one transaction: fails the intents that failed a check or their signing,
+   * marks `submit` as submitted, and hands back to the queue (`release`) what must wait for a
+   * later round. Only rows still pending and claimed by `claimToken` change. A wallet's buys
+   * are marked in nonce order and stop at the first that is no longer claimable (cancelled or
+   * expired meanwhile): its later nonces would never be mined, so they are released too.
+   * `submit` is in sending order (each wallet's nonces ascending); returns what may be sent, in
+   * that order.
+   */
+  async settleRound(
+    claimToken: string,
+    failures: { id: string; reason: string }[],
+    submit: ToSubmit[],
+    release: string[],
+    targetBlock: bigint,
+  ): Promise<{ submitted: ToSubmit[]; failed: number }> {
+    return this.db.transaction(async (tx) => {
+      let failed = 0;
+      if (failures.length > 0) {
+        const [{ n }] = await tx.query(
+          `WITH f AS (
+             UPDATE intent.intents x
+             SET status = 'failed', status_reason = s.reason, phase = NULL, claim_token = NULL, claim_until = NULL, updated_at = now()
+             FROM unnest($2::uuid[], $3::text[]) AS s(id, reason)
+             WHERE x.id = s.id AND x.status = 'pending' AND x.phase = 'claimed' AND x.claim_token = $1
+             RETURNING x.tenant_id, intent.record_json(x) AS record
+           ),
+           e AS (INSERT INTO intent.outbox (id, type, tenant_id, intent) SELECT intent.uuid_v7(), 'failed', tenant_id, record FROM f RETURNING 1)
+           SELECT count(*)::int AS n FROM e`,
+          [claimToken, failures.map((f) => f.id), failures.map((f) => f.reason)],
+        );
+        failed = n;
+      }
+      const sendable: ToSubmit[] = [];
+      const held = new Set<string>(release);
+      if (submit.length > 0) {
+        const rows: { id: string }[] = await tx.query(
+          `SELECT id FROM intent.intents
+           WHERE id = ANY($1::uuid[]) AND status = 'pending' AND phase = 'claimed' AND claim_token = $2
+           FOR UPDATE`,
+          [submit.map((s) => s.id), claimToken],
+        );
+        const claimable = new Set(rows.map((r) => r.id));
+        const blocked = new Set<string>();
+        // `submit` is in sending order, each wallet's nonces ascending.
+        for (const s of submit) {
+          if (blocked.has(s.wallet)) held.add(s.id);
+          else if (!claimable.has(s.id)) blocked.add(s.wallet);
+          else sendable.push(s);
+        }
+        if (sendable.length > 0) {
+          await tx.query(
+            `UPDATE intent.intents x
+             SET phase = 'submitted', signed_tx = s.raw, tx_hash = s.hash, tx_nonce = s.nonce, target_block = $2,
+                 submitted_at = clock_timestamp(), claim_until = NULL
+             FROM unnest($1::uuid[], $3::text[], $4::text[], $5::bigint[]) AS s(id, raw, hash, nonce)
+             WHERE x.id = s.id`,
+            [sendable.map((s) => s.id), targetBlock.toString(), sendable.map((s) => s.raw), sendable.map((s) => s.hash), sendable.map((s) => s.nonce.toString())],
+          );
+        }
+      }
+      if (held.size > 0) {
+        await tx.query(
+          `UPDATE intent.intents SET phase = NULL, claim_token = NULL, claim_until = NULL
+           WHERE id = ANY($1::uuid[]) AND status = 'pending' AND phase = 'claimed' AND claim_token = $2`,
+          [[...held], claimToken],
+        );
+      }
+      return { submitted: sendable, failed };
+    });
+  }
+
+  /** Hands claimed intents back to the queue (a transient failure: the next round retries). */
+  async release(claimToken: string, ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.query(
+      `UPDATE intent.intents SET phase = NULL, claim_token = NULL, claim_until = NULL
+       WHERE id = ANY($1::uuid[]) AND status = 'pending' AND phase = 'claimed' AND claim_token = $2`,
+      [ids, claimToken],
+    );
+  }
+
+  async submitted(chainId: number): Promise<SubmittedIntent[]> {
+    const rows: Record<string, string | boolean>[] = await this.db.query(
+      `SELECT id, wallet, tx_hash, signed_tx, tx_nonce::text, target_block::text, coalesce(first_or_fail, false) AS first_or_fail,
+         extract(epoch FROM expires_at)::bigint::text AS expiry
+       FROM intent.intents WHERE chain_id = $1 AND status = 'pending' AND phase = 'submitted'
+       ORDER BY wallet, tx_nonce`,
+      [chainId],
+    );
+    return rows.map((r) => ({
+      id: r.id as string,
+      wallet: r.wallet as string,
+      txHash: r.tx_hash as string,
+      signedTx: r.signed_tx as string,
+      nonce: BigInt(r.tx_nonce as string),
+      targetBlock: BigInt(r.target_block as string),
+      firstOrFail: r.first_or_fail as boolean,
+      expiry: BigInt(r.expiry as string),
+    }));
+  }
+
+  /** Records what the chain decided for submitted buys (each only while still pending). */
+  async recordOutcomes(outcomes: Outcome[]): Promise<number> {
+    if (outcomes.length === 0) return 0;
+    const [{ n }] = await this.db.query(
+      `WITH u AS (
+         UPDATE intent.intents x
+         SET status = s.status, status_reason = s.reason, executed_at = s.executed_at, updated_at = now()
+         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[]) AS s(id, status, reason, executed_at)
+         WHERE x.id = s.id AND x.status = 'pending' AND x.phase = 'submitted'
+         RETURNING x.tenant_id, x.status, intent.record_json(x) AS record
+       ),
+       e AS (INSERT INTO intent.outbox (id, type, tenant_id, intent) SELECT intent.uuid_v7(), status, tenant_id, record FROM u RETURNING 1)
+       SELECT count(*)::int AS n FROM e`,
+      [outcomes.map((o) => o.id), outcomes.map((o) => o.status), outcomes.map((o) => o.reason), outcomes.map((o) => o.executedAt)],
+    );
+    return n;
+  }
+}

@@ -1,0 +1,480 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import type { SimulationResult, UnsignedTransaction } from '@tradeinfra/contracts';
+import { getAddress } from 'ethers';
+import { PeriodicTask } from '../common/periodic-task.js';
+import { checkWebhookTarget } from '../common/webhook-target.js';
+import { ENV, type IntentServiceEnv, type WatchedChain } from '../config/env.js';
+import { ChainRpc } from '../launch/chain-rpc.js';
+import { SigningSecrets } from '../notifications/signing-secrets.js';
+import { OutboxRelay } from '../outbox/outbox.relay.js';
+import {
+  approveCalldata,
+  balanceOfCalldata,
+  buyInitCode,
+  DECIMALS,
+  getAmountOut,
+  GET_RESERVES,
+  routerSellCalldata,
+  type BuyPlan,
+} from './buy.js';
+import { checkIntent, FailureReason, liquidityInCents, lossScaled, type PoolState, type TokenProbe } from './checks.js';
+import { ExecutionRepository, type ClaimedIntent, type LaunchedToken, type Outcome, type ToSubmit } from './execution.repository.js';
+import { DevSigner, WebhookSigner, type SignResult } from './signer.js';
+import { SimulationClient } from './simulation-client.js';
+import { BundleSubmitter, RpcSubmitter, type Submitter } from './submitter.js';
+
+const TOKEN0 = '0x0dfe1681';
+const TOKEN1 = '0xd21220a7';
+/** Webhook requests in flight at once per round. */
+const SIGNING_CONCURRENCY = 256;
+/** The simulated wallet gets this much more than it spends (gas is free in simulation, but be safe). */
+const SIMULATION_HEADROOM = 10n ** 18n;
+
+interface Chain {
+  config: WatchedChain & { router: string };
+  rpc: ChainRpc;
+  submitter: Submitter;
+  devSigner: DevSigner;
+  task: PeriodicTask;
+  /** The stable pair's layout, read once: which side is native, the stable's decimals. */
+  stable?: Promise<{ nativeIsToken0: boolean; decimals: number } | null>;
+}
+
+interface Block {
+  number: string;
+  hash: string;
+  timestamp: string;
+  baseFeePerGas?: string;
+}
+
+const word = (hex: string, i: number) => BigInt(`0x${hex.slice(2 + 64 * i, 2 + 64 * (i + 1)) || '0'}`);
+const hexQ = (n: bigint) => `0x${n.toString(16)}`;
+
+/**
+ * Executes intents when their token launches, per chain (one PeriodicTask each, woken by the
+ * launch watcher on every new block):
+ *
+ * 1. **Follow** the buys already submitted: mined → `completed` (or `failed`/`reverted`); not in
+ *    the target block with firstOrFail → `failed`/`not_included`; past expiry → `expired`;
+ *    otherwise send again for the next block.
+ * 2. **Execute** launched tokens: claim their waiting intents (highest bribe first; a claim is a
+ *    row lease, so replicas share the work and a dead replica's claims lapse), probe the token
+ *    once with the simulation service (a buy and a sell on the launch state: taxes, honeypot,
+ *    gas), check every intent against the pool as the earlier buys leave it, build each buy
+ *    (see buy.ts), have it signed (webhook or development signer) and verified, mark the
+ *    signed buys submitted (only those still pending: a cancel or expiry that came first wins),
+ *    and send them.
+ */
+@Injectable()
+export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(Executor.name);
+  private readonly chains = new Map<number, Chain>();
+  private readonly webhookSigner: WebhookSigner;
+
+  constructor(
+    private readonly repo: ExecutionRepository,
+    private readonly simulation: SimulationClient,
+    private readonly relay: OutboxRelay,
+    secrets: SigningSecrets,
+    @Inject(ENV) private readonly env: IntentServiceEnv,
+  ) {
+    this.webhookSigner = new WebhookSigner({
+      timeoutMs: env.SIGNER_TIMEOUT_MS,
+      sign: (tenantId, timestamp, body) => secrets.sign(tenantId, timestamp, body),
+      checkTarget: (url) => checkWebhookTarget(url, env),
+    });
+    for (const config of env.watchedChains) {
+      if (!config.router) continue;
+      const rpc = new ChainRpc(config.rpcUrl);
+      const chain: Chain = {
+        config: { ...config, router: config.router },
+        rpc,
+        submitter: config.relays.length > 0 ? new BundleSubmitter(config.relays, env.RELAY_AUTH_KEY ?? null) : new RpcSubmitter(rpc),
+        devSigner: new DevSigner(config.devSignerKeys),
+        task: null as unknown as PeriodicTask,
+      };
+      chain.task = new PeriodicTask(`executor (chain ${config.chainId})`, env.LAUNCH_POLL_INTERVAL_MS, () => this.step(chain), this.logger);
+      this.chains.set(config.chainId, chain);
+    }
+  }
+
+  onApplicationBootstrap(): void {
+    for (const chain of this.chains.values()) {
+      chain.task.start();
+      this.logger.log(
+        `executing intents on chain ${chain.config.chainId} through router ${chain.config.router}, submitting with ${chain.submitter.kind === 'bundle' ? `eth_sendBundle to ${chain.config.relays.length} relay(s)` : 'eth_sendRawTransaction'}`,
+      );
+    }
+    for (const config of this.env.watchedChains) {
+      if (!config.router) this.logger.warn(`chain ${config.chainId} has no DEX_ROUTER_${config.chainId}: launches are recorded, intents are not executed`);
+    }
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await Promise.all([...this.chains.values()].map((c) => c.task.stop()));
+  }
+
+  /** A new block or launch on the chain: act now rather than at the next tick. */
+  wake(chainId: number): void {
+    this.chains.get(chainId)?.task.wake();
+  }
+
+  private async step(chain: Chain): Promise<boolean> {
+    const head = await chain.rpc.call<Block>('eth_getBlockByNumber', ['latest', false]);
+    await this.follow(chain, head);
+    let more = false;
+    for (const launch of await this.repo.launchedTokens(chain.config.chainId)) {
+      more = (await this.execute(chain, launch, head)) || more;
+    }
+    return more;
+  }
+
+  // ---- following submitted buys ----
+
+  private async follow(chain: Chain, head: Block): Promise<void> {
+    const submitted = await this.repo.submitted(chain.config.chainId);
+    if (submitted.length === 0) return;
+    const headNumber = BigInt(head.number);
+    const receipts = await chain.rpc.batch<{ status: string; blockNumber: string } | null>(
+      submitted.map((s) => ({ method: 'eth_getTransactionReceipt', params: [s.txHash] })),
+    );
+    const minedIn = new Set<string>();
+    receipts.forEach((r) => r.result && minedIn.add(r.result.blockNumber));
+    const blocks = await chain.rpc.all<Block>([...minedIn].map((n) => ({ method: 'eth_getBlockByNumber', params: [n, false] })));
+    const timestampOf = new Map(blocks.map((b) => [b.number, new Date(Number(BigInt(b.timestamp)) * 1000)]));
+    const outcomes: Outcome[] = [];
+    const waiting = submitted.filter((s, i) => {
+      const receipt = receipts[i]!.result;
+      if (!receipt) return true;
+      const executedAt = timestampOf.get(receipt.blockNumber) ?? null;
+      if (receipt.status === '0x1') outcomes.push({ id: s.id, status: 'completed', reason: null, executedAt });
+      else if (s.firstOrFail && BigInt(receipt.blockNumber) !== s.targetBlock) outcomes.push({ id: s.id, status: 'failed', reason: FailureReason.NotIncluded, executedAt: null });
+      else outcomes.push({ id: s.id, status: 'failed', reason: FailureReason.Reverted, executedAt: null });
+      return false;
+    });
+    const resend: typeof waiting = [];
+    if (waiting.length > 0) {
+      const nonces = await chain.rpc.all<string>(waiting.map((s) => ({ method: 'eth_getTransactionCount', params: [s.wallet, 'latest'] })));
+      waiting.forEach((s, i) => {
+        if (s.firstOrFail && headNumber >= s.targetBlock) {
+          outcomes.push({ id: s.id, status: 'failed', reason: FailureReason.NotIncluded, executedAt: null });
+        } else if (BigInt(head.timestamp) > s.expiry) {
+          outcomes.push({ id: s.id, status: 'expired', reason: 'expiry reached before the buy was included', executedAt: null });
+        } else if (BigInt(nonces[i]!) > s.nonce) {
+          outcomes.push({ id: s.id, status: 'failed', reason: FailureReason.NonceUsed, executedAt: null });
+        } else {
+          resend.push(s);
+        }
+      });
+    }
+    if (outcomes.length > 0) {
+      const changed = await this.repo.recordOutcomes(outcomes);
+      if (changed > 0) this.relay.wake();
+      for (const o of outcomes) this.logger.log(`intent ${o.id}: ${o.status}${o.reason ? ` (${o.reason})` : ''}`);
+    }
+    if (resend.length > 0) {
+      // Not mined yet and still valid: send again for the next block (a node that has it ignores it).
+      await chain.submitter.submit(resend.map((s) => ({ intentId: s.id, raw: s.signedTx, hash: s.txHash })), headNumber + 1n);
+    }
+  }
+
+  // ---- executing a launch ----
+
+  /** One round for one launched token; true when more of its intents wait. */
+  private async execute(chain: Chain, launch: LaunchedToken, head: Block): Promise<boolean> {
+    const claimToken = randomUUID();
+    const intents = await this.repo.claim(chain.config.chainId, launch.token, claimToken, this.env.EXECUTION_CLAIM_TTL_MS, this.env.EXECUTION_BATCH);
+    if (intents.length === 0) return false;
+    const started = Date.now();
+    let round: Round;
+    try {
+      round = await this.prepare(chain, launch, head, intents);
+    } catch (err) {
+      // The node or the simulation service failed: nothing was decided, the next round retries.
+      await this.repo.release(claimToken, intents.map((i) => i.id));
+      this.logger.warn(`launch of ${launch.token} on chain ${chain.config.chainId}: ${(err as Error).message}; retrying`);
+      return false;
+    }
+    const { submitted, failed } = await this.repo.settleRound(claimToken, round.failures, round.toSubmit, round.release, round.targetBlock);
+    if (failed > 0) this.relay.wake();
+    for (const f of round.failures) this.logger.log(`intent ${f.id}: failed (${f.reason}: ${f.detail})`);
+    // In the order checked (highest bribe first), which the pool quotes assumed.
+    const refused = await chain.submitter.submit(submitted.map((s) => ({ intentId: s.id, raw: s.raw, hash: s.hash })), round.targetBlock);
+    const done = Date.now();
+    if (chain.submitter.kind === 'rpc') {
+      // The chain's node refused it (it will not be mined): the outcome is known now.
+      const rejected: Outcome[] = [...refused].filter(([, error]) => error !== null).map(([id]) => ({ id, status: 'failed', reason: FailureReason.SubmissionRejected, executedAt: null }));
+      for (const [id, error] of refused) if (error) this.logger.warn(`intent ${id}: the node refused the buy: ${error}`);
+      if ((await this.repo.recordOutcomes(rejected)) > 0) this.relay.wake();
+    }
+    const sinceSeen = launch.seenAt ? ` (${done - launch.seenAt.getTime()} ms after the launch block was seen)` : '';
+    this.logger.log(
+      `launch of ${launch.token} on chain ${chain.config.chainId}: ${intents.length} intent(s), ${submitted.length} submitted for block ${round.targetBlock}, ${failed} failed, ${round.release.length} deferred, in ${done - started} ms${sinceSeen}`,
+    );
+    return intents.length >= this.env.EXECUTION_BATCH || round.release.length > 0;
+  }
+
+  /** Checks, builds and signs the buys of one round; touches no row. */
+  private async prepare(chain: Chain, launch: LaunchedToken, head: Block, intents: ClaimedIntent[]): Promise<Round> {
+    const { config, rpc } = chain;
+    const headNumber = BigInt(head.number);
+    const targetBlock = headNumber + 1n;
+    const at = hexQ(headNumber);
+    const wallets = [...new Set(intents.map((i) => i.wallet))];
+    const stableLayout = await this.stableLayout(chain);
+    const [reserves, stableReserves, ...perWallet] = await rpc.all<string>([
+      { method: 'eth_call', params: [{ to: launch.pair, data: GET_RESERVES }, at] },
+      stableLayout ? { method: 'eth_call', params: [{ to: config.stablePair, data: GET_RESERVES }, at] } : { method: 'eth_chainId', params: [] },
+      ...wallets.flatMap((w) => [
+        { method: 'eth_getTransactionCount', params: [w, 'pending'] },
+        { method: 'eth_getBalance', params: [w, at] },
+      ]),
+    ]);
+    const tokenIsToken0 = launch.token.toLowerCase() < config.wrappedNative;
+    const [r0, r1] = [word(reserves!, 0), word(reserves!, 1)];
+    const launchPool: PoolState = {
+      reserveNative: tokenIsToken0 ? r1 : r0,
+      reserveToken: tokenIsToken0 ? r0 : r1,
+      liquidityCents: null,
+    };
+    if (stableLayout) {
+      const [s0, s1] = [word(stableReserves!, 0), word(stableReserves!, 1)];
+      launchPool.liquidityCents = liquidityInCents(launchPool.reserveNative, {
+        reserveNative: stableLayout.nativeIsToken0 ? s0 : s1,
+        reserveStable: stableLayout.nativeIsToken0 ? s1 : s0,
+        stableDecimals: stableLayout.decimals,
+      });
+    }
+    const nonce = new Map<string, bigint>();
+    const balance = new Map<string, bigint>();
+    wallets.forEach((w, i) => {
+      nonce.set(w, BigInt(perWallet[2 * i]!));
+      balance.set(w, BigInt(perWallet[2 * i + 1]!));
+    });
+
+    const failures: Round['failures'] = [];
+    const fail = (intent: ClaimedIntent, reason: FailureReason, detail: string) => failures.push({ id: intent.id, reason, detail });
+    const round: Round = { targetBlock, failures, toSubmit: [], release: [] };
+    if (launchPool.reserveNative === 0n || launchPool.reserveToken === 0n) {
+      // The launch was undone (reorg) or the liquidity removed since: wait for the next one.
+      round.release = intents.map((i) => i.id);
+      return round;
+    }
+    const probeFor = intents.find((i) => BigInt(i.buyAmount) - (BigInt(i.buyAmount) * BigInt(i.feeBps ?? 0)) / 10_000n > 0n);
+    const probe = probeFor ? await this.probe(chain, launch, headNumber, launchPool, probeFor) : null;
+
+    const baseFee = BigInt(head.baseFeePerGas ?? '0x0');
+    const pool = { reserveNative: launchPool.reserveNative, reserveToken: launchPool.reserveToken };
+    const jobs: { intent: ClaimedIntent; tx: UnsignedTransaction }[] = [];
+    for (const intent of intents) {
+      if (!probe) {
+        fail(intent, FailureReason.NothingToBuy, 'buyAmount after the fee is 0');
+        continue;
+      }
+      if ('reverted' in probe) {
+        fail(intent, FailureReason.BuyReverted, `a simulated buy reverted: ${probe.reverted}`);
+        continue;
+      }
+      const checked = checkIntent(intent, launchPool, pool, probe);
+      if (!checked.ok) {
+        fail(intent, checked.reason, checked.detail);
+        continue;
+      }
+      if (!intent.webhookUrl && !chain.devSigner.holds(intent.wallet)) {
+        fail(intent, FailureReason.NoSigner, 'the intent has no webhookUrl and no development signer holds the wallet');
+        continue;
+      }
+      const { quote } = checked;
+      const bribe = BigInt(intent.bribe);
+      const tip = BigInt(intent.gasTip ?? this.env.EXECUTION_DEFAULT_GAS_TIP_WEI);
+      const maxFeePerGas = 2n * baseFee + tip;
+      const gasLimit = (probe.buyGas * 3n) / 2n + 30_000n;
+      const value = quote.swapValue + quote.fee + bribe;
+      const cost = value + gasLimit * maxFeePerGas;
+      const left = balance.get(intent.wallet)!;
+      if (left < cost) {
+        fail(intent, FailureReason.InsufficientFunds, `the wallet holds ${left} wei, the buy needs up to ${cost}`);
+        continue;
+      }
+      balance.set(intent.wallet, left - cost);
+      const plan: BuyPlan = {
+        router: config.router,
+        wrappedNative: config.wrappedNative,
+        token: launch.token,
+        wallet: intent.wallet,
+        swapValue: quote.swapValue,
+        amountOutMin: quote.amountOutMin,
+        deadline: intent.expiry,
+        fee: quote.fee,
+        feeRecipient: intent.feeRecipient,
+        bribe,
+        onlyInBlock: intent.firstOrFail ? targetBlock : null,
+      };
+      const n = nonce.get(intent.wallet)!;
+      nonce.set(intent.wallet, n + 1n);
+      jobs.push({
+        intent,
+        tx: {
+          purpose: 'buy',
+          type: 2,
+          chainId: config.chainId,
+          from: getAddress(intent.wallet),
+          nonce: Number(n),
+          to: null,
+          value: value.toString(),
+          data: buyInitCode(plan),
+          gasLimit: gasLimit.toString(),
+          maxFeePerGas: maxFeePerGas.toString(),
+          maxPriorityFeePerGas: tip.toString(),
+          accessList: [],
+          summary: {
+            router: getAddress(config.router),
+            token: getAddress(launch.token),
+            swapValue: quote.swapValue.toString(),
+            amountOutMin: quote.amountOutMin.toString(),
+            expectedOut: quote.expectedOut.toString(),
+            fee: quote.fee.toString(),
+            feeRecipient: intent.feeRecipient,
+            bribe: bribe.toString(),
+            deadline: intent.expiry.toString(),
+            onlyInBlock: plan.onlyInBlock === null ? null : plan.onlyInBlock.toString(),
+          },
+        },
+      });
+      pool.reserveNative += quote.swapValue;
+      pool.reserveToken -= quote.grossOut;
+    }
+
+    const signed = await mapLimit(jobs, SIGNING_CONCURRENCY, ({ intent, tx }) =>
+      intent.webhookUrl
+        ? this.webhookSigner.sign({ intentId: intent.id, tenantId: intent.tenantId, webhookUrl: intent.webhookUrl, tx, launchBlock: launch.blockNumber, targetBlock })
+        : chain.devSigner.sign(tx),
+    );
+    // A wallet whose buy failed to sign leaves a nonce gap: its later buys wait for the next round.
+    const gapFrom = new Map<string, number>();
+    jobs.forEach(({ intent, tx }, i) => {
+      const result = signed[i]!;
+      if (!result.ok) {
+        fail(intent, result.reason, result.detail);
+        gapFrom.set(intent.wallet, Math.min(gapFrom.get(intent.wallet) ?? Infinity, tx.nonce));
+      }
+    });
+    jobs.forEach(({ intent, tx }, i) => {
+      const result = signed[i] as SignResult & { ok: true };
+      if (!result.ok) return;
+      if (tx.nonce > (gapFrom.get(intent.wallet) ?? Infinity)) round.release.push(intent.id);
+      else round.toSubmit.push({ id: intent.id, wallet: intent.wallet.toLowerCase(), nonce: BigInt(tx.nonce), raw: result.raw, hash: result.hash });
+    });
+    return round;
+  }
+
+  /**
+   * Buys with one intent's amount on the launch state, then sells what it got: the buy and sell
+   * taxes (against the pool's quotes), whether selling works at all, and the buy's gas.
+   */
+  private async probe(chain: Chain, launch: LaunchedToken, block: bigint, pool: PoolState, intent: ClaimedIntent): Promise<TokenProbe | { reverted: string }> {
+    const { config } = chain;
+    const buyAmount = BigInt(intent.buyAmount);
+    const fee = (buyAmount * BigInt(intent.feeBps ?? 0)) / 10_000n;
+    const swapValue = buyAmount - fee;
+    const plan: BuyPlan = {
+      router: config.router,
+      wrappedNative: config.wrappedNative,
+      token: launch.token,
+      wallet: intent.wallet,
+      swapValue,
+      amountOutMin: 0n,
+      deadline: intent.expiry,
+      fee,
+      feeRecipient: intent.feeRecipient,
+      bribe: BigInt(intent.bribe),
+      onlyInBlock: null,
+    };
+    const wallet = intent.wallet.toLowerCase();
+    const token = launch.token.toLowerCase();
+    const value = swapValue + fee + plan.bribe;
+    const buy = { from: wallet, to: null, data: buyInitCode(plan), value: value.toString() };
+    const overrides = { accounts: { [wallet]: { balance: (value + SIMULATION_HEADROOM).toString() } } };
+    const base = { chainId: config.chainId, blockNumber: block.toString(), overrides };
+    const first = await this.simulation.simulate({
+      ...base,
+      calls: [
+        { from: wallet, to: token, data: balanceOfCalldata(wallet) },
+        buy,
+        { from: wallet, to: token, data: balanceOfCalldata(wallet) },
+        { from: wallet, to: launch.pair, data: GET_RESERVES },
+      ],
+    });
+    const [before, bought, after, reservesAfter] = first.calls as SimulationResult['calls'];
+    if (bought!.status !== 1) return { reverted: bought!.error ?? 'no reason given' };
+    const received = BigInt(after!.result || '0x0') - BigInt(before!.result || '0x0');
+    const quoted = getAmountOut(swapValue, pool.reserveNative, pool.reserveToken);
+    const buyTax = lossScaled(quoted, received);
+    const buyGas = BigInt(bought!.gasUsed);
+    if (received <= 0n) return { buyTax, sellTax: null, buyGas };
+    const tokenIsToken0 = token < config.wrappedNative;
+    const [a0, a1] = [word(reservesAfter!.result, 0), word(reservesAfter!.result, 1)];
+    const [reserveToken, reserveNative] = tokenIsToken0 ? [a0, a1] : [a1, a0];
+    const second = await this.simulation.simulate({
+      ...base,
+      calls: [
+        buy,
+        { from: wallet, to: token, data: approveCalldata(config.router, received) },
+        { from: wallet, to: config.wrappedNative, data: balanceOfCalldata(wallet) },
+        { from: wallet, to: config.router, data: routerSellCalldata(received, token, config.wrappedNative, wallet, intent.expiry) },
+        { from: wallet, to: config.wrappedNative, data: balanceOfCalldata(wallet) },
+      ],
+    });
+    const [, approved, wBefore, sold, wAfter] = second.calls;
+    if (approved!.status !== 1 || sold!.status !== 1) return { buyTax, sellTax: null, buyGas };
+    const gotNative = BigInt(wAfter!.result || '0x0') - BigInt(wBefore!.result || '0x0');
+    const sellTax = lossScaled(getAmountOut(received, reserveToken, reserveNative), gotNative);
+    return { buyTax, sellTax, buyGas };
+  }
+
+  /** Which side of the stable pair is the native token, and the stable's decimals (read once). */
+  private stableLayout(chain: Chain): Promise<{ nativeIsToken0: boolean; decimals: number } | null> {
+    const pair = chain.config.stablePair;
+    if (!pair) return Promise.resolve(null);
+    chain.stable ??= (async () => {
+      const [t0, t1] = await chain.rpc.all<string>([
+        { method: 'eth_call', params: [{ to: pair, data: TOKEN0 }, 'latest'] },
+        { method: 'eth_call', params: [{ to: pair, data: TOKEN1 }, 'latest'] },
+      ]);
+      const [token0, token1] = [`0x${t0!.slice(-40)}`, `0x${t1!.slice(-40)}`];
+      const nativeIsToken0 = token0 === chain.config.wrappedNative;
+      if (!nativeIsToken0 && token1 !== chain.config.wrappedNative) {
+        this.logger.warn(`STABLE_PAIR_${chain.config.chainId} ${pair} does not hold the wrapped native token: minLiquidity cannot be priced`);
+        return null;
+      }
+      const decimals = await chain.rpc.call<string>('eth_call', [{ to: nativeIsToken0 ? token1 : token0, data: DECIMALS }, 'latest']);
+      return { nativeIsToken0, decimals: Number(BigInt(decimals)) };
+    })().catch((err: unknown) => {
+      chain.stable = undefined;
+      throw err;
+    });
+    return chain.stable;
+  }
+}
+
+interface Round {
+  targetBlock: bigint;
+  failures: { id: string; reason: FailureReason; detail: string }[];
+  toSubmit: ToSubmit[];
+  release: string[];
+}
+
+/** `fn` over `items` with at most `limit` running at once; results in the items' order. */
+async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}

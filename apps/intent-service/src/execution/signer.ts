@@ -1,0 +1,171 @@
+import { randomUUID } from 'node:crypto';
+import { Transaction, Wallet, getAddress } from 'ethers';
+import type { SigningRequest, UnsignedTransaction } from '@tradeinfra/contracts';
+import { FailureReason } from './checks.js';
+
+/** A transaction the signer must sign, with the intent it belongs to. */
+export interface SignJob {
+  intentId: string;
+  tenantId: string;
+  webhookUrl: string | null;
+  tx: UnsignedTransaction;
+  launchBlock: bigint;
+  targetBlock: bigint;
+}
+
+export type SignResult = { ok: true; raw: string; hash: string } | { ok: false; reason: FailureReason; detail: string };
+
+/**
+ * Checks that `raw` is exactly `tx`, signed by `tx.from`: an EIP-1559 transaction with the same
+ * chain id, nonce, recipient, value, data, gas limit and fees, and no access list.
+ */
+export function verifySigned(tx: UnsignedTransaction, raw: unknown): SignResult {
+  const bad = (detail: string): SignResult => ({ ok: false, reason: FailureReason.SignatureInvalid, detail });
+  if (typeof raw !== 'string' || !/^0x[0-9a-fA-F]+$/.test(raw) || raw.length > 2 + 2 * 64 * 1024) return bad('not a hex-encoded signed transaction');
+  let signed: Transaction;
+  try {
+    signed = Transaction.from(raw);
+  } catch (err) {
+    return bad(`not a signed transaction: ${(err as Error).message.slice(0, 120)}`);
+  }
+  if (!signed.signature || signed.type !== 2) return bad('not a signed EIP-1559 (type 2) transaction');
+  const mismatches: string[] = [];
+  const same = (field: string, got: unknown, want: unknown) => {
+    if (got !== want) mismatches.push(field);
+  };
+  same('chainId', signed.chainId, BigInt(tx.chainId));
+  same('nonce', BigInt(signed.nonce), BigInt(tx.nonce));
+  same('to', signed.to === null ? null : signed.to.toLowerCase(), tx.to === null ? null : tx.to.toLowerCase());
+  same('value', signed.value, BigInt(tx.value));
+  same('data', signed.data.toLowerCase(), tx.data.toLowerCase());
+  same('gasLimit', signed.gasLimit, BigInt(tx.gasLimit));
+  same('maxFeePerGas', signed.maxFeePerGas, BigInt(tx.maxFeePerGas));
+  same('maxPriorityFeePerGas', signed.maxPriorityFeePerGas, BigInt(tx.maxPriorityFeePerGas));
+  if (signed.accessList && signed.accessList.length > 0) mismatches.push('accessList');
+  if (mismatches.length > 0) return bad(`signed transaction differs in ${mismatches.join(', ')}`);
+  let from: string | null;
+  try {
+    from = signed.from;
+  } catch {
+    from = null;
+  }
+  if (!from || from !== getAddress(tx.from)) return bad(`signed by ${from ?? 'nobody'}, not by the wallet ${getAddress(tx.from)}`);
+  return { ok: true, raw, hash: signed.hash! };
+}
+
+/** The ethers transaction of an unsigned one (for the development signer). */
+function toEthers(tx: UnsignedTransaction): Transaction {
+  return Transaction.from({
+    type: 2,
+    chainId: BigInt(tx.chainId),
+    nonce: tx.nonce,
+    to: tx.to,
+    value: BigInt(tx.value),
+    data: tx.data,
+    gasLimit: BigInt(tx.gasLimit),
+    maxFeePerGas: BigInt(tx.maxFeePerGas),
+    maxPriorityFeePerGas: BigInt(tx.maxPriorityFeePerGas),
+    accessList: [],
+  });
+}
+
+/** Development signer: keys from the environment, for local chains only (see the config). */
+export class DevSigner {
+  private readonly wallets = new Map<string, Wallet>();
+
+  constructor(privateKeys: string[]) {
+    for (const key of privateKeys) {
+      const wallet = new Wallet(key);
+      this.wallets.set(wallet.address.toLowerCase(), wallet);
+    }
+  }
+
+  holds(address: string): boolean {
+    return this.wallets.has(address.toLowerCase());
+  }
+
+  async sign(tx: UnsignedTransaction): Promise<SignResult> {
+    const wallet = this.wallets.get(tx.from.toLowerCase());
+    if (!wallet) return { ok: false, reason: FailureReason.NoSigner, detail: 'the development signer does not hold this wallet' };
+    const raw = wallet.signingKey.sign(toEthers(tx).unsignedHash);
+    const signed = toEthers(tx);
+    signed.signature = raw;
+    return { ok: true, raw: signed.serialized, hash: signed.hash! };
+  }
+}
+
+export interface WebhookSignerOptions {
+  timeoutMs: number;
+  /** Signs a request body for a tenant: `v1=<hex HMAC>` over "<timestamp>.<body>". */
+  sign(tenantId: string, timestamp: number, body: string): string;
+  /** Throws when the URL may not be called (scheme, private address). */
+  checkTarget(url: URL): Promise<void>;
+}
+
+/**
+ * Asks the intent's signing webhook to sign its buy: one HMAC-signed POST of a SigningRequest,
+ * answered within the deadline by `{signedTransactions: [raw, ...]}` in the request's order.
+ * Every answer is verified before use.
+ */
+export class WebhookSigner {
+  constructor(private readonly options: WebhookSignerOptions) {}
+
+  async sign(job: SignJob): Promise<SignResult> {
+    const url = new URL(job.webhookUrl!);
+    try {
+      await this.options.checkTarget(url);
+    } catch (err) {
+      return { ok: false, reason: FailureReason.SignerRefused, detail: (err as Error).message };
+    }
+    const deadline = Date.now() + this.options.timeoutMs;
+    const request: SigningRequest = {
+      kind: 'sign',
+      id: randomUUID(),
+      intentId: job.intentId,
+      chainId: job.tx.chainId,
+      wallet: getAddress(job.tx.from),
+      launchBlock: job.launchBlock.toString(),
+      targetBlock: job.targetBlock.toString(),
+      deadline,
+      transactions: [job.tx],
+    };
+    const body = JSON.stringify(request);
+    const timestamp = Math.floor(Date.now() / 1000);
+    let res: Response;
+    let text: string;
+    try {
+      res = await fetch(url, {
+        method: 'POST',
+        redirect: 'manual',
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'tradeinfra-signer/1',
+          'x-signing-request-id': request.id,
+          'x-signing-timestamp': String(timestamp),
+          'x-signing-signature': this.options.sign(job.tenantId, timestamp, body),
+        },
+        body,
+      });
+      text = await res.text();
+    } catch (err) {
+      const name = (err as Error).name;
+      if (name === 'TimeoutError' || name === 'AbortError') {
+        return { ok: false, reason: FailureReason.SignerTimeout, detail: `no answer within ${this.options.timeoutMs} ms` };
+      }
+      return { ok: false, reason: FailureReason.SignerUnreachable, detail: (err as Error).message };
+    }
+    if (res.status < 200 || res.status >= 300) return { ok: false, reason: FailureReason.SignerRefused, detail: `webhook answered ${res.status}` };
+    let answer: { signedTransactions?: unknown };
+    try {
+      answer = JSON.parse(text) as typeof answer;
+    } catch {
+      return { ok: false, reason: FailureReason.SignatureInvalid, detail: 'the answer is not JSON' };
+    }
+    const signed = answer?.signedTransactions;
+    if (!Array.isArray(signed) || signed.length !== 1) {
+      return { ok: false, reason: FailureReason.SignatureInvalid, detail: 'the answer must be {"signedTransactions": [<one raw transaction>]}' };
+    }
+    return verifySigned(job.tx, signed[0]);
+  }
+}

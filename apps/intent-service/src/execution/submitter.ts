@@ -1,0 +1,99 @@
+import { Wallet, id as keccakText } from 'ethers';
+import type { ChainRpc } from '../launch/chain-rpc.js';
+
+/** One signed buy to send. */
+export interface Submission {
+  intentId: string;
+  raw: string;
+  hash: string;
+}
+
+/** Per submission: null when accepted, else why it was refused. */
+export type SubmitOutcome = Map<string, string | null>;
+
+/**
+ * Where signed buys go. `submit` is called for the first attempt and again for every later
+ * block the buy may still land in (`targetBlock` is the block it is meant for).
+ */
+export interface Submitter {
+  readonly kind: 'rpc' | 'bundle';
+  submit(submissions: Submission[], targetBlock: bigint): Promise<SubmitOutcome>;
+}
+
+/** Errors that mean the node already has (or already mined) the transaction: not a refusal. */
+const ALREADY = /already known|already imported|known transaction|nonce too low|already exists/i;
+
+/**
+ * `eth_sendRawTransaction` on the chain's own node (local chains): all of a launch's buys in one
+ * JSON-RPC batch, in the order given (each wallet's nonces ascending).
+ */
+export class RpcSubmitter implements Submitter {
+  readonly kind = 'rpc';
+
+  constructor(private readonly rpc: ChainRpc) {}
+
+  async submit(submissions: Submission[]): Promise<SubmitOutcome> {
+    const outcome: SubmitOutcome = new Map();
+    if (submissions.length === 0) return outcome;
+    const replies = await this.rpc.batch(submissions.map((s) => ({ method: 'eth_sendRawTransaction', params: [s.raw] })));
+    submissions.forEach((s, i) => {
+      const reply = replies[i]!;
+      outcome.set(s.intentId, reply.error && !ALREADY.test(reply.error.message) ? reply.error.message : null);
+    });
+    return outcome;
+  }
+}
+
+/**
+ * `eth_sendBundle` to every configured relay (Flashbots-style, `X-Flashbots-Signature` signed by
+ * the relay identity key), one bundle per buy, for exactly `targetBlock`, with no reverting
+ * transaction allowed: a buy that would revert is not included, so it costs nothing. Accepted
+ * when at least one relay accepted it.
+ */
+export class BundleSubmitter implements Submitter {
+  readonly kind = 'bundle';
+  private readonly identity: Wallet;
+
+  constructor(
+    private readonly relays: string[],
+    identityKey: string | null,
+    private readonly timeoutMs = 2_000,
+  ) {
+    this.identity = identityKey ? new Wallet(identityKey) : (Wallet.createRandom() as unknown as Wallet);
+  }
+
+  async submit(submissions: Submission[], targetBlock: bigint): Promise<SubmitOutcome> {
+    const outcome: SubmitOutcome = new Map(submissions.map((s) => [s.intentId, 'no relay accepted the bundle']));
+    if (submissions.length === 0) return outcome;
+    const batch = submissions.map((s, i) => ({
+      jsonrpc: '2.0',
+      id: i,
+      method: 'eth_sendBundle',
+      params: [{ txs: [s.raw], blockNumber: `0x${targetBlock.toString(16)}`, revertingTxHashes: [] }],
+    }));
+    const body = JSON.stringify(batch);
+    const signature = `${this.identity.address}:${await this.identity.signMessage(keccakText(body))}`;
+    await Promise.all(
+      this.relays.map(async (relay) => {
+        try {
+          const res = await fetch(relay, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-flashbots-signature': signature },
+            body,
+            signal: AbortSignal.timeout(this.timeoutMs),
+          });
+          const replies = (await res.json()) as { id: number; result?: unknown; error?: { message: string } }[];
+          if (!Array.isArray(replies)) return;
+          for (const reply of replies) {
+            const s = submissions[reply.id];
+            if (s && !reply.error) outcome.set(s.intentId, null);
+            else if (s && outcome.get(s.intentId) !== null) outcome.set(s.intentId, reply.error?.message ?? 'refused');
+          }
+        } catch {
+          // One relay down: the others may have taken it; the next block retries.
+        }
+      }),
+    );
+    return outcome;
+  }
+}

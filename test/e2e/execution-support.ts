@@ -1,0 +1,164 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { SigningRequest, UnsignedTransaction } from '@tradeinfra/contracts';
+import { Transaction, type HDNodeWallet } from 'ethers';
+
+/** How the test signing webhook answers for one wallet. */
+export type SignerBehaviour =
+  | 'sign'
+  /** Signs with another key than the wallet's. */
+  | 'wrong-key'
+  /** Signs the transaction with a different value. */
+  | 'tamper'
+  | 'http-500'
+  | 'not-json'
+  | { delayMs: number }
+  /** Waits for the promise, then signs. */
+  | { gate: () => Promise<void> };
+
+export interface ReceivedSigningRequest {
+  request: SigningRequest;
+  /** Whether the HMAC signature verified with the tenant's secret. */
+  verified: boolean;
+}
+
+/**
+ * A signing webhook as a client would run it: checks the request's HMAC, signs every
+ * transaction with the wallet's key (the node's development keys) and answers
+ * `{signedTransactions}`. Per-wallet behaviours simulate broken or hostile signers.
+ */
+export class SigningWebhook {
+  readonly received: ReceivedSigningRequest[] = [];
+  readonly behaviour = new Map<string, SignerBehaviour>();
+  private readonly keys = new Map<string, HDNodeWallet>();
+  private server!: Server;
+  url = '';
+
+  constructor(
+    private readonly secret: () => string,
+    wallets: HDNodeWallet[],
+  ) {
+    for (const w of wallets) this.keys.set(w.address.toLowerCase(), w);
+  }
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => {
+      void this.handle(req).then(
+        ({ status, body }) => {
+          res.writeHead(status, { 'content-type': 'application/json' });
+          res.end(body);
+        },
+        () => {
+          res.writeHead(500);
+          res.end();
+        },
+      );
+    });
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as { port: number }).port}/sign`;
+    return this;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+
+  requestsFor(intentId: string): ReceivedSigningRequest[] {
+    return this.received.filter((r) => r.request.intentId === intentId);
+  }
+
+  private async handle(req: IncomingMessage): Promise<{ status: number; body: string }> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks).toString('utf8');
+    const timestamp = String(req.headers['x-signing-timestamp']);
+    const expected = `v1=${createHmac('sha256', this.secret()).update(`${timestamp}.${body}`).digest('hex')}`;
+    const given = String(req.headers['x-signing-signature'] ?? '');
+    const verified = given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
+    const request = JSON.parse(body) as SigningRequest;
+    this.received.push({ request, verified });
+    if (!verified) return { status: 401, body: '{}' };
+    const behaviour = this.behaviour.get(request.wallet.toLowerCase()) ?? 'sign';
+    if (behaviour === 'http-500') return { status: 500, body: '{"error":"down"}' };
+    if (behaviour === 'not-json') return { status: 200, body: 'signed!' };
+    if (typeof behaviour === 'object' && 'delayMs' in behaviour) await new Promise((r) => setTimeout(r, behaviour.delayMs));
+    if (typeof behaviour === 'object' && 'gate' in behaviour) await behaviour.gate();
+    const signedTransactions = await Promise.all(
+      request.transactions.map((tx) => {
+        const key = behaviour === 'wrong-key' ? [...this.keys.values()].find((k) => k.address.toLowerCase() !== tx.from.toLowerCase())! : this.keys.get(tx.from.toLowerCase());
+        if (!key) throw new Error(`no key for ${tx.from}`);
+        return key.signTransaction(toEthers(tx, behaviour === 'tamper'));
+      }),
+    );
+    return { status: 200, body: JSON.stringify({ signedTransactions }) };
+  }
+}
+
+function toEthers(tx: UnsignedTransaction, tamper: boolean): Transaction {
+  return Transaction.from({
+    type: tx.type,
+    chainId: BigInt(tx.chainId),
+    nonce: tx.nonce,
+    to: tx.to,
+    value: BigInt(tx.value) + (tamper ? 1n : 0n),
+    data: tx.data,
+    gasLimit: BigInt(tx.gasLimit),
+    maxFeePerGas: BigInt(tx.maxFeePerGas),
+    maxPriorityFeePerGas: BigInt(tx.maxPriorityFeePerGas),
+    accessList: [],
+  });
+}
+
+export interface ReceivedNotification {
+  id: string;
+  type: string;
+  intentId: string;
+  status: string;
+  statusReason: string | null;
+  verified: boolean;
+}
+
+/** A notification webhook that verifies every notification's signature. */
+export class NotificationSink {
+  readonly received: ReceivedNotification[] = [];
+  private server!: Server;
+  url = '';
+
+  constructor(private readonly secret: () => string) {}
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        const timestamp = String(req.headers['x-notification-timestamp']);
+        const expected = `v1=${createHmac('sha256', this.secret()).update(`${timestamp}.${body}`).digest('hex')}`;
+        const event = JSON.parse(body) as { id: string; type: string; intent: { id: string; status: string; statusReason: string | null } };
+        this.received.push({
+          id: event.id,
+          type: event.type,
+          intentId: event.intent.id,
+          status: event.intent.status,
+          statusReason: event.intent.statusReason,
+          verified: req.headers['x-notification-signature'] === expected && req.headers['x-notification-id'] === event.id,
+        });
+        res.writeHead(204);
+        res.end();
+      });
+    });
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as { port: number }).port}/events`;
+    return this;
+  }
+
+  for(intentId: string): ReceivedNotification[] {
+    return this.received.filter((n) => n.intentId === intentId);
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+}
