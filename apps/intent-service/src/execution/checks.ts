@@ -28,11 +28,15 @@ export type FailureReason = (typeof FailureReason)[keyof typeof FailureReason];
 /** Fractions are compared exactly: scaled to 18 decimals. */
 export const FRACTION_SCALE = 10n ** 18n;
 
-/** A tax limit as stored (numeric text, e.g. "0.05" or "1e-7") → parts per 10^18. */
+/** A tax limit as stored (decimal text such as "0.05", or "1e-7") → parts per 10^18, exactly (truncated below 10^-18). */
 export function fractionToScaled(value: string | number): bigint {
-  const fixed = Number(value).toFixed(18);
-  const [whole, frac = ''] = fixed.split('.');
-  return BigInt(whole!) * FRACTION_SCALE + BigInt(frac.padEnd(18, '0').slice(0, 18));
+  const text = typeof value === 'number' ? String(value) : value.trim();
+  const match = /^(\d+)(?:\.(\d*))?(?:e([+-]?\d+))?$/i.exec(text);
+  if (!match) throw new RangeError(`not a decimal fraction: ${text}`);
+  const digits = `${match[1]}${match[2] ?? ''}`;
+  const exponent = Number(match[3] ?? 0) - (match[2]?.length ?? 0) + 18;
+  if (exponent >= 0) return BigInt(digits) * 10n ** BigInt(exponent);
+  return -exponent > digits.length ? 0n : BigInt(digits.slice(0, digits.length + exponent) || '0');
 }
 
 /** `lost / expected` in parts per 10^18, rounded up (a measured tax never reads lower than it is). */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Transaction, Wallet, getAddress } from 'ethers';
 import type { SigningRequest, UnsignedTransaction } from '@tradeinfra/contracts';
 import { FailureReason } from './checks.js';
+import { recoverAddress } from './recover.js';
 
 /** A transaction the signer must sign, with the intent it belongs to. */
 export interface SignJob {
@@ -43,13 +44,11 @@ export function verifySigned(tx: UnsignedTransaction, raw: unknown): SignResult 
   same('maxPriorityFeePerGas', signed.maxPriorityFeePerGas, BigInt(tx.maxPriorityFeePerGas));
   if (signed.accessList && signed.accessList.length > 0) mismatches.push('accessList');
   if (mismatches.length > 0) return bad(`signed transaction differs in ${mismatches.join(', ')}`);
-  let from: string | null;
-  try {
-    from = signed.from;
-  } catch {
-    from = null;
+  const sig = signed.signature;
+  const from = recoverAddress(signed.unsignedHash, sig.r, sig.s, sig.yParity);
+  if (!from || from !== tx.from.toLowerCase()) {
+    return bad(`signed by ${from ? getAddress(from) : 'nobody'}, not by the wallet ${getAddress(tx.from)}`);
   }
-  if (!from || from !== getAddress(tx.from)) return bad(`signed by ${from ?? 'nobody'}, not by the wallet ${getAddress(tx.from)}`);
   return { ok: true, raw, hash: signed.hash! };
 }
 

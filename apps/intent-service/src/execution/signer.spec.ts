@@ -1,0 +1,82 @@
+import type { UnsignedTransaction } from '@tradeinfra/contracts';
+import { Transaction, Wallet } from 'ethers';
+import { DevSigner, verifySigned } from './signer.js';
+
+const wallet = new Wallet('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
+const other = new Wallet('0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a');
+const tx: UnsignedTransaction = {
+  purpose: 'buy',
+  type: 2,
+  chainId: 31337,
+  from: wallet.address,
+  nonce: 7,
+  to: null,
+  value: '1000000000000000007',
+  data: '0x6001600155',
+  gasLimit: '250000',
+  maxFeePerGas: '3000000000',
+  maxPriorityFeePerGas: '1000000000',
+  accessList: [],
+  summary: {} as UnsignedTransaction['summary'],
+};
+const fields = (over: Record<string, unknown> = {}) => ({
+  type: 2,
+  chainId: 31337n,
+  nonce: 7,
+  to: null,
+  value: 1000000000000000007n,
+  data: '0x6001600155',
+  gasLimit: 250000n,
+  maxFeePerGas: 3000000000n,
+  maxPriorityFeePerGas: 1000000000n,
+  ...over,
+});
+
+describe('verifySigned', () => {
+  it('accepts the transaction signed by the wallet, and names its hash', async () => {
+    const raw = await wallet.signTransaction(fields());
+    const result = verifySigned(tx, raw);
+    expect(result).toEqual({ ok: true, raw, hash: Transaction.from(raw).hash });
+  });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ['another value', { value: 1000000000000000008n }, 'value'],
+    ['another nonce', { nonce: 8 }, 'nonce'],
+    ['another chain', { chainId: 1n }, 'chainId'],
+    ['a recipient', { to: other.address }, 'to'],
+    ['other data', { data: '0x00' }, 'data'],
+    ['another gas limit', { gasLimit: 250001n }, 'gasLimit'],
+    ['higher fees', { maxFeePerGas: 4000000000n, maxPriorityFeePerGas: 2000000000n }, 'maxFeePerGas, maxPriorityFeePerGas'],
+    ['an access list', { accessList: [{ address: other.address, storageKeys: [] }] }, 'accessList'],
+  ])('refuses %s', async (_name, over, field) => {
+    const result = verifySigned(tx, await wallet.signTransaction(fields(over)));
+    expect(result).toMatchObject({ ok: false, reason: 'signature_invalid' });
+    expect(!result.ok && result.detail).toBe(`signed transaction differs in ${field}`);
+  });
+
+  it('refuses the right transaction signed by another key', async () => {
+    const raw = await other.signTransaction(fields());
+    expect(verifySigned(tx, raw)).toMatchObject({ ok: false, reason: 'signature_invalid', detail: expect.stringContaining(`signed by ${other.address}`) });
+  });
+
+  it('refuses a legacy transaction and anything that is not one', async () => {
+    const legacy = await wallet.signTransaction({ type: 0, chainId: 31337n, nonce: 7, to: null, value: 1000000000000000007n, data: '0x6001600155', gasLimit: 250000n, gasPrice: 1n });
+    for (const raw of [legacy, 'hello', 42, null, '0x', '0x02zz', `0x02${'00'.repeat(40)}`]) {
+      expect(verifySigned(tx, raw)).toMatchObject({ ok: false, reason: 'signature_invalid' });
+    }
+  });
+
+  it('refuses an unsigned transaction', () => {
+    expect(verifySigned(tx, Transaction.from(fields()).unsignedSerialized)).toMatchObject({ ok: false, reason: 'signature_invalid' });
+  });
+});
+
+describe('DevSigner', () => {
+  it('signs for the wallets it holds, verifiably, and for no other', async () => {
+    const signer = new DevSigner([wallet.privateKey]);
+    expect(signer.holds(wallet.address.toLowerCase())).toBe(true);
+    const signed = await signer.sign(tx);
+    expect(signed.ok && verifySigned(tx, signed.raw).ok).toBe(true);
+    expect(await signer.sign({ ...tx, from: other.address })).toMatchObject({ ok: false, reason: 'no_signer' });
+  });
+});
