@@ -51,8 +51,6 @@ const EnvSchema = z.object({
   LAUNCH_MAX_BLOCK_RANGE: z.coerce.number().int().min(1).max(10_000).default(500),
   /** Deadline of the signing webhook's answer. */
   SIGNER_TIMEOUT_MS: positiveMs.default(200),
-  /** How long a replica may hold intents it is checking and signing before another may take them. */
-  EXECUTION_CLAIM_TTL_MS: positiveMs.default(30_000),
   /** Priority fee (wei per gas) of a buy whose intent sets no gasTip. */
   EXECUTION_DEFAULT_GAS_TIP_WEI: z.string().regex(/^[0-9]{1,30}$/, 'must be a decimal number of wei').default('1000000000'),
   /** Most intents of one token checked and submitted in one round. */

@@ -19,7 +19,7 @@ const intent = (over: Partial<CheckedIntent> = {}): CheckedIntent => ({
   feeBps: null,
   ...over,
 });
-const check = (over: Partial<CheckedIntent>, probe = clean, at = pool) => checkIntent(intent(over), pool, at, probe);
+const check = (over: Partial<CheckedIntent>, probe = clean, at: { reserveNative: bigint; reserveToken: bigint } = pool) => checkIntent(intent(over), pool, at, probe);
 const reason = (r: ReturnType<typeof checkIntent>) => (r.ok ? 'ok' : r.reason);
 
 describe('fractions', () => {

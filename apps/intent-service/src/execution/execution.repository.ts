@@ -59,7 +59,13 @@ export interface ToSubmit {
   hash: string;
 }
 
-const CLAIMABLE = `x.status = 'pending' AND (x.phase IS NULL OR (x.phase = 'claimed' AND x.claim_until < now()))`;
+/**
+ * Waiting, or claimed by a round that did not finish (its replica died): only the replica holding
+ * the chain's execution lock claims, one round at a time, so any claim it finds is stale.
+ */
+const CLAIMABLE = `x.status = 'pending' AND x.phase IS DISTINCT FROM 'submitted'`;
+/** Any fixed number: the advisory lock class of a chain's executor (the launch watcher uses 7_340_000). */
+const LOCK_CLASS = 7_340_001;
 
 /**
  * The executor's reads and writes. Every change is conditional on the row's status, phase and
@@ -85,19 +91,41 @@ export class ExecutionRepository {
     return rows.map((r) => ({ token: r.token, pair: r.pair, blockNumber: BigInt(r.block_number), seenAt: r.seen_at }));
   }
 
+  /**
+   * Runs `work` holding the chain's execution lock (a session advisory lock on a connection of
+   * its own, released when the work ends or the connection dies), or returns null at once when
+   * another replica holds it. One executor per chain at a time keeps each wallet's nonces and
+   * each pool's quotes consistent across replicas.
+   */
+  async withChainLock<T>(chainId: number, work: () => Promise<T>): Promise<T | null> {
+    const runner = this.db.createQueryRunner();
+    await runner.connect();
+    try {
+      const [{ locked }] = await runner.query('SELECT pg_try_advisory_lock($1, $2) AS locked', [LOCK_CLASS, chainId]);
+      if (!locked) return null;
+      try {
+        return await work();
+      } finally {
+        await runner.query('SELECT pg_advisory_unlock($1, $2)', [LOCK_CLASS, chainId]);
+      }
+    } finally {
+      await runner.release();
+    }
+  }
+
   /** Claims up to `limit` waiting intents of a launched token, highest bribe first. */
-  async claim(chainId: number, token: string, claimToken: string, ttlMs: number, limit: number): Promise<ClaimedIntent[]> {
+  async claim(chainId: number, token: string, claimToken: string, limit: number): Promise<ClaimedIntent[]> {
     const rows: Record<string, string | number | boolean | null>[] = await this.db.query(
       `WITH c AS (
          SELECT x.id FROM intent.intents x
          WHERE x.chain_id = $1 AND lower(x.token_address) = lower($2) AND ${CLAIMABLE}
          ORDER BY x.bribe DESC, x.id
-         LIMIT $5
+         LIMIT $4
          FOR UPDATE SKIP LOCKED
        ),
        u AS (
          UPDATE intent.intents x
-         SET phase = 'claimed', claim_token = $3, claim_until = now() + make_interval(secs => $4::float8 / 1000)
+         SET phase = 'claimed', claim_token = $3, claimed_at = now()
          FROM c WHERE x.id = c.id
          RETURNING x.*
        )
@@ -105,7 +133,7 @@ export class ExecutionRepository {
          x.min_liquidity::text, x.max_buy_tax::text, x.max_sell_tax::text, x.max_slippage_bps, x.fee_bps, x.fee_recipient,
          x.first_or_fail, x.gas_tip::text, extract(epoch FROM x.expires_at)::bigint::text AS expiry, x.webhook_url
        FROM u x`,
-      [chainId, token, claimToken, ttlMs, limit],
+      [chainId, token, claimToken, limit],
     );
     const claimed = rows.map((r) => ({
       id: r.id as string,
@@ -155,7 +183,7 @@ export class ExecutionRepository {
         const [{ n }] = await tx.query(
           `WITH f AS (
              UPDATE intent.intents x
-             SET status = 'failed', status_reason = s.reason, phase = NULL, claim_token = NULL, claim_until = NULL, updated_at = now()
+             SET status = 'failed', status_reason = s.reason, phase = NULL, claim_token = NULL, claimed_at = NULL, updated_at = now()
              FROM unnest($2::uuid[], $3::text[]) AS s(id, reason)
              WHERE x.id = s.id AND x.status = 'pending' AND x.phase = 'claimed' AND x.claim_token = $1
              RETURNING x.tenant_id, intent.record_json(x) AS record
@@ -187,7 +215,7 @@ export class ExecutionRepository {
           await tx.query(
             `UPDATE intent.intents x
              SET phase = 'submitted', signed_tx = s.raw, tx_hash = s.hash, tx_nonce = s.nonce, target_block = $2,
-                 submitted_at = clock_timestamp(), claim_until = NULL
+                 submitted_at = clock_timestamp()
              FROM unnest($1::uuid[], $3::text[], $4::text[], $5::bigint[]) AS s(id, raw, hash, nonce)
              WHERE x.id = s.id`,
             [sendable.map((s) => s.id), targetBlock.toString(), sendable.map((s) => s.raw), sendable.map((s) => s.hash), sendable.map((s) => s.nonce.toString())],
@@ -196,7 +224,7 @@ export class ExecutionRepository {
       }
       if (held.size > 0) {
         await tx.query(
-          `UPDATE intent.intents SET phase = NULL, claim_token = NULL, claim_until = NULL
+          `UPDATE intent.intents SET phase = NULL, claim_token = NULL, claimed_at = NULL
            WHERE id = ANY($1::uuid[]) AND status = 'pending' AND phase = 'claimed' AND claim_token = $2`,
           [[...held], claimToken],
         );
@@ -209,10 +237,21 @@ export class ExecutionRepository {
   async release(claimToken: string, ids: string[]): Promise<void> {
     if (ids.length === 0) return;
     await this.db.query(
-      `UPDATE intent.intents SET phase = NULL, claim_token = NULL, claim_until = NULL
+      `UPDATE intent.intents SET phase = NULL, claim_token = NULL, claimed_at = NULL
        WHERE id = ANY($1::uuid[]) AND status = 'pending' AND phase = 'claimed' AND claim_token = $2`,
       [ids, claimToken],
     );
+  }
+
+  /** Per wallet (lowercase), the highest nonce of its buys still waiting for the chain. */
+  async pendingNonces(chainId: number, wallets: string[]): Promise<Map<string, bigint>> {
+    const rows: { wallet: string; nonce: string }[] = await this.db.query(
+      `SELECT lower(wallet) AS wallet, max(tx_nonce)::text AS nonce FROM intent.intents
+       WHERE chain_id = $1 AND status = 'pending' AND phase = 'submitted' AND lower(wallet) = ANY($2::text[])
+       GROUP BY 1`,
+      [chainId, wallets.map((w) => w.toLowerCase())],
+    );
+    return new Map(rows.map((r) => [r.wallet, BigInt(r.nonce)]));
   }
 
   async submitted(chainId: number): Promise<SubmittedIntent[]> {

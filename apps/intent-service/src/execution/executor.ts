@@ -121,6 +121,11 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async step(chain: Chain): Promise<boolean> {
+    // Another replica executing this chain: it has the work; this one checks again next tick.
+    return (await this.repo.withChainLock(chain.config.chainId, () => this.stepLocked(chain))) ?? false;
+  }
+
+  private async stepLocked(chain: Chain): Promise<boolean> {
     const head = await chain.rpc.call<Block>('eth_getBlockByNumber', ['latest', false]);
     await this.follow(chain, head);
     let more = false;
@@ -184,7 +189,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
   /** One round for one launched token; true when more of its intents wait. */
   private async execute(chain: Chain, launch: LaunchedToken, head: Block): Promise<boolean> {
     const claimToken = randomUUID();
-    const intents = await this.repo.claim(chain.config.chainId, launch.token, claimToken, this.env.EXECUTION_CLAIM_TTL_MS, this.env.EXECUTION_BATCH);
+    const intents = await this.repo.claim(chain.config.chainId, launch.token, claimToken, this.env.EXECUTION_BATCH);
     if (intents.length === 0) return false;
     const started = Date.now();
     let round: Round;
@@ -246,10 +251,14 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
         stableDecimals: stableLayout.decimals,
       });
     }
+    // The node's pending nonce, past any of the wallet's buys still out (a bundle is not in its pool).
+    const outstanding = await this.repo.pendingNonces(config.chainId, wallets);
     const nonce = new Map<string, bigint>();
     const balance = new Map<string, bigint>();
     wallets.forEach((w, i) => {
-      nonce.set(w, BigInt(perWallet[2 * i]!));
+      const next = BigInt(perWallet[2 * i]!);
+      const after = (outstanding.get(w.toLowerCase()) ?? -1n) + 1n;
+      nonce.set(w, next > after ? next : after);
       balance.set(w, BigInt(perWallet[2 * i + 1]!));
     });
 

@@ -93,8 +93,8 @@ export class IntentEntity {
   @Column('uuid', { name: 'claim_token', nullable: true })
   claimToken!: string | null;
 
-  @Column('timestamptz', { name: 'claim_until', nullable: true })
-  claimUntil!: Date | null;
+  @Column('timestamptz', { name: 'claimed_at', nullable: true })
+  claimedAt!: Date | null;
 
   /** The submitted buy, signed (raw transaction hex). */
   @Column('text', { name: 'signed_tx', nullable: true })
@@ -154,8 +154,8 @@ export class IdempotencyKeyEntity {
   @Column('uuid', { name: 'claim_token', nullable: true })
   claimToken!: string | null;
 
-  @Column('timestamptz', { name: 'claim_until', nullable: true })
-  claimUntil!: Date | null;
+  @Column('timestamptz', { name: 'claimed_at', nullable: true })
+  claimedAt!: Date | null;
 
   /** The submitted buy, signed (raw transaction hex). */
   @Column('text', { name: 'signed_tx', nullable: true })

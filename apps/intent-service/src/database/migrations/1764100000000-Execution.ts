@@ -4,10 +4,10 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * Execution of intents at launch. The signing webhook (`webhook_url`) joins the record; the
  * execution's own state lives on the intent row, so that cancel, expiry and execution decide on
  * one row (under its lock) and exactly one of them wins:
- * - `phase`: NULL (waiting), 'claimed' (a replica is checking and signing it, until
- *   `claim_until`; a cancel or expiry still wins), 'submitted' (its buy was sent: only the chain
- *   decides now, and the executor records the outcome).
- * - `claim_token`: the claimant, so a replica whose claim lapsed cannot submit.
+ * - `phase`: NULL (waiting), 'claimed' (a round of the chain's executor is checking and signing
+ *   it, since `claimed_at`; a cancel or expiry still wins), 'submitted' (its buy was sent: only
+ *   the chain decides now, and the executor records the outcome).
+ * - `claim_token`: the round that claimed it, so a round whose claim was taken over cannot submit.
  * - `signed_tx`, `tx_nonce`, `target_block`, `submitted_at`: the submitted buy, kept for
  *   rebroadcasting, following inclusion and measuring.
  */
@@ -19,7 +19,7 @@ export class Execution1764100000000 implements MigrationInterface {
       ADD "webhook_url" text,
       ADD "phase" text,
       ADD "claim_token" uuid,
-      ADD "claim_until" TIMESTAMP WITH TIME ZONE,
+      ADD "claimed_at" TIMESTAMP WITH TIME ZONE,
       ADD "signed_tx" text,
       ADD "tx_nonce" bigint,
       ADD "target_block" bigint,
@@ -98,6 +98,6 @@ export class Execution1764100000000 implements MigrationInterface {
     await q.query(`DROP INDEX "intent"."intents_submitted_idx"`);
     await q.query(`DROP INDEX "intent"."intents_pending_token_idx"`);
     await q.query(`ALTER TABLE "intent"."intents" DROP CONSTRAINT "intents_phase_check", DROP COLUMN "webhook_url", DROP COLUMN "phase", DROP COLUMN "claim_token",
-      DROP COLUMN "claim_until", DROP COLUMN "signed_tx", DROP COLUMN "tx_nonce", DROP COLUMN "target_block", DROP COLUMN "submitted_at"`);
+      DROP COLUMN "claimed_at", DROP COLUMN "signed_tx", DROP COLUMN "tx_nonce", DROP COLUMN "target_block", DROP COLUMN "submitted_at"`);
   }
 }
