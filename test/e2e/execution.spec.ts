@@ -49,10 +49,7 @@ describe('intent execution on a local chain', () => {
   async function launchAndSettle(token: string, intents: IntentRecord[], native = ETH): Promise<Map<string, IntentRecord>> {
     const ids = intents.map((i) => i.id);
     await dex.launch(token, SUPPLY / 10n, native);
-    await eventually('every intent decided', () => decided(ids), 30_000).catch(async (e) => {
-      console.log(await stack.db.query('SELECT * FROM intent.launches'), await stack.db.query('SELECT max(number) FROM intent.chain_blocks'), await rpc('eth_blockNumber'), await rows(ids));
-      throw e;
-    });
+    await eventually('every intent decided', () => decided(ids), 30_000);
     await rpc('evm_mine');
     await eventually('every outcome recorded', () => terminal(ids), 30_000);
     return new Map(await Promise.all(ids.map(async (id) => [id, await get(id)] as const)));
@@ -62,6 +59,10 @@ describe('intent execution on a local chain', () => {
     node = await HardhatNode.start({ chainId: CHAIN_ID });
     dex = await LocalDex.deploy(node);
     await rpc('evm_setAutomine', [false]);
+    // A WETH/USD pool pricing ETH at $3,000 for minLiquidity.
+    const usd = await dex.deployToken('PlainToken', [SUPPLY]);
+    await dex.launch(usd, 30_000n * ETH, 10n * ETH);
+    const stablePair = await dex.pairOf(usd);
     stack = await Stack.start({
       CHAIN_IDS: String(CHAIN_ID),
       RPC_URL_31337: node.url,
@@ -70,6 +71,7 @@ describe('intent execution on a local chain', () => {
       DEX_ROUTER_31337: dex.router,
       WRAPPED_NATIVE_31337: dex.weth,
       DEV_SIGNER_KEYS_31337: devSigned.privateKey,
+      STABLE_PAIR_31337: stablePair,
       LAUNCH_POLL_INTERVAL_MS: '100',
       EXPIRY_SWEEP_INTERVAL_MS: '100',
       SIGNER_TIMEOUT_MS: '3000',
@@ -113,14 +115,19 @@ describe('intent execution on a local chain', () => {
     expect(balances.every((x) => x > 0n)).toBe(true);
     // The 1 % fee, to the wei; the bribes went to the block's coinbase (no tip, base fee 0).
     expect(BigInt(await rpc('eth_getBalance', [feeRecipient, 'latest'])) - feeBefore).toBe(ETH / 100n / 100n);
-    // Highest bribe first, all in the block after the launch.
+    // All in the block after the launch.
     const txs = await Promise.all([high, limited, low].map((i) => rpc('eth_getTransactionReceipt', [done.get(i.id)!.txHash])));
     expect(new Set(txs.map((t) => t.blockNumber)).size).toBe(1);
     const block = BigInt(txs[0].blockNumber);
     const coinbase = async (n: bigint) => BigInt(await rpc('eth_getBalance', [COINBASE, `0x${n.toString(16)}`]));
     expect((await coinbase(block)) - (await coinbase(block - 1n))).toBe(5_000_000n + 2000n + 1000n);
-    expect(txs.map((t) => Number(t.transactionIndex))).toEqual([0, 1, 2]);
-    expect(balances[2]!).toBeGreaterThan(balances[0]!); // c bought before a at a better price
+    // Checked highest bribe first: each quote assumes the higher bribes bought before it, so the
+    // tokens expected per wei fall with the bribe (the block's order is the node's).
+    const quoteOf = (i: IntentRecord) => signer.requestsFor(i.id)[0]!.request.transactions[0]!.summary;
+    const perWei = [high, limited, low].map((i) => (BigInt(quoteOf(i).expectedOut) * ETH) / BigInt(quoteOf(i).swapValue));
+    expect(perWei[0]!).toBeGreaterThan(perWei[1]!);
+    expect(perWei[1]!).toBeGreaterThan(perWei[2]!);
+    expect(BigInt(quoteOf(limited).amountOutMin)).toBe(BigInt(quoteOf(limited).expectedOut) / 2n); // maxSlippageBps 5000
 
     // The signer was asked once per intent, with a verifiable request naming the launch.
     for (const intent of [low, high, limited]) {
@@ -136,5 +143,227 @@ describe('intent execution on a local chain', () => {
       expect(sink.for(intent.id).map((n) => n.type)).toEqual(['created', 'completed']);
       expect(sink.for(intent.id).every((n) => n.verified)).toBe(true);
     }
+  });
+
+  it('fails taxed, honeypot and broken tokens with the reason, and buys a taxed token within the limits', async () => {
+    const taxed = await dex.deployToken('TaxToken', [SUPPLY, wallets[13]!.address, 1000]); // 10 % on every transfer
+    const [w3, w4, w5] = [wallets[3]!, wallets[4]!, wallets[5]!];
+    const buyTax = await create({ wallet: w3.address, tokenAddress: taxed, maxBuyTax: 0.05 });
+    const sellTax = await create({ wallet: w4.address, tokenAddress: taxed, maxBuyTax: 0.2, maxSellTax: 0.05 });
+    const accepted = await create({ wallet: w5.address, tokenAddress: taxed, maxBuyTax: 0.2, maxSellTax: 0.25 });
+    let done = await launchAndSettle(taxed, [buyTax, sellTax, accepted]);
+    expect(done.get(buyTax.id)).toMatchObject({ status: 'failed', statusReason: 'buy_tax_too_high', txHash: null });
+    expect(done.get(sellTax.id)).toMatchObject({ status: 'failed', statusReason: 'sell_tax_too_high', txHash: null });
+    expect(done.get(accepted.id)).toMatchObject({ status: 'completed' });
+    expect(await dex.balanceOf(taxed, w3.address)).toBe(0n);
+    expect(await dex.balanceOf(taxed, w5.address)).toBeGreaterThan(0n);
+    // No signature was asked for the intents that failed a check.
+    expect(signer.requestsFor(buyTax.id)).toHaveLength(0);
+    expect(signer.requestsFor(sellTax.id)).toHaveLength(0);
+
+    const honeypot = await dex.deployToken('HoneypotToken', [SUPPLY]);
+    const trapped = await create({ wallet: w3.address, tokenAddress: honeypot });
+    const reckless = await create({ wallet: w4.address, tokenAddress: honeypot, maxSellTax: 1 });
+    done = await launchAndSettle(honeypot, [trapped, reckless]);
+    expect(done.get(trapped.id)).toMatchObject({ status: 'failed', statusReason: 'honeypot' });
+    expect(done.get(reckless.id)).toMatchObject({ status: 'completed' }); // maxSellTax 1: the client accepts anything
+
+    const broken = await dex.deployToken('RevertingToken', [SUPPLY]);
+    const doomed = await create({ wallet: w5.address, tokenAddress: broken });
+    done = await launchAndSettle(broken, [doomed]);
+    expect(done.get(doomed.id)).toMatchObject({ status: 'failed', statusReason: 'buy_reverted' });
+    await eventually('failure notified', () => sink.for(doomed.id).some((n) => n.type === 'failed' && n.statusReason === 'buy_reverted' && n.verified));
+  });
+
+  it('checks minLiquidity at the stable pair’s price, minIn, minOut, slippage and funds', async () => {
+    const token = await dex.deployToken('PlainToken', [SUPPLY]);
+    const [w6, w7, w8, w9, w10, w11] = wallets.slice(6, 12) as typeof wallets;
+    // The pool gets 1 ETH: worth 2 × $3,000 = 600,000 cents.
+    const shallow = await create({ wallet: w6.address, tokenAddress: token, minLiquidity: '600001' });
+    const deepEnough = await create({ wallet: w7.address, tokenAddress: token, minLiquidity: '600000', bribe: '10' });
+    const greedy = await create({ wallet: w8.address, tokenAddress: token, minOut: (SUPPLY / 10n).toString() });
+    const smallIn = await create({ wallet: w9.address, tokenAddress: token, feeBps: 5000, feeRecipient: w9.address, minIn: (ETH / 100n).toString() });
+    const impact = await create({ wallet: w10.address, tokenAddress: token, buyAmount: (ETH / 2n).toString(), maxSlippageBps: 100 });
+    await rpc('hardhat_setBalance', [w11.address, `0x${(ETH / 1000n).toString(16)}`]);
+    const poor = await create({ wallet: w11.address, tokenAddress: token });
+    const done = await launchAndSettle(token, [shallow, deepEnough, greedy, smallIn, impact, poor]);
+    expect(done.get(shallow.id)).toMatchObject({ status: 'failed', statusReason: 'liquidity_too_low' });
+    expect(done.get(deepEnough.id)).toMatchObject({ status: 'completed' });
+    expect(done.get(greedy.id)).toMatchObject({ status: 'failed', statusReason: 'min_out_not_met' });
+    expect(done.get(smallIn.id)).toMatchObject({ status: 'failed', statusReason: 'min_in_not_met' });
+    expect(done.get(impact.id)).toMatchObject({ status: 'failed', statusReason: 'slippage_too_high' });
+    expect(done.get(poor.id)).toMatchObject({ status: 'failed', statusReason: 'insufficient_funds' });
+    await rpc('hardhat_setBalance', [w11.address, `0x${(10_000n * ETH).toString(16)}`]);
+  });
+
+  it('fails only the intents whose signer misbehaves; the rest of the launch completes', async () => {
+    const token = await dex.deployToken('PlainToken', [SUPPLY]);
+    const cases = [
+      { wallet: wallets[6]!, behaviour: 'wrong-key', reason: 'signature_invalid' },
+      { wallet: wallets[7]!, behaviour: 'tamper', reason: 'signature_invalid' },
+      { wallet: wallets[8]!, behaviour: 'http-500', reason: 'signer_refused' },
+      { wallet: wallets[9]!, behaviour: 'not-json', reason: 'signature_invalid' },
+      { wallet: wallets[10]!, behaviour: { delayMs: 4_000 }, reason: 'signer_timeout' },
+    ] as const;
+    const broken: IntentRecord[] = [];
+    for (const c of cases) {
+      signer.behaviour.set(c.wallet.address.toLowerCase(), c.behaviour);
+      broken.push(await create({ wallet: c.wallet.address, tokenAddress: token }));
+    }
+    const unreachable = await create({ wallet: wallets[11]!.address, tokenAddress: token, webhookUrl: 'http://127.0.0.1:9/sign' });
+    const unsigned = await create({ wallet: wallets[12]!.address, tokenAddress: token, webhookUrl: null });
+    const viaDevSigner = await create({ wallet: devSigned.address, tokenAddress: token, webhookUrl: null });
+    const fine = await create({ wallet: wallets[0]!.address, tokenAddress: token });
+    try {
+      const done = await launchAndSettle(token, [...broken, unreachable, unsigned, viaDevSigner, fine]);
+      cases.forEach((c, i) => expect(done.get(broken[i]!.id)).toMatchObject({ status: 'failed', statusReason: c.reason, txHash: null }));
+      expect(done.get(unreachable.id)).toMatchObject({ status: 'failed', statusReason: 'signer_unreachable' });
+      expect(done.get(unsigned.id)).toMatchObject({ status: 'failed', statusReason: 'no_signer' });
+      expect(done.get(viaDevSigner.id)).toMatchObject({ status: 'completed' });
+      expect(done.get(fine.id)).toMatchObject({ status: 'completed' });
+      expect(await dex.balanceOf(token, devSigned.address)).toBeGreaterThan(0n);
+      // Nothing was sent for a wallet whose signer failed.
+      for (const c of cases) expect(await dex.balanceOf(token, c.wallet.address)).toBe(0n);
+    } finally {
+      for (const c of cases) signer.behaviour.delete(c.wallet.address.toLowerCase());
+    }
+  });
+
+  it('firstOrFail: a buy that misses its block fails not_included and cannot land later; others are sent again', async () => {
+    const token = await dex.deployToken('PlainToken', [SUPPLY]);
+    const [w1, w2] = [wallets[1]!, wallets[2]!];
+    const strict = await create({ wallet: w1.address, tokenAddress: token, firstOrFail: true });
+    const patient = await create({ wallet: w2.address, tokenAddress: token });
+    await dex.launch(token, SUPPLY / 10n, ETH);
+    await eventually('both submitted', () => decided([strict.id, patient.id]), 30_000);
+    const sent = await stack.db.query<{ id: string; tx_hash: string; signed_tx: string }>(
+      'SELECT id::text, tx_hash, signed_tx FROM intent.intents WHERE id = ANY($1::uuid[])',
+      [[strict.id, patient.id]],
+    );
+    const byId = new Map(sent.map((r) => [r.id, r]));
+    // The target block is mined without them (a builder left them out).
+    for (const r of sent) expect(await rpc('hardhat_dropTransaction', [r.tx_hash])).toBe(true);
+    await rpc('evm_mine');
+    await eventually('strict failed', async () => (await get(strict.id)).status === 'failed', 30_000);
+    expect(await get(strict.id)).toMatchObject({ statusReason: 'not_included', txHash: byId.get(strict.id)!.tx_hash });
+    // The other buy is sent again and lands in a later block.
+    await eventually('patient buy sent again', async () => (await rpc('eth_getTransactionByHash', [byId.get(patient.id)!.tx_hash])) !== null, 30_000);
+    await rpc('evm_mine');
+    await eventually('patient completed', async () => (await get(patient.id)).status === 'completed', 30_000);
+    expect(await dex.balanceOf(token, w2.address)).toBeGreaterThan(0n);
+    // The strict buy, broadcast late by anyone, reverts: it cannot buy outside its block.
+    await rpc('eth_sendRawTransaction', [byId.get(strict.id)!.signed_tx]);
+    await rpc('evm_mine');
+    const late = await rpc('eth_getTransactionReceipt', [byId.get(strict.id)!.tx_hash]);
+    expect(late.status).toBe('0x0');
+    expect(await dex.balanceOf(token, w1.address)).toBe(0n);
+    expect((await get(strict.id)).status).toBe('failed');
+  });
+
+  it('cancel and expiry racing execution: exactly one outcome, and no transaction for a cancelled or expired intent', async () => {
+    const token = await dex.deployToken('PlainToken', [SUPPLY]);
+    const [w3, w4, w5] = [wallets[3]!, wallets[4]!, wallets[5]!];
+    let cancelHeld!: () => void;
+    const cancelDone = new Promise<void>((resolve) => (cancelHeld = resolve));
+    signer.behaviour.set(w3.address.toLowerCase(), { gate: () => cancelDone });
+    const cancelled = await create({ wallet: w3.address, tokenAddress: token, bribe: '3' });
+    // Expires while its signer is still thinking.
+    signer.behaviour.set(w4.address.toLowerCase(), {
+      gate: () => eventually('expired', async () => (await rows([expiring.id]))[0]!.status === 'expired', 10_000).then(() => undefined),
+    });
+    const expiring = await create({ wallet: w4.address, tokenAddress: token, bribe: '2', expiry: expiry(3) });
+    const executing = await create({ wallet: w5.address, tokenAddress: token, bribe: '1' });
+    const nonces = async () => Promise.all([w3, w4].map(async (w) => BigInt(await rpc('eth_getTransactionCount', [w.address, 'pending']))));
+    const noncesBefore = await nonces();
+    try {
+      await dex.launch(token, SUPPLY / 10n, ETH);
+      await eventually('signer asked for the first intent', () => signer.requestsFor(cancelled.id).length === 1, 30_000);
+      const res = await stack.request('POST', `/v1/intent/${cancelled.id}/cancel`, { key });
+      expect(res.status).toBe(200);
+      cancelHeld();
+      await eventually('every intent decided', () => decided([cancelled.id, expiring.id, executing.id]), 30_000);
+      // Submitted: too late to cancel.
+      const late = await stack.request('POST', `/v1/intent/${executing.id}/cancel`, { key });
+      expect(late.status).toBe(409);
+      expect(late.body.details).toMatchObject({ status: 'pending', executing: true });
+      await rpc('evm_mine');
+      await eventually('outcomes', () => terminal([cancelled.id, expiring.id, executing.id]), 30_000);
+    } finally {
+      signer.behaviour.delete(w3.address.toLowerCase());
+      signer.behaviour.delete(w4.address.toLowerCase());
+    }
+    expect(await get(cancelled.id)).toMatchObject({ status: 'cancelled', txHash: null });
+    expect(await get(expiring.id)).toMatchObject({ status: 'expired', txHash: null });
+    expect(await get(executing.id)).toMatchObject({ status: 'completed' });
+    // The signed buys of the cancelled and the expired intent were never sent.
+    expect(await nonces()).toEqual(noncesBefore);
+    expect(await dex.balanceOf(token, w3.address)).toBe(0n);
+    expect(await dex.balanceOf(token, w4.address)).toBe(0n);
+    // One terminal notification each.
+    await eventually('terminal notifications', () => [cancelled, expiring, executing].every((i) => sink.for(i.id).length === 2));
+    expect([cancelled, expiring, executing].map((i) => sink.for(i.id).map((n) => n.type))).toEqual([
+      ['created', 'cancelled'],
+      ['created', 'expired'],
+      ['created', 'completed'],
+    ]);
+  });
+
+  it('many cancels fired at the launch: each intent ends once, and only executed intents spent a nonce', async () => {
+    const token = await dex.deployToken('PlainToken', [SUPPLY]);
+    const racers = wallets.slice(6, 12);
+    const intents: IntentRecord[] = [];
+    for (const w of racers) for (let i = 0; i < 2; i++) intents.push(await create({ wallet: w.address, tokenAddress: token, bribe: String(100 + intents.length) }));
+    const before = await Promise.all(racers.map(async (w) => BigInt(await rpc('eth_getTransactionCount', [w.address, 'pending']))));
+    // Half the signers take a moment: cancels land while some buys are being signed and others
+    // are already submitted.
+    racers.slice(0, 3).forEach((w) => signer.behaviour.set(w.address.toLowerCase(), { delayMs: 300 }));
+    await dex.launch(token, SUPPLY / 10n, ETH);
+    await eventually('signing started', () => intents.some((i) => signer.requestsFor(i.id).length > 0), 30_000);
+    // Cancels spread over the round (signing, marking, sending), 40 ms apart.
+    const answers = await Promise.all(
+      intents.map(async (i, k) => {
+        await new Promise((r) => setTimeout(r, 40 * k));
+        return stack.request('POST', `/v1/intent/${i.id}/cancel`, { key });
+      }),
+    );
+    racers.forEach((w) => signer.behaviour.delete(w.address.toLowerCase()));
+    expect(answers.every((a) => a.status === 200 || a.status === 409)).toBe(true);
+    await eventually('every intent decided', () => decided(intents.map((i) => i.id)), 30_000);
+    await rpc('evm_mine');
+    await eventually('outcomes', () => terminal(intents.map((i) => i.id)), 30_000);
+    const final = await Promise.all(intents.map((i) => get(i.id)));
+    final.forEach((f, i) => expect(answers[i]!.status === 200 ? 'cancelled' : 'completed').toBe(f.status));
+    // Each wallet spent exactly one nonce per completed intent.
+    const after = await Promise.all(racers.map(async (w) => BigInt(await rpc('eth_getTransactionCount', [w.address, 'latest']))));
+    racers.forEach((w, k) => {
+      const completed = final.filter((f) => f.wallet === w.address && f.status === 'completed').length;
+      expect(after[k]! - before[k]!).toBe(BigInt(completed));
+    });
+    await eventually('terminal notifications', () => intents.every((i) => sink.for(i.id).length === 2));
+    for (const i of intents) expect(sink.for(i.id).filter((n) => n.type !== 'created')).toHaveLength(1);
+  });
+
+  it('loses nothing across a restart of the intent service while intents wait, and two replicas never execute one intent twice', async () => {
+    const token = await dex.deployToken('PlainToken', [SUPPLY]);
+    const buyers = wallets.slice(0, 4);
+    const intents: IntentRecord[] = [];
+    for (const w of buyers) for (let i = 0; i < 3; i++) intents.push(await create({ wallet: w.address, tokenAddress: token, bribe: String(1000 - intents.length) }));
+    const before = await Promise.all(buyers.map(async (w) => BigInt(await rpc('eth_getTransactionCount', [w.address, 'latest']))));
+    // The only replica stops; the launch happens while none runs; two start.
+    await stack.intentReplicas.shift()!.close();
+    await dex.launch(token, SUPPLY / 10n, 5n * ETH);
+    await Promise.all([stack.addIntentReplica(), stack.addIntentReplica()]);
+    await eventually('every intent decided', () => decided(intents.map((i) => i.id)), 30_000);
+    await rpc('evm_mine');
+    await eventually('outcomes', () => terminal(intents.map((i) => i.id)), 30_000);
+    for (const i of intents) {
+      expect(await get(i.id)).toMatchObject({ status: 'completed' });
+      expect(signer.requestsFor(i.id)).toHaveLength(1);
+    }
+    const after = await Promise.all(buyers.map(async (w) => BigInt(await rpc('eth_getTransactionCount', [w.address, 'latest']))));
+    buyers.forEach((_, k) => expect(after[k]! - before[k]!).toBe(3n));
+    const hashes = new Set((await Promise.all(intents.map((i) => get(i.id)))).map((r) => r.txHash));
+    expect(hashes.size).toBe(intents.length);
+    await stack.intentReplicas.pop()!.close();
   });
 });

@@ -53,6 +53,8 @@ const EnvSchema = z.object({
   SIGNER_TIMEOUT_MS: positiveMs.default(200),
   /** Priority fee (wei per gas) of a buy whose intent sets no gasTip. */
   EXECUTION_DEFAULT_GAS_TIP_WEI: z.string().regex(/^[0-9]{1,30}$/, 'must be a decimal number of wei').default('1000000000'),
+  /** A submitted buy still unresolved this long after its expiry (node unreachable) ends in `error`. */
+  EXECUTION_OUTCOME_GRACE_MINUTES: z.coerce.number().int().min(1).max(7 * 24 * 60).default(10),
   /** Most intents of one token checked and submitted in one round. */
   EXECUTION_BATCH: z.coerce.number().int().min(1).max(10_000).default(2_000),
   /** Private key that signs eth_sendBundle requests to relays (their reputation system); random per process when unset. */

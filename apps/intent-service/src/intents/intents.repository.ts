@@ -216,6 +216,32 @@ export class IntentsRepository {
     return Number(rows[0]?.n ?? 0);
   }
 
+  /**
+   * Submitted buys nobody could follow long past their expiry (the chain's node unreachable, or
+   * the chain halted): `error`, since nobody can say whether the buy landed before the expiry.
+   * (After the expiry it cannot: the buy's router deadline is the expiry.)
+   */
+  async errorUnfollowed(graceMinutes: number, batch: number): Promise<number> {
+    const rows: { n: string }[] = await this.db.query(
+      `WITH due AS (
+         SELECT id FROM intent.intents
+         WHERE status = 'pending' AND phase = 'submitted' AND expires_at <= now() - make_interval(mins => $1)
+         LIMIT $2
+         FOR UPDATE SKIP LOCKED
+       ),
+       x AS (
+         UPDATE intent.intents AS x
+         SET status = 'error', status_reason = 'outcome_unknown', updated_at = now()
+         FROM due WHERE x.id = due.id AND x.status = 'pending'
+         RETURNING x.tenant_id, intent.record_json(x) AS record
+       ),
+       e AS (INSERT INTO intent.outbox (id, type, tenant_id, intent) SELECT intent.uuid_v7(), 'error', tenant_id, record FROM x RETURNING 1)
+       SELECT count(*) AS n FROM e`,
+      [graceMinutes, batch],
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+
   async ping(): Promise<void> {
     await this.db.query('SELECT 1');
   }

@@ -147,4 +147,32 @@ describe('intent service over NATS, on Postgres', () => {
     expect(rows.map((r) => r.type)).toEqual(['created', 'expired']);
     await expect(errorOf(h.rpc.request(INTENT_CANCEL, { tenantId, id: intent.id }))).resolves.toMatchObject({ name: 'Conflict' });
   });
+
+  describe('an intent whose buy was submitted', () => {
+    const submit = (id: string, expiresAgo: string) =>
+      h.db.query(
+        `UPDATE intent.intents SET phase = 'submitted', tx_hash = $2, signed_tx = '0x02', tx_nonce = 0, target_block = 1, submitted_at = now(),
+           expires_at = now() - $3::interval WHERE id = $1`,
+        [id, `0x${'ab'.repeat(32)}`, expiresAgo],
+      );
+
+    it('cannot be cancelled: 409 saying it is executing', async () => {
+      const { intent } = await create(body());
+      await submit(intent.id, '-1 hour'); // expires in an hour
+      const err = await errorOf(h.rpc.request(INTENT_CANCEL, { tenantId, id: intent.id }));
+      expect(err).toMatchObject({ name: 'Conflict', details: { status: 'pending', executing: true } });
+      expect(err.message).toContain('executing');
+    });
+
+    it('is not expired by the sweeper: the chain decides; unfollowable long past expiry, it ends in error', async () => {
+      const { intent: waiting } = await create(body());
+      const { intent: lost } = await create(body());
+      await submit(waiting.id, '1 minute');
+      await submit(lost.id, '11 minutes');
+      const event = await eventually('error event', () => events.data.find((e) => e.intent.id === lost.id && e.type === 'error'));
+      expect(event.intent).toMatchObject({ status: 'error', statusReason: 'outcome_unknown', txHash: `0x${'ab'.repeat(32)}` });
+      const [row] = await h.db.query<{ status: string }>('SELECT status FROM intent.intents WHERE id = $1', [waiting.id]);
+      expect(row!.status).toBe('pending');
+    });
+  });
 });
