@@ -56,7 +56,9 @@ describe('launch watcher on a local chain', () => {
       HARDFORK_1: 'prague',
       DEX_FACTORY_1: addresses.factory,
       WRAPPED_NATIVE_1: addresses.weth,
-      LAUNCH_POLL_INTERVAL_MS: '100',
+      // Blocks arrive over the WebSocket subscription; the poll would come only once a minute.
+      WS_URL_1: node.url.replace('http', 'ws'),
+      LAUNCH_POLL_INTERVAL_MS: '60000',
     });
     key = await stack.createKey();
   }, 120_000);

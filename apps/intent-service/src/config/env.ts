@@ -99,6 +99,8 @@ const DEX_DEFAULTS: Record<number, { factory: string; router: string; wrappedNat
 export interface WatchedChain {
   chainId: number;
   rpcUrl: string;
+  /** WebSocket endpoint for newHeads (blocks are read the moment they exist); polling remains. */
+  wsUrl: string | null;
   factory: string;
   wrappedNative: string;
   /** Router the buys go through; null: launches are recorded but not executed. */
@@ -142,7 +144,9 @@ function watchedChains(chainIds: number[], source: NodeJS.ProcessEnv, problems: 
     for (const relay of relays) {
       if (!URL.canParse(relay) || !/^https?:$/.test(new URL(relay).protocol)) problems.push(`  RELAY_URLS_${chainId}: ${relay} is not an http(s) URL`);
     }
-    if (rpcUrl && factory && wrappedNative) chains.push({ chainId, rpcUrl, factory, wrappedNative, router, stablePair, devSignerKeys, relays });
+    const wsUrl = source[`WS_URL_${chainId}`] || null;
+    if (wsUrl && !/^wss?:\/\//.test(wsUrl)) problems.push(`  WS_URL_${chainId}: must be a ws:// or wss:// URL`);
+    if (rpcUrl && factory && wrappedNative) chains.push({ chainId, rpcUrl, wsUrl, factory, wrappedNative, router, stablePair, devSignerKeys, relays });
   }
   return chains;
 }

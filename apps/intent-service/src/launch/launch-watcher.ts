@@ -4,6 +4,7 @@ import { PeriodicTask } from '../common/periodic-task.js';
 import { ENV, type IntentServiceEnv, type WatchedChain } from '../config/env.js';
 import { Executor } from '../execution/executor.js';
 import { ChainRpc } from './chain-rpc.js';
+import { NewHeads } from './new-heads.js';
 
 /** keccak256("PairCreated(address,address,address,uint256)") and keccak256("Mint(address,uint256,uint256)"). */
 export const PAIR_CREATED_TOPIC = '0x0d3648bd0f6ba80134a33ba9275ac585d9d315f0ad8355cddefde31afa28d0e9';
@@ -37,7 +38,8 @@ const word = (address: string) => address.slice(2).toLowerCase().padStart(64, '0
 const addressOf = (w: string) => `0x${w.slice(-40)}`.toLowerCase();
 
 /**
- * Follows each configured chain block by block and records the first liquidity of a pending
+ * Follows each configured chain block by block (polling every LAUNCH_POLL_INTERVAL_MS, and at
+ * once on every head a `WS_URL_<id>` subscription announces) and records the first liquidity of a pending
  * intent's token: the token's pair with the wrapped native token on the chain's DEX factory
  * (Uniswap-V2-style `PairCreated`, then the pair's first `Mint`; a pair that already holds
  * reserves counts as launched). The block cursor lives in Postgres, updated in the same
@@ -49,6 +51,7 @@ const addressOf = (w: string) => `0x${w.slice(-40)}`.toLowerCase();
 export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(LaunchWatcher.name);
   private readonly tasks: PeriodicTask[];
+  private readonly heads: NewHeads[] = [];
   /**
    * Per chain, token → its pair (or null: none when first looked up). A token is looked up
    * once; pairs created later arrive through PairCreated logs, and pair addresses are
@@ -63,16 +66,20 @@ export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
   ) {
     this.tasks = env.watchedChains.map((chain) => {
       const rpc = new ChainRpc(chain.rpcUrl);
-      return new PeriodicTask(`launch watcher (chain ${chain.chainId})`, env.LAUNCH_POLL_INTERVAL_MS, () => this.poll(chain, rpc), this.logger);
+      const task = new PeriodicTask(`launch watcher (chain ${chain.chainId})`, env.LAUNCH_POLL_INTERVAL_MS, () => this.poll(chain, rpc), this.logger);
+      if (chain.wsUrl) this.heads.push(new NewHeads(chain.wsUrl, () => task.wake(), this.logger));
+      return task;
     });
   }
 
   onApplicationBootstrap(): void {
     for (const task of this.tasks) task.start();
+    for (const heads of this.heads) heads.start();
     if (this.tasks.length > 0) this.logger.log(`watching chains ${this.env.watchedChains.map((c) => c.chainId).join(', ')} for launches`);
   }
 
   async onModuleDestroy(): Promise<void> {
+    for (const heads of this.heads) heads.stop();
     await Promise.all(this.tasks.map((t) => t.stop()));
   }
 
