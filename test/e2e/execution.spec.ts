@@ -366,4 +366,21 @@ describe('intent execution on a local chain', () => {
     expect(hashes.size).toBe(intents.length);
     await stack.intentReplicas.pop()!.close();
   });
+
+  it('waits out a simulation service outage with the reason on the pending intent, then executes', async () => {
+    const token = await dex.deployToken('PlainToken', [SUPPLY]);
+    const intent = await create({ wallet: wallets[13]!.address, tokenAddress: token });
+    await stack.stopSimulation();
+    try {
+      await dex.launch(token, SUPPLY / 10n, ETH);
+      await eventually('reason on the pending intent', async () => (await get(intent.id)).statusReason === 'execution_unavailable', 30_000);
+      expect((await get(intent.id)).status).toBe('pending');
+    } finally {
+      await stack.startSimulation();
+    }
+    await eventually('decided', () => decided([intent.id]), 30_000);
+    await rpc('evm_mine');
+    await eventually('completed', async () => (await get(intent.id)).status === 'completed', 30_000);
+    expect((await get(intent.id)).statusReason).toBeNull();
+  });
 });

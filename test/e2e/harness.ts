@@ -74,7 +74,7 @@ export class Stack {
       await ds.destroy();
     }
     await stack.addIntentReplica();
-    stack.simulation = await createSimulationService(loadSimulationEnv(base), false);
+    await stack.startSimulation();
     await stack.addPayoutReplica();
     stack.gateway = await createGateway(stack.gatewayEnv, false);
     const address = stack.gateway.getHttpServer().address() as { port: number };
@@ -89,6 +89,15 @@ export class Stack {
     const app = await createIntentService(loadIntentEnv({ ...this.baseEnv, ...env }), logger);
     this.intentReplicas.push(app);
     return app;
+  }
+
+  async startSimulation(): Promise<void> {
+    this.simulation = await createSimulationService(loadSimulationEnv(this.baseEnv), false);
+  }
+
+  async stopSimulation(): Promise<void> {
+    await this.simulation?.close();
+    this.simulation = null;
   }
 
   async addPayoutReplica(): Promise<INestMicroservice> {

@@ -214,7 +214,7 @@ export class ExecutionRepository {
         if (sendable.length > 0) {
           await tx.query(
             `UPDATE intent.intents x
-             SET phase = 'submitted', signed_tx = s.raw, tx_hash = s.hash, tx_nonce = s.nonce, target_block = $2,
+             SET phase = 'submitted', signed_tx = s.raw, tx_hash = s.hash, tx_nonce = s.nonce, target_block = $2, status_reason = NULL,
                  submitted_at = clock_timestamp()
              FROM unnest($1::uuid[], $3::text[], $4::text[], $5::bigint[]) AS s(id, raw, hash, nonce)
              WHERE x.id = s.id`,
@@ -233,13 +233,17 @@ export class ExecutionRepository {
     });
   }
 
-  /** Hands claimed intents back to the queue (a transient failure: the next round retries). */
-  async release(claimToken: string, ids: string[]): Promise<void> {
+  /**
+   * Hands claimed intents back to the queue after a transient failure (the next round retries),
+   * noting `reason` on them: a pending intent's statusReason says why it has not executed yet,
+   * and an intent that expires that way keeps it.
+   */
+  async release(claimToken: string, ids: string[], reason: string): Promise<void> {
     if (ids.length === 0) return;
     await this.db.query(
-      `UPDATE intent.intents SET phase = NULL, claim_token = NULL, claimed_at = NULL
+      `UPDATE intent.intents SET phase = NULL, claim_token = NULL, claimed_at = NULL, status_reason = $3
        WHERE id = ANY($1::uuid[]) AND status = 'pending' AND phase = 'claimed' AND claim_token = $2`,
-      [ids, claimToken],
+      [ids, claimToken, reason],
     );
   }
 

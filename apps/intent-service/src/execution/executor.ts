@@ -26,6 +26,8 @@ import { BundleSubmitter, RpcSubmitter, type Submitter } from './submitter.js';
 
 const TOKEN0 = '0x0dfe1681';
 const TOKEN1 = '0xd21220a7';
+/** statusReason of a pending intent whose launch round failed for a transient reason (and of one that expired so). */
+export const EXECUTION_UNAVAILABLE = 'execution_unavailable';
 /** Webhook requests in flight at once per round. */
 const SIGNING_CONCURRENCY = 256;
 /** The simulated wallet gets this much more than it spends (gas is free in simulation, but be safe). */
@@ -71,6 +73,8 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(Executor.name);
   private readonly chains = new Map<number, Chain>();
   private readonly webhookSigner: WebhookSigner;
+  /** Per (chain, token), the last transient failure logged (the same one is not logged every round). */
+  private readonly lastFailure = new Map<string, string>();
 
   constructor(
     private readonly repo: ExecutionRepository,
@@ -197,10 +201,16 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
       round = await this.prepare(chain, launch, head, intents);
     } catch (err) {
       // The node or the simulation service failed: nothing was decided, the next round retries.
-      await this.repo.release(claimToken, intents.map((i) => i.id));
-      this.logger.warn(`launch of ${launch.token} on chain ${chain.config.chainId}: ${(err as Error).message}; retrying`);
+      await this.repo.release(claimToken, intents.map((i) => i.id), EXECUTION_UNAVAILABLE);
+      const key = `${chain.config.chainId}:${launch.token}`;
+      const message = (err as Error).message;
+      if (this.lastFailure.get(key) !== message) {
+        this.lastFailure.set(key, message);
+        this.logger.warn(`launch of ${launch.token} on chain ${chain.config.chainId}: ${message}; retrying every round`);
+      }
       return false;
     }
+    this.lastFailure.delete(`${chain.config.chainId}:${launch.token}`);
     const { submitted, failed } = await this.repo.settleRound(claimToken, round.failures, round.toSubmit, round.release, round.targetBlock);
     if (failed > 0) this.relay.wake();
     for (const f of round.failures) this.logger.log(`intent ${f.id}: failed (${f.reason}: ${f.detail})`);

@@ -205,7 +205,7 @@ export class IntentsRepository {
        ),
        x AS (
          UPDATE intent.intents AS x
-         SET status = 'expired', status_reason = 'expiry reached before launch', updated_at = now()
+         SET status = 'expired', status_reason = coalesce(x.status_reason, 'expiry reached before launch'), updated_at = now()
          FROM due WHERE x.id = due.id AND x.status = 'pending' AND x.phase IS DISTINCT FROM 'submitted'
          RETURNING x.tenant_id, intent.record_json(x) AS record
        ),

@@ -1,0 +1,64 @@
+import { createServer, type Server } from 'node:http';
+import { Wallet, id as keccakText, verifyMessage } from 'ethers';
+import { BundleSubmitter } from './submitter.js';
+
+interface Seen {
+  body: string;
+  signature: string;
+}
+
+/** A relay speaking eth_sendBundle: answers each bundle with `answer(i)`. */
+async function relay(answer: (i: number) => { result?: unknown; error?: { message: string } }): Promise<{ url: string; seen: Seen[]; server: Server }> {
+  const seen: Seen[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      seen.push({ body, signature: String(req.headers['x-flashbots-signature']) });
+      const batch = JSON.parse(body) as { id: number }[];
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(batch.map((r) => ({ jsonrpc: '2.0', id: r.id, ...answer(r.id) }))));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, seen, server };
+}
+
+const identity = Wallet.createRandom();
+const submissions = [
+  { intentId: 'a', raw: '0x02aa', hash: '0x01' },
+  { intentId: 'b', raw: '0x02bb', hash: '0x02' },
+];
+
+describe('BundleSubmitter', () => {
+  const servers: Server[] = [];
+  afterAll(() => Promise.all(servers.map((s) => new Promise((r) => s.close(r)))));
+
+  it('sends each buy as its own bundle for exactly the target block, signed by the relay identity', async () => {
+    const r = await relay(() => ({ result: { bundleHash: '0xb' } }));
+    servers.push(r.server);
+    const outcome = await new BundleSubmitter([r.url], identity.privateKey).submit(submissions, 0x1234n);
+    expect([...outcome]).toEqual([['a', null], ['b', null]]);
+    expect(r.seen).toHaveLength(1);
+    const batch = JSON.parse(r.seen[0]!.body);
+    expect(batch.map((x: { method: string; params: unknown[] }) => [x.method, x.params])).toEqual([
+      ['eth_sendBundle', [{ txs: ['0x02aa'], blockNumber: '0x1234', revertingTxHashes: [] }]],
+      ['eth_sendBundle', [{ txs: ['0x02bb'], blockNumber: '0x1234', revertingTxHashes: [] }]],
+    ]);
+    // X-Flashbots-Signature: <address>:<personal_sign(keccak256(body))>
+    const [address, signature] = r.seen[0]!.signature.split(':');
+    expect(address).toBe(identity.address);
+    expect(verifyMessage(keccakText(r.seen[0]!.body), signature!)).toBe(identity.address);
+  });
+
+  it('counts a bundle accepted when any relay took it, and reports what every relay refused', async () => {
+    const refusing = await relay(() => ({ error: { message: 'bundle refused' } }));
+    const picky = await relay((i) => (i === 0 ? { result: {} } : { error: { message: 'nonce too low' } }));
+    servers.push(refusing.server, picky.server);
+    const down = 'http://127.0.0.1:9';
+    const outcome = await new BundleSubmitter([refusing.url, picky.url, down], null).submit(submissions, 7n);
+    expect(outcome.get('a')).toBeNull();
+    expect(outcome.get('b')).toMatch(/refused|nonce too low/);
+  });
+});
