@@ -7,6 +7,9 @@ export interface RpcReplyItem<T = unknown> {
   error?: { code?: number; message: string };
 }
 
+/** The node did not answer (connection, timeout, HTTP error, not JSON): unlike an error it answered with. */
+export class RpcUnavailable extends Error {}
+
 /** A small JSON-RPC client for the launch watcher and the executor: bounded in time. */
 export class ChainRpc {
   private id = 0;
@@ -43,13 +46,18 @@ export class ChainRpc {
   }
 
   private async post(payload: unknown, what: string): Promise<unknown> {
-    const res = await fetch(this.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(payload),
-      signal: AbortSignal.timeout(this.timeoutMs),
-    });
-    if (!res.ok) throw new Error(`${what}: HTTP ${res.status}`);
-    return res.json();
+    try {
+      const res = await fetch(this.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(payload),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      return await res.json();
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string } }).cause?.code;
+      throw new RpcUnavailable(`${what}: the node did not answer (${cause ?? (err as Error).message})`);
+    }
   }
 }

@@ -3,7 +3,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { PeriodicTask } from '../common/periodic-task.js';
 import { ENV, type IntentServiceEnv, type WatchedChain } from '../config/env.js';
 import { Executor } from '../execution/executor.js';
-import { ChainRpc } from './chain-rpc.js';
+import { ChainRpc, RpcUnavailable } from './chain-rpc.js';
 import { NewHeads } from './new-heads.js';
 
 /** keccak256("PairCreated(address,address,address,uint256)") and keccak256("Mint(address,uint256,uint256)"). */
@@ -33,6 +33,14 @@ export interface Launch {
   blockHash: string;
 }
 
+/** statusReason of a chain's waiting intents while its node cannot be reached. */
+export const CHAIN_UNREACHABLE = 'chain_unreachable';
+
+/** A failure of the node (HTTP, timeout, refused connection), as opposed to one of the database. */
+function isRpcFailure(err: unknown): boolean {
+  return err instanceof RpcUnavailable;
+}
+
 const hex = (n: bigint) => `0x${n.toString(16)}`;
 const word = (address: string) => address.slice(2).toLowerCase().padStart(64, '0');
 const addressOf = (w: string) => `0x${w.slice(-40)}`.toLowerCase();
@@ -52,6 +60,8 @@ export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(LaunchWatcher.name);
   private readonly tasks: PeriodicTask[];
   private readonly heads: NewHeads[] = [];
+  /** Chains whose node failed the last poll. */
+  private readonly unreachable = new Set<number>();
   /**
    * Per chain, token → its pair (or null: none when first looked up). A token is looked up
    * once; pairs created later arrive through PairCreated logs, and pair addresses are
@@ -88,9 +98,37 @@ export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
    * moved the cursor, the executor runs at once (new launches to act on, buys to follow).
    */
   async poll(chain: WatchedChain, rpc: ChainRpc): Promise<boolean> {
-    const { more, advanced } = await this.step(chain, rpc);
-    if (advanced) this.executor.wake(chain.chainId);
-    return more;
+    let result: { more: boolean; advanced: boolean };
+    try {
+      result = await this.step(chain, rpc);
+    } catch (err) {
+      if (isRpcFailure(err)) await this.noteUnreachable(chain.chainId, true);
+      throw err;
+    }
+    if (this.unreachable.has(chain.chainId)) await this.noteUnreachable(chain.chainId, false);
+    if (result.advanced) this.executor.wake(chain.chainId);
+    return result.more;
+  }
+
+  /**
+   * While the chain's node cannot be reached, its waiting intents say so (`statusReason:
+   * chain_unreachable`, kept if they expire meanwhile); the note goes when the node answers again.
+   */
+  private async noteUnreachable(chainId: number, down: boolean): Promise<void> {
+    if (down) {
+      this.unreachable.add(chainId);
+      await this.db.query(
+        `UPDATE intent.intents SET status_reason = $2
+         WHERE chain_id = $1 AND status = 'pending' AND phase IS NULL AND status_reason IS NULL`,
+        [chainId, CHAIN_UNREACHABLE],
+      );
+    } else {
+      await this.db.query(
+        `UPDATE intent.intents SET status_reason = NULL WHERE chain_id = $1 AND status = 'pending' AND status_reason = $2`,
+        [chainId, CHAIN_UNREACHABLE],
+      );
+      this.unreachable.delete(chainId);
+    }
   }
 
   private step(chain: WatchedChain, rpc: ChainRpc): Promise<{ more: boolean; advanced: boolean }> {
