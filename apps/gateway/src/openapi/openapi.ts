@@ -1,6 +1,7 @@
 import {
   createIntentRequestSchema,
   ErrorName,
+  INTENT_FAILURE_REASONS,
   INTENT_STATUSES,
   SearchIntentsRequestSchema,
   SimulateRequestSchema,
@@ -50,7 +51,12 @@ const intentRecord: Json = {
     updatedAt: timestamp,
     txHash: nullable({ type: 'string' }),
     executedAt: nullable(timestamp),
-    statusReason: nullable({ type: 'string' }),
+    statusReason: nullable({
+      type: 'string',
+      description: `Why the intent ended as it did (failed: ${INTENT_FAILURE_REASONS.join(', ')}), or why a pending one has not executed yet (chain_unreachable, execution_unavailable)`,
+    }),
+    notificationWebhookUrl: nullable({ type: 'string', format: 'uri', description: 'Receives an HMAC-signed POST for every status change' }),
+    webhookUrl: nullable({ type: 'string', format: 'uri', description: 'Signing webhook: receives the unsigned buy at launch and answers {signedTransactions: [raw]} (see the README)' }),
   },
 };
 
