@@ -143,34 +143,6 @@ export class IdempotencyKeyEntity {
   intentId!: string;
 
   @Index('idempotency_keys_created_at_idx')
-  /** Signing webhook: receives the unsigned buy, answers with it signed by the wallet. */
-  @Column('text', { name: 'webhook_url', nullable: true })
-  webhookUrl!: string | null;
-
-  /** Execution progress while pending: null, 'claimed' (checking/signing) or 'submitted'. */
-  @Column('text', { nullable: true })
-  phase!: string | null;
-
-  @Column('uuid', { name: 'claim_token', nullable: true })
-  claimToken!: string | null;
-
-  @Column('timestamptz', { name: 'claimed_at', nullable: true })
-  claimedAt!: Date | null;
-
-  /** The submitted buy, signed (raw transaction hex). */
-  @Column('text', { name: 'signed_tx', nullable: true })
-  signedTx!: string | null;
-
-  @Column('bigint', { name: 'tx_nonce', nullable: true })
-  txNonce!: string | null;
-
-  /** The block the buy was first submitted for (firstOrFail: the only one). */
-  @Column('bigint', { name: 'target_block', nullable: true })
-  targetBlock!: string | null;
-
-  @Column('timestamptz', { name: 'submitted_at', nullable: true })
-  submittedAt!: Date | null;
-
   @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
   createdAt!: Date;
 }
