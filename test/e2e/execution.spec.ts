@@ -383,4 +383,23 @@ describe('intent execution on a local chain', () => {
     await eventually('completed', async () => (await get(intent.id)).status === 'completed', 30_000);
     expect((await get(intent.id)).statusReason).toBeNull();
   });
+
+  it('fails nonce_used when another transaction of the wallet takes the buy’s nonce', async () => {
+    const token = await dex.deployToken('PlainToken', [SUPPLY]);
+    const w = wallets[12]!;
+    const intent = await create({ wallet: w.address, tokenAddress: token });
+    await dex.launch(token, SUPPLY / 10n, ETH);
+    await eventually('submitted', () => decided([intent.id]), 30_000);
+    const [{ tx_hash: hash, tx_nonce: nonce }] = await stack.db.query<{ tx_hash: string; tx_nonce: string }>(
+      'SELECT tx_hash, tx_nonce::text FROM intent.intents WHERE id = $1',
+      [intent.id],
+    );
+    // The wallet spends the nonce elsewhere before the buy is mined.
+    expect(await rpc('hardhat_dropTransaction', [hash])).toBe(true);
+    await rpc('eth_sendTransaction', [{ from: w.address, to: w.address, value: '0x1', nonce: `0x${BigInt(nonce).toString(16)}` }]);
+    await rpc('evm_mine');
+    await eventually('nonce_used', async () => (await get(intent.id)).status === 'failed', 30_000);
+    expect(await get(intent.id)).toMatchObject({ statusReason: 'nonce_used', txHash: hash });
+    expect(await rpc('eth_getTransactionReceipt', [hash])).toBeNull();
+  });
 });

@@ -165,17 +165,27 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     const resend: typeof waiting = [];
     if (waiting.length > 0) {
       const nonces = await chain.rpc.all<string>(waiting.map((s) => ({ method: 'eth_getTransactionCount', params: [s.wallet, 'latest'] })));
+      const nonceTaken: typeof waiting = [];
       waiting.forEach((s, i) => {
+        // Receipts were read after `head`: a buy in any block up to it would have shown one.
         if (s.firstOrFail && headNumber >= s.targetBlock) {
           outcomes.push({ id: s.id, status: 'failed', reason: FailureReason.NotIncluded, executedAt: null });
         } else if (BigInt(head.timestamp) > s.expiry) {
           outcomes.push({ id: s.id, status: 'expired', reason: 'expiry reached before the buy was included', executedAt: null });
         } else if (BigInt(nonces[i]!) > s.nonce) {
-          outcomes.push({ id: s.id, status: 'failed', reason: FailureReason.NonceUsed, executedAt: null });
+          nonceTaken.push(s);
         } else {
           resend.push(s);
         }
       });
+      if (nonceTaken.length > 0) {
+        // The nonce moved on: another transaction took it, unless the buy itself was mined since
+        // its receipt was read (then the next round records it).
+        const again = await chain.rpc.batch<unknown>(nonceTaken.map((s) => ({ method: 'eth_getTransactionReceipt', params: [s.txHash] })));
+        nonceTaken.forEach((s, i) => {
+          if (!again[i]!.error && !again[i]!.result) outcomes.push({ id: s.id, status: 'failed', reason: FailureReason.NonceUsed, executedAt: null });
+        });
+      }
     }
     if (outcomes.length > 0) {
       const changed = await this.repo.recordOutcomes(outcomes);
