@@ -242,6 +242,7 @@ describe('intent execution on a local chain', () => {
     );
     const byId = new Map(sent.map((r) => [r.id, r]));
     // The target block is mined without them (a builder left them out).
+    const target = BigInt(await rpc('eth_blockNumber')) + 1n;
     for (const r of sent) expect(await rpc('hardhat_dropTransaction', [r.tx_hash])).toBe(true);
     await rpc('evm_mine');
     await eventually('strict failed', async () => (await get(strict.id)).status === 'failed', 30_000);
@@ -255,6 +256,7 @@ describe('intent execution on a local chain', () => {
     await rpc('eth_sendRawTransaction', [byId.get(strict.id)!.signed_tx]);
     await rpc('evm_mine');
     const late = await rpc('eth_getTransactionReceipt', [byId.get(strict.id)!.tx_hash]);
+    expect(BigInt(late.blockNumber)).toBeGreaterThan(BigInt(target));
     expect(late.status).toBe('0x0');
     expect(await dex.balanceOf(token, w1.address)).toBe(0n);
     expect((await get(strict.id)).status).toBe('failed');

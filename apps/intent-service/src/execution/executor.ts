@@ -39,6 +39,8 @@ interface Chain {
   submitter: Submitter;
   devSigner: DevSigner;
   task: PeriodicTask;
+  /** The head at which waiting buys were last sent again (once per new block). */
+  resentAt: bigint;
   /** The stable pair's layout, read once: which side is native, the stable's decimals. */
   stable?: Promise<{ nativeIsToken0: boolean; decimals: number } | null>;
 }
@@ -97,6 +99,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
         submitter: config.relays.length > 0 ? new BundleSubmitter(config.relays, env.RELAY_AUTH_KEY ?? null) : new RpcSubmitter(rpc),
         devSigner: new DevSigner(config.devSignerKeys),
         task: null as unknown as PeriodicTask,
+        resentAt: -1n,
       };
       chain.task = new PeriodicTask(`executor (chain ${config.chainId})`, env.LAUNCH_POLL_INTERVAL_MS, () => this.step(chain), this.logger);
       this.chains.set(config.chainId, chain);
@@ -192,8 +195,9 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
       if (changed > 0) this.relay.wake();
       for (const o of outcomes) this.logger.log(`intent ${o.id}: ${o.status}${o.reason ? ` (${o.reason})` : ''}`);
     }
-    if (resend.length > 0) {
-      // Not mined yet and still valid: send again for the next block (a node that has it ignores it).
+    if (resend.length > 0 && headNumber > chain.resentAt) {
+      // A block came without them: send again for the next one (a node that has them ignores it).
+      chain.resentAt = headNumber;
       await chain.submitter.submit(resend.map((s) => ({ intentId: s.id, raw: s.signedTx, hash: s.txHash })), headNumber + 1n);
     }
   }
