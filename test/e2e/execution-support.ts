@@ -82,7 +82,7 @@ export class SigningWebhook {
     const behaviour = this.behaviour.get(request.wallet.toLowerCase()) ?? 'sign';
     if (behaviour === 'http-500') return { status: 500, body: '{"error":"down"}' };
     if (behaviour === 'not-json') return { status: 200, body: 'signed!' };
-    if (typeof behaviour === 'object' && 'delayMs' in behaviour) await new Promise((r) => setTimeout(r, behaviour.delayMs));
+    if (typeof behaviour === 'object' && 'delayMs' in behaviour) await new Promise((r) => setTimeout(r, behaviour.delayMs).unref());
     if (typeof behaviour === 'object' && 'gate' in behaviour) await behaviour.gate();
     const signedTransactions = await Promise.all(
       request.transactions.map((tx) => {
