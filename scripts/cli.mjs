@@ -12,6 +12,7 @@ const COMMANDS = {
   'bench:intents': ['bench/intents.mjs'],
   'bench:simulate': ['bench/simulate.mjs'],
   'bench:payouts': ['bench/payouts.mjs'],
+  'bench:launch': ['bench/launch.mjs'],
 };
 
 const [name, ...args] = process.argv.slice(2);
