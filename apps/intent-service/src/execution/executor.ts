@@ -210,9 +210,9 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     const intents = await this.repo.claim(chain.config.chainId, launch.token, claimToken, this.env.EXECUTION_BATCH);
     if (intents.length === 0) return false;
     const started = Date.now();
-    let round: Round;
+    let plan: Plan;
     try {
-      round = await this.prepare(chain, launch, head, intents);
+      plan = await this.plan(chain, launch, head, intents);
     } catch (err) {
       // The node or the simulation service failed: nothing was decided, the next round retries.
       await this.repo.release(claimToken, intents.map((i) => i.id), EXECUTION_UNAVAILABLE);
@@ -225,40 +225,37 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
       return false;
     }
     this.lastFailure.delete(`${chain.config.chainId}:${launch.token}`);
-    const { submitted, failed } = await this.repo.settleRound(claimToken, round.failures, round.toSubmit, round.release, round.targetBlock);
-    if (failed > 0) this.relay.wake();
-    for (const f of round.failures) this.logger.log(`intent ${f.id}: failed (${f.reason}: ${f.detail})`);
-    // In the order checked (highest bribe first), which the pool quotes assumed.
-    const refused = await chain.submitter.submit(submitted.map((s) => ({ intentId: s.id, raw: s.raw, hash: s.hash })), round.targetBlock);
+    const pipeline = new SubmissionPipeline(chain, this.repo, claimToken, plan.targetBlock, this.logger);
+    pipeline.fail(plan.failures);
+    if (plan.release.length > 0) pipeline.release(plan.release);
+    pipeline.expect(plan.jobs.map((j) => ({ id: j.intent.id, wallet: j.intent.wallet.toLowerCase(), nonce: BigInt(j.tx.nonce) })));
+    await mapLimit(plan.jobs, SIGNING_CONCURRENCY, async ({ intent, tx }) => {
+      const result = intent.webhookUrl
+        ? await this.webhookSigner.sign({ intentId: intent.id, tenantId: intent.tenantId, webhookUrl: intent.webhookUrl, tx, launchBlock: launch.blockNumber, targetBlock: plan.targetBlock })
+        : await chain.devSigner.sign(tx);
+      pipeline.signed(intent.id, result);
+    });
+    const totals = await pipeline.finish();
+    if (totals.failed > 0 || totals.submitted > 0) this.relay.wake();
     const done = Date.now();
-    if (chain.submitter.kind === 'rpc') {
-      // The chain's node refused it (it will not be mined): the outcome is known now.
-      const rejected: Outcome[] = [...refused].filter(([, error]) => error !== null).map(([id]) => ({ id, status: 'failed', reason: FailureReason.SubmissionRejected, executedAt: null }));
-      for (const [id, error] of refused) if (error) this.logger.warn(`intent ${id}: the node refused the buy: ${error}`);
-      if ((await this.repo.recordOutcomes(rejected)) > 0) this.relay.wake();
-    }
     const sinceSeen = launch.seenAt ? ` (${done - launch.seenAt.getTime()} ms after the launch block was seen)` : '';
     this.logger.log(
-      `launch of ${launch.token} on chain ${chain.config.chainId}: ${intents.length} intent(s), ${submitted.length} submitted for block ${round.targetBlock}, ${failed} failed, ${round.release.length} deferred, in ${done - started} ms${sinceSeen}`,
+      `launch of ${launch.token} on chain ${chain.config.chainId}: ${intents.length} intent(s), ${totals.submitted} submitted for block ${plan.targetBlock}, ${totals.failed} failed, ${totals.deferred} deferred, in ${done - started} ms${sinceSeen}`,
     );
-    return intents.length >= this.env.EXECUTION_BATCH || round.release.length > 0;
+    return intents.length >= this.env.EXECUTION_BATCH || totals.deferred > 0;
   }
 
-  /** Checks, builds and signs the buys of one round; touches no row. */
-  private async prepare(chain: Chain, launch: LaunchedToken, head: Block, intents: ClaimedIntent[]): Promise<Round> {
+  /** Checks every intent and builds the buys of the ones that pass; touches no row. */
+  private async plan(chain: Chain, launch: LaunchedToken, head: Block, intents: ClaimedIntent[]): Promise<Plan> {
     const { config, rpc } = chain;
     const headNumber = BigInt(head.number);
     const targetBlock = headNumber + 1n;
     const at = hexQ(headNumber);
     const wallets = [...new Set(intents.map((i) => i.wallet))];
     const stableLayout = await this.stableLayout(chain);
-    const [reserves, stableReserves, ...perWallet] = await rpc.all<string>([
+    const [reserves, stableReserves] = await rpc.all<string>([
       { method: 'eth_call', params: [{ to: launch.pair, data: GET_RESERVES }, at] },
       stableLayout ? { method: 'eth_call', params: [{ to: config.stablePair, data: GET_RESERVES }, at] } : { method: 'eth_chainId', params: [] },
-      ...wallets.flatMap((w) => [
-        { method: 'eth_getTransactionCount', params: [w, 'pending'] },
-        { method: 'eth_getBalance', params: [w, at] },
-      ]),
     ]);
     const tokenIsToken0 = launch.token.toLowerCase() < config.wrappedNative;
     const [r0, r1] = [word(reserves!, 0), word(reserves!, 1)];
@@ -267,6 +264,12 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
       reserveToken: tokenIsToken0 ? r0 : r1,
       liquidityCents: null,
     };
+    const plan: Plan = { targetBlock, failures: [], jobs: [], release: [] };
+    if (launchPool.reserveNative === 0n || launchPool.reserveToken === 0n) {
+      // The launch was undone (reorg) or the liquidity removed since: wait for the next one.
+      plan.release = intents.map((i) => i.id);
+      return plan;
+    }
     if (stableLayout) {
       const [s0, s1] = [word(stableReserves!, 0), word(stableReserves!, 1)];
       launchPool.liquidityCents = liquidityInCents(launchPool.reserveNative, {
@@ -275,8 +278,19 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
         stableDecimals: stableLayout.decimals,
       });
     }
+    // The token probe (simulation service) and the wallets' nonces and balances (node, database) at once.
+    const probeFor = intents.find((i) => BigInt(i.buyAmount) - (BigInt(i.buyAmount) * BigInt(i.feeBps ?? 0)) / 10_000n > 0n);
+    const [probe, perWallet, outstanding] = await Promise.all([
+      probeFor ? this.probe(chain, launch, headNumber, launchPool, probeFor) : Promise.resolve(null),
+      rpc.all<string>(
+        wallets.flatMap((w) => [
+          { method: 'eth_getTransactionCount', params: [w, 'pending'] },
+          { method: 'eth_getBalance', params: [w, at] },
+        ]),
+      ),
+      this.repo.pendingNonces(config.chainId, wallets),
+    ]);
     // The node's pending nonce, past any of the wallet's buys still out (a bundle is not in its pool).
-    const outstanding = await this.repo.pendingNonces(config.chainId, wallets);
     const nonce = new Map<string, bigint>();
     const balance = new Map<string, bigint>();
     wallets.forEach((w, i) => {
@@ -286,20 +300,11 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
       balance.set(w, BigInt(perWallet[2 * i + 1]!));
     });
 
-    const failures: Round['failures'] = [];
-    const fail = (intent: ClaimedIntent, reason: FailureReason, detail: string) => failures.push({ id: intent.id, reason, detail });
-    const round: Round = { targetBlock, failures, toSubmit: [], release: [] };
-    if (launchPool.reserveNative === 0n || launchPool.reserveToken === 0n) {
-      // The launch was undone (reorg) or the liquidity removed since: wait for the next one.
-      round.release = intents.map((i) => i.id);
-      return round;
-    }
-    const probeFor = intents.find((i) => BigInt(i.buyAmount) - (BigInt(i.buyAmount) * BigInt(i.feeBps ?? 0)) / 10_000n > 0n);
-    const probe = probeFor ? await this.probe(chain, launch, headNumber, launchPool, probeFor) : null;
-
+    const fail = (intent: ClaimedIntent, reason: FailureReason, detail: string) => plan.failures.push({ id: intent.id, reason, detail });
     const baseFee = BigInt(head.baseFeePerGas ?? '0x0');
     const pool = { reserveNative: launchPool.reserveNative, reserveToken: launchPool.reserveToken };
-    const jobs: { intent: ClaimedIntent; tx: UnsignedTransaction }[] = [];
+    const router = getAddress(config.router);
+    const token = getAddress(launch.token);
     for (const intent of intents) {
       if (!probe) {
         fail(intent, FailureReason.NothingToBuy, 'buyAmount after the fee is 0');
@@ -331,7 +336,10 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
         continue;
       }
       balance.set(intent.wallet, left - cost);
-      const plan: BuyPlan = {
+      const onlyInBlock = intent.firstOrFail ? targetBlock : null;
+      const n = nonce.get(intent.wallet)!;
+      nonce.set(intent.wallet, n + 1n);
+      const data = buyInitCode({
         router: config.router,
         wrappedNative: config.wrappedNative,
         token: launch.token,
@@ -342,28 +350,26 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
         fee: quote.fee,
         feeRecipient: intent.feeRecipient,
         bribe,
-        onlyInBlock: intent.firstOrFail ? targetBlock : null,
-      };
-      const n = nonce.get(intent.wallet)!;
-      nonce.set(intent.wallet, n + 1n);
-      jobs.push({
+        onlyInBlock,
+      });
+      plan.jobs.push({
         intent,
         tx: {
           purpose: 'buy',
           type: 2,
           chainId: config.chainId,
-          from: getAddress(intent.wallet),
+          from: intent.wallet, // stored EIP-55
           nonce: Number(n),
           to: null,
           value: value.toString(),
-          data: buyInitCode(plan),
+          data,
           gasLimit: gasLimit.toString(),
           maxFeePerGas: maxFeePerGas.toString(),
           maxPriorityFeePerGas: tip.toString(),
           accessList: [],
           summary: {
-            router: getAddress(config.router),
-            token: getAddress(launch.token),
+            router,
+            token,
             swapValue: quote.swapValue.toString(),
             amountOutMin: quote.amountOutMin.toString(),
             expectedOut: quote.expectedOut.toString(),
@@ -371,40 +377,21 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
             feeRecipient: intent.feeRecipient,
             bribe: bribe.toString(),
             deadline: intent.expiry.toString(),
-            onlyInBlock: plan.onlyInBlock === null ? null : plan.onlyInBlock.toString(),
+            onlyInBlock: onlyInBlock === null ? null : onlyInBlock.toString(),
           },
         },
       });
       pool.reserveNative += quote.swapValue;
       pool.reserveToken -= quote.grossOut;
     }
-
-    const signed = await mapLimit(jobs, SIGNING_CONCURRENCY, ({ intent, tx }) =>
-      intent.webhookUrl
-        ? this.webhookSigner.sign({ intentId: intent.id, tenantId: intent.tenantId, webhookUrl: intent.webhookUrl, tx, launchBlock: launch.blockNumber, targetBlock })
-        : chain.devSigner.sign(tx),
-    );
-    // A wallet whose buy failed to sign leaves a nonce gap: its later buys wait for the next round.
-    const gapFrom = new Map<string, number>();
-    jobs.forEach(({ intent, tx }, i) => {
-      const result = signed[i]!;
-      if (!result.ok) {
-        fail(intent, result.reason, result.detail);
-        gapFrom.set(intent.wallet, Math.min(gapFrom.get(intent.wallet) ?? Infinity, tx.nonce));
-      }
-    });
-    jobs.forEach(({ intent, tx }, i) => {
-      const result = signed[i] as SignResult & { ok: true };
-      if (!result.ok) return;
-      if (tx.nonce > (gapFrom.get(intent.wallet) ?? Infinity)) round.release.push(intent.id);
-      else round.toSubmit.push({ id: intent.id, wallet: intent.wallet.toLowerCase(), nonce: BigInt(tx.nonce), raw: result.raw, hash: result.hash });
-    });
-    return round;
+    return plan;
   }
 
   /**
-   * Buys with one intent's amount on the launch state, then sells what it got: the buy and sell
-   * taxes (against the pool's quotes), whether selling works at all, and the buy's gas.
+   * Buys with one intent's amount on the launch state, then sells what a tax-free buy would have
+   * given, in one simulation: the buy and sell taxes (against the pool's quotes), whether selling
+   * works at all, and the buy's gas. A token with a buy tax leaves less than that to sell: a
+   * second simulation then sells what the buy really gave.
    */
   private async probe(chain: Chain, launch: LaunchedToken, block: bigint, pool: PoolState, intent: ClaimedIntent): Promise<TokenProbe | { reverted: string }> {
     const { config } = chain;
@@ -430,6 +417,13 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     const buy = { from: wallet, to: null, data: buyInitCode(plan), value: value.toString() };
     const overrides = { accounts: { [wallet]: { balance: (value + SIMULATION_HEADROOM).toString() } } };
     const base = { chainId: config.chainId, blockNumber: block.toString(), overrides };
+    const quoted = getAmountOut(swapValue, pool.reserveNative, pool.reserveToken);
+    const sellCalls = (amount: bigint) => [
+      { from: wallet, to: token, data: approveCalldata(config.router, amount) },
+      { from: wallet, to: config.wrappedNative, data: balanceOfCalldata(wallet) },
+      { from: wallet, to: config.router, data: routerSellCalldata(amount, token, config.wrappedNative, wallet, intent.expiry) },
+      { from: wallet, to: config.wrappedNative, data: balanceOfCalldata(wallet) },
+    ];
     const first = await this.simulation.simulate({
       ...base,
       calls: [
@@ -437,33 +431,30 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
         buy,
         { from: wallet, to: token, data: balanceOfCalldata(wallet) },
         { from: wallet, to: launch.pair, data: GET_RESERVES },
+        ...sellCalls(quoted),
       ],
     });
-    const [before, bought, after, reservesAfter] = first.calls as SimulationResult['calls'];
+    const [before, bought, after, reservesAfter, ...sale] = first.calls as SimulationResult['calls'];
     if (bought!.status !== 1) return { reverted: bought!.error ?? 'no reason given' };
     const received = BigInt(after!.result || '0x0') - BigInt(before!.result || '0x0');
-    const quoted = getAmountOut(swapValue, pool.reserveNative, pool.reserveToken);
     const buyTax = lossScaled(quoted, received);
     const buyGas = BigInt(bought!.gasUsed);
-    if (received <= 0n) return { buyTax, sellTax: null, buyGas };
     const tokenIsToken0 = token < config.wrappedNative;
     const [a0, a1] = [word(reservesAfter!.result, 0), word(reservesAfter!.result, 1)];
     const [reserveToken, reserveNative] = tokenIsToken0 ? [a0, a1] : [a1, a0];
-    const second = await this.simulation.simulate({
-      ...base,
-      calls: [
-        buy,
-        { from: wallet, to: token, data: approveCalldata(config.router, received) },
-        { from: wallet, to: config.wrappedNative, data: balanceOfCalldata(wallet) },
-        { from: wallet, to: config.router, data: routerSellCalldata(received, token, config.wrappedNative, wallet, intent.expiry) },
-        { from: wallet, to: config.wrappedNative, data: balanceOfCalldata(wallet) },
-      ],
-    });
-    const [, approved, wBefore, sold, wAfter] = second.calls;
-    if (approved!.status !== 1 || sold!.status !== 1) return { buyTax, sellTax: null, buyGas };
-    const gotNative = BigInt(wAfter!.result || '0x0') - BigInt(wBefore!.result || '0x0');
-    const sellTax = lossScaled(getAmountOut(received, reserveToken, reserveNative), gotNative);
-    return { buyTax, sellTax, buyGas };
+    const sellTaxOf = (calls: SimulationResult['calls'], amount: bigint): bigint | null => {
+      const [approved, wBefore, sold, wAfter] = calls;
+      if (approved!.status !== 1 || sold!.status !== 1) return null;
+      const gotNative = BigInt(wAfter!.result || '0x0') - BigInt(wBefore!.result || '0x0');
+      return lossScaled(getAmountOut(amount, reserveToken, reserveNative), gotNative);
+    };
+    let sellTax = sellTaxOf(sale, quoted);
+    if (sellTax === null && received > 0n && received < quoted) {
+      // Taxed on the way in: sell what the buy really gave.
+      const second = await this.simulation.simulate({ ...base, calls: [buy, ...sellCalls(received)] });
+      sellTax = sellTaxOf(second.calls.slice(1), received);
+    }
+    return { buyTax, sellTax: received > 0n ? sellTax : null, buyGas };
   }
 
   /** Which side of the stable pair is the native token, and the stable's decimals (read once). */
@@ -491,11 +482,155 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
   }
 }
 
-interface Round {
+interface Plan {
   targetBlock: bigint;
   failures: { id: string; reason: FailureReason; detail: string }[];
-  toSubmit: ToSubmit[];
+  jobs: { intent: ClaimedIntent; tx: UnsignedTransaction }[];
+  /** Intents handed back untouched (the pool is empty: a reorg undid the launch). */
   release: string[];
+}
+
+interface Expected {
+  id: string;
+  wallet: string;
+  nonce: bigint;
+}
+
+/**
+ * Settles and sends a round's buys while their signatures arrive, rather than after the last
+ * one: whatever is ready is settled (one transaction) and sent (one batch) while the rest still
+ * sign. A buy is ready when it is signed and every earlier nonce of its wallet in the round is
+ * ready too. Once one of a wallet's buys cannot go out (its signing failed, or a cancel or the
+ * expiry came first), the wallet's later buys are handed back to the next round: no nonce gap
+ * is ever sent.
+ */
+class SubmissionPipeline {
+  private order = new Map<string, number>();
+  private readonly queues = new Map<string, Expected[]>();
+  private readonly walletOf = new Map<string, string>();
+  private readonly results = new Map<string, SignResult>();
+  /** Per wallet, the lowest nonce that will not go out: nothing above it may be sent. */
+  private readonly blockedFrom = new Map<string, bigint>();
+  private failures: { id: string; reason: FailureReason; detail: string }[] = [];
+  private ready: ToSubmit[] = [];
+  private held: string[] = [];
+  private flushing: Promise<void> | null = null;
+  private error: unknown = null;
+  private readonly totals = { submitted: 0, failed: 0, deferred: 0 };
+
+  constructor(
+    private readonly chain: Chain,
+    private readonly repo: ExecutionRepository,
+    private readonly claimToken: string,
+    private readonly targetBlock: bigint,
+    private readonly logger: Logger,
+  ) {}
+
+  fail(failures: { id: string; reason: FailureReason; detail: string }[]): void {
+    this.failures.push(...failures);
+  }
+
+  release(ids: string[]): void {
+    this.held.push(...ids);
+  }
+
+  /** The buys to come, in checking order (each wallet's nonces ascending). */
+  expect(buys: Expected[]): void {
+    this.order = new Map(buys.map((b, i) => [b.id, i]));
+    for (const b of buys) {
+      this.walletOf.set(b.id, b.wallet);
+      const queue = this.queues.get(b.wallet) ?? [];
+      queue.push(b);
+      this.queues.set(b.wallet, queue);
+    }
+    this.kick();
+  }
+
+  signed(id: string, result: SignResult): void {
+    this.results.set(id, result);
+    this.advance(this.walletOf.get(id)!);
+    this.kick();
+  }
+
+  /** Waits for the last wave; what never became ready goes back to the queue. */
+  async finish(): Promise<{ submitted: number; failed: number; deferred: number }> {
+    for (const [wallet, queue] of this.queues) {
+      this.held.push(...queue.map((b) => b.id));
+      this.queues.delete(wallet);
+    }
+    this.kick();
+    while (this.flushing) await this.flushing;
+    if (this.error) throw this.error;
+    return this.totals;
+  }
+
+  private blocked(wallet: string, nonce: bigint): boolean {
+    const from = this.blockedFrom.get(wallet);
+    return from !== undefined && nonce > from;
+  }
+
+  private block(wallet: string, nonce: bigint): void {
+    const from = this.blockedFrom.get(wallet);
+    if (from === undefined || nonce < from) this.blockedFrom.set(wallet, nonce);
+  }
+
+  /** Moves the wallet's leading signed buys on: to `ready`, to `failures`, or (blocked) to `held`. */
+  private advance(wallet: string): void {
+    const queue = this.queues.get(wallet);
+    if (!queue) return;
+    while (queue.length > 0) {
+      const next = queue[0]!;
+      const result = this.results.get(next.id);
+      if (!result) break;
+      queue.shift();
+      if (this.blocked(wallet, next.nonce)) {
+        if (result.ok) this.held.push(next.id);
+        else this.failures.push({ id: next.id, reason: result.reason, detail: result.detail });
+      } else if (!result.ok) {
+        this.failures.push({ id: next.id, reason: result.reason, detail: result.detail });
+        this.block(wallet, next.nonce);
+      } else {
+        this.ready.push({ id: next.id, wallet, nonce: next.nonce, raw: result.raw, hash: result.hash });
+      }
+    }
+    if (queue.length === 0) this.queues.delete(wallet);
+  }
+
+  private kick(): void {
+    if (this.flushing || this.error) return;
+    if (this.ready.length === 0 && this.failures.length === 0 && this.held.length === 0) return;
+    this.flushing = this.flush().finally(() => {
+      this.flushing = null;
+      this.kick();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    // A wallet blocked since these became ready (an earlier wave found a buy cancelled): its later buys wait.
+    const late = this.ready.filter((r) => this.blocked(r.wallet, r.nonce));
+    const sendable = this.ready.filter((r) => !this.blocked(r.wallet, r.nonce)).sort((a, b) => this.order.get(a.id)! - this.order.get(b.id)!);
+    const [failures, held] = [this.failures, [...this.held, ...late.map((r) => r.id)]];
+    [this.ready, this.failures, this.held] = [[], [], []];
+    try {
+      const { submitted, failed } = await this.repo.settleRound(this.claimToken, failures, sendable, held, this.targetBlock);
+      this.totals.failed += failed;
+      this.totals.deferred += held.length;
+      for (const f of failures) this.logger.log(`intent ${f.id}: failed (${f.reason}: ${f.detail})`);
+      const sent = new Set(submitted.map((s) => s.id));
+      for (const r of sendable) if (!sent.has(r.id)) this.block(r.wallet, r.nonce); // cancelled or expired first
+      if (submitted.length === 0) return;
+      this.totals.submitted += submitted.length;
+      const refused = await this.chain.submitter.submit(submitted.map((s) => ({ intentId: s.id, raw: s.raw, hash: s.hash })), this.targetBlock);
+      if (this.chain.submitter.kind === 'rpc') {
+        // The chain's node refused it (it will not be mined): the outcome is known now.
+        const rejected: Outcome[] = [...refused].filter(([, error]) => error !== null).map(([id]) => ({ id, status: 'failed', reason: FailureReason.SubmissionRejected, executedAt: null }));
+        for (const [id, error] of refused) if (error) this.logger.warn(`intent ${id}: the node refused the buy: ${error}`);
+        await this.repo.recordOutcomes(rejected);
+      }
+    } catch (err) {
+      this.error = err;
+    }
+  }
 }
 
 /** `fn` over `items` with at most `limit` running at once; results in the items' order. */
