@@ -23,8 +23,9 @@ import http from 'node:http';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { HDNodeWallet, Interface, Transaction, Wallet } from 'ethers';
+import { getBytes, HDNodeWallet, hexlify, Interface, Signature, Transaction, Wallet } from 'ethers';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SELF = fileURLToPath(import.meta.url);
@@ -39,12 +40,23 @@ const MNEMONIC = 'test test test test test test test test test test test junk';
 // BENCH_SIGNER_SECRET. GET /__stats answers what each request took since the last call and
 // starts over.
 
-/** (tx) → the raw signed transaction: exactly the fields sent, signed by `tx.from`'s key. */
+/**
+ * (tx) → the raw signed transaction: exactly the fields sent, signed by `tx.from`'s key, with
+ * libsecp256k1 (the `secp256k1` package's native binding, ~10× faster than ethers' JS curve), as
+ * a signer that "answers at once" would.
+ */
 function makeSigner(keys) {
+  const secp256k1 = createRequire(import.meta.url)('secp256k1');
   const byAddress = new Map();
   for (const key of keys) {
     const wallet = new Wallet(key);
-    byAddress.set(wallet.address.toLowerCase(), wallet.signingKey);
+    const secret = getBytes(wallet.privateKey);
+    byAddress.set(wallet.address.toLowerCase(), {
+      sign: (digest) => {
+        const { signature, recid } = secp256k1.ecdsaSign(getBytes(digest), secret);
+        return Signature.from({ r: hexlify(signature.subarray(0, 32)), s: hexlify(signature.subarray(32)), yParity: recid });
+      },
+    });
   }
   return (tx) => {
     const key = byAddress.get(String(tx.from).toLowerCase());

@@ -41,8 +41,18 @@ describe('intent execution on a local chain', () => {
   const get = async (id: string) => (await stack.request<IntentRecord>('GET', `/v1/intent/${id}`, { key })).body;
   const rows = (ids: string[]) =>
     stack.db.query<{ id: string; status: string; phase: string | null }>('SELECT id::text, status, phase FROM intent.intents WHERE id = ANY($1::uuid[])', [ids]);
-  /** Every intent is decided: terminal, or its buy is in the node's mempool. */
-  const decided = async (ids: string[]) => (await rows(ids)).every((r) => r.status !== 'pending' || r.phase === 'submitted');
+  /** Every intent is decided: terminal, or its buy is in the node's mempool (marked submitted, then sent). */
+  const decided = async (ids: string[]) => {
+    const all = await stack.db.query<{ status: string; phase: string | null; tx_hash: string | null }>(
+      'SELECT status, phase, tx_hash FROM intent.intents WHERE id = ANY($1::uuid[])',
+      [ids],
+    );
+    for (const r of all) {
+      if (r.status !== 'pending') continue;
+      if (r.phase !== 'submitted' || (await rpc('eth_getTransactionByHash', [r.tx_hash])) === null) return false;
+    }
+    return true;
+  };
   const terminal = async (ids: string[]) => (await rows(ids)).every((r) => r.status !== 'pending');
 
   /** Launches `token`, waits until every intent is decided, mines the next block and waits for the outcomes. */

@@ -14,7 +14,10 @@ export interface SigningRequest {
   chainId: number;
   /** EIP-55. */
   wallet: string;
-  /** Decimal block numbers: the state the buy was checked on, and the block it is meant for. */
+  /**
+   * Decimal block numbers: the launch state (the newest block when the buy was checked and
+   * built; the token's liquidity is there), and the block the buy is meant for (the next one).
+   */
   launchBlock: string;
   targetBlock: string;
   /** Unix milliseconds: answers arriving later are not used. */

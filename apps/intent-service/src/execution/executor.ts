@@ -231,7 +231,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     pipeline.expect(plan.jobs.map((j) => ({ id: j.intent.id, wallet: j.intent.wallet.toLowerCase(), nonce: BigInt(j.tx.nonce) })));
     await mapLimit(plan.jobs, SIGNING_CONCURRENCY, async ({ intent, tx }) => {
       const result = intent.webhookUrl
-        ? await this.webhookSigner.sign({ intentId: intent.id, tenantId: intent.tenantId, webhookUrl: intent.webhookUrl, tx, launchBlock: launch.blockNumber, targetBlock: plan.targetBlock })
+        ? await this.webhookSigner.sign({ intentId: intent.id, tenantId: intent.tenantId, webhookUrl: intent.webhookUrl, tx, launchBlock: plan.targetBlock - 1n, targetBlock: plan.targetBlock })
         : await chain.devSigner.sign(tx);
       pipeline.signed(intent.id, result);
     });
@@ -498,16 +498,15 @@ interface Expected {
 
 /**
  * Settles and sends a round's buys while their signatures arrive, rather than after the last
- * one: whatever is ready is settled (one transaction) and sent (one batch) while the rest still
- * sign. A buy is ready when it is signed and every earlier nonce of its wallet in the round is
- * ready too. Once one of a wallet's buys cannot go out (its signing failed, or a cancel or the
- * expiry came first), the wallet's later buys are handed back to the next round: no nonce gap
- * is ever sent.
+ * one: the longest run of buys, in checking order, whose signatures are in is settled (one
+ * transaction) and sent while the rest still sign. The order is kept across waves (the quotes
+ * assume it). Once one of a wallet's buys cannot go out (its signing failed, or a cancel or the
+ * expiry came first), the wallet's later buys are handed back to the next round: no nonce gap is
+ * ever sent.
  */
 class SubmissionPipeline {
-  private order = new Map<string, number>();
-  private readonly queues = new Map<string, Expected[]>();
-  private readonly walletOf = new Map<string, string>();
+  private expected: Expected[] = [];
+  private next = 0;
   private readonly results = new Map<string, SignResult>();
   /** Per wallet, the lowest nonce that will not go out: nothing above it may be sent. */
   private readonly blockedFrom = new Map<string, bigint>();
@@ -536,32 +535,43 @@ class SubmissionPipeline {
 
   /** The buys to come, in checking order (each wallet's nonces ascending). */
   expect(buys: Expected[]): void {
-    this.order = new Map(buys.map((b, i) => [b.id, i]));
-    for (const b of buys) {
-      this.walletOf.set(b.id, b.wallet);
-      const queue = this.queues.get(b.wallet) ?? [];
-      queue.push(b);
-      this.queues.set(b.wallet, queue);
-    }
+    this.expected = buys;
     this.kick();
   }
 
   signed(id: string, result: SignResult): void {
     this.results.set(id, result);
-    this.advance(this.walletOf.get(id)!);
+    this.advance();
     this.kick();
   }
 
   /** Waits for the last wave; what never became ready goes back to the queue. */
   async finish(): Promise<{ submitted: number; failed: number; deferred: number }> {
-    for (const [wallet, queue] of this.queues) {
-      this.held.push(...queue.map((b) => b.id));
-      this.queues.delete(wallet);
-    }
+    this.advance();
+    for (const b of this.expected.slice(this.next)) this.held.push(b.id);
+    this.next = this.expected.length;
     this.kick();
     while (this.flushing) await this.flushing;
     if (this.error) throw this.error;
     return this.totals;
+  }
+
+  /** Moves the leading signed buys on: to `ready`, to `failures`, or (blocked) to `held`. */
+  private advance(): void {
+    while (this.next < this.expected.length) {
+      const buy = this.expected[this.next]!;
+      const result = this.results.get(buy.id);
+      if (!result) break;
+      this.next++;
+      if (!result.ok) {
+        this.failures.push({ id: buy.id, reason: result.reason, detail: result.detail });
+        this.block(buy.wallet, buy.nonce);
+      } else if (this.blocked(buy.wallet, buy.nonce)) {
+        this.held.push(buy.id);
+      } else {
+        this.ready.push({ id: buy.id, wallet: buy.wallet, nonce: buy.nonce, raw: result.raw, hash: result.hash });
+      }
+    }
   }
 
   private blocked(wallet: string, nonce: bigint): boolean {
@@ -572,28 +582,6 @@ class SubmissionPipeline {
   private block(wallet: string, nonce: bigint): void {
     const from = this.blockedFrom.get(wallet);
     if (from === undefined || nonce < from) this.blockedFrom.set(wallet, nonce);
-  }
-
-  /** Moves the wallet's leading signed buys on: to `ready`, to `failures`, or (blocked) to `held`. */
-  private advance(wallet: string): void {
-    const queue = this.queues.get(wallet);
-    if (!queue) return;
-    while (queue.length > 0) {
-      const next = queue[0]!;
-      const result = this.results.get(next.id);
-      if (!result) break;
-      queue.shift();
-      if (this.blocked(wallet, next.nonce)) {
-        if (result.ok) this.held.push(next.id);
-        else this.failures.push({ id: next.id, reason: result.reason, detail: result.detail });
-      } else if (!result.ok) {
-        this.failures.push({ id: next.id, reason: result.reason, detail: result.detail });
-        this.block(wallet, next.nonce);
-      } else {
-        this.ready.push({ id: next.id, wallet, nonce: next.nonce, raw: result.raw, hash: result.hash });
-      }
-    }
-    if (queue.length === 0) this.queues.delete(wallet);
   }
 
   private kick(): void {
@@ -608,7 +596,7 @@ class SubmissionPipeline {
   private async flush(): Promise<void> {
     // A wallet blocked since these became ready (an earlier wave found a buy cancelled): its later buys wait.
     const late = this.ready.filter((r) => this.blocked(r.wallet, r.nonce));
-    const sendable = this.ready.filter((r) => !this.blocked(r.wallet, r.nonce)).sort((a, b) => this.order.get(a.id)! - this.order.get(b.id)!);
+    const sendable = this.ready.filter((r) => !this.blocked(r.wallet, r.nonce));
     const [failures, held] = [this.failures, [...this.held, ...late.map((r) => r.id)]];
     [this.ready, this.failures, this.held] = [[], [], []];
     try {

@@ -1,5 +1,5 @@
 import { Wallet, id as keccakText } from 'ethers';
-import type { ChainRpc } from '../launch/chain-rpc.js';
+import { RpcUnavailable, type ChainRpc } from '../launch/chain-rpc.js';
 
 /** One signed buy to send. */
 export interface Submission {
@@ -24,8 +24,9 @@ export interface Submitter {
 const ALREADY = /already known|already imported|known transaction|nonce too low|already exists/i;
 
 /**
- * `eth_sendRawTransaction` on the chain's own node (local chains): all of a launch's buys in one
- * JSON-RPC batch, in the order given (each wallet's nonces ascending).
+ * `eth_sendRawTransaction` on the chain's own node (local chains), one buy after the other in the
+ * order given: the order the buys were checked in, which their quotes assume. (A JSON-RPC batch
+ * would be faster, but a node may handle a batch's items in any order, and hardhat does.)
  */
 export class RpcSubmitter implements Submitter {
   readonly kind = 'rpc';
@@ -34,12 +35,16 @@ export class RpcSubmitter implements Submitter {
 
   async submit(submissions: Submission[]): Promise<SubmitOutcome> {
     const outcome: SubmitOutcome = new Map();
-    if (submissions.length === 0) return outcome;
-    const replies = await this.rpc.batch(submissions.map((s) => ({ method: 'eth_sendRawTransaction', params: [s.raw] })));
-    submissions.forEach((s, i) => {
-      const reply = replies[i]!;
-      outcome.set(s.intentId, reply.error && !ALREADY.test(reply.error.message) ? reply.error.message : null);
-    });
+    for (const s of submissions) {
+      try {
+        await this.rpc.call<string>('eth_sendRawTransaction', [s.raw]);
+        outcome.set(s.intentId, null);
+      } catch (err) {
+        if (err instanceof RpcUnavailable) throw err;
+        const message = (err as Error).message;
+        outcome.set(s.intentId, ALREADY.test(message) ? null : message);
+      }
+    }
     return outcome;
   }
 }
