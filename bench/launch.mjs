@@ -938,7 +938,7 @@ async function benchMain() {
     add('  last signature → submitted', (s) => s.lastSignatureToSubmittedMs);
     if (S.some((s) => s.rpc)) {
       add('  node: wallets\' nonces + balances batch **', (s) => s.rpc?.stateReadsMs);
-      add('  node: eth_sendRawTransaction batch **', (s) => s.rpc?.submissionMs);
+      add('  node: last eth_sendRawTransaction **', (s) => s.rpc?.submissionMs);
       add('  node: all intent-service requests **', (s) => s.rpc?.onPathNodeMs);
       add('  node: the simulation service\'s reads **', (s) => s.rpc?.simulationNodeMs);
     }
@@ -968,8 +968,8 @@ async function benchMain() {
     lines.push(table([...rows, counts], headers));
     lines.push('');
     lines.push('* the figure: from the moment the intent service saw the launch block (its watcher read the head) to the answer of its');
-    lines.push('  eth_sendRawTransaction batch holding the last buy, as the service logs it. The signing webhook answers at once, but its');
-    lines.push('  signing (ethers, in its own process on the same cores) is on that path: see the webhook rows.');
+    lines.push('  eth_sendRawTransaction of the last buy (sent one after the other, in order), as the service logs it. The webhook answers at once, but its');
+    lines.push('  signing (libsecp256k1, in its own process on the same cores) is on that path: see the webhook rows.');
     lines.push('  "launch mined → seen": seen_at recorded by the service minus the end of the bench\'s evm_mine (same clock); it depends on');
     lines.push(`  the service's poll interval (${P.servicePollMs} ms). "→ last buy in the mempool": the bench polls every ${P.mempoolPollMs} ms the`);
     lines.push('  mempool for the last buy (its hash from the database, then eth_getTransactionByHash), so it includes detection and the');
