@@ -259,7 +259,7 @@ if (!isMainThread && workerData?.role === 'signer') {
 async function benchMain() {
   const { bootstrapDatabase } = await import('../infra/postgres/bootstrap.mjs');
   const { withDefaults } = await import('../scripts/lib.mjs');
-  const { BenchRun, cpuMeter, envInt, freePort, hostInfo, log, logIssues, percentile, request, round, runLoad, runNodeScript, sleep, waitFor200 } = await import('./lib.mjs');
+  const { BenchRun, cpuMeter, envInt, freePort, hostInfo, jsonRpc, log, logIssues, packageVersion: libPackageVersion, percentile, request, round, runLoad, runNodeScript, sleep, waitFor200 } = await import('./lib.mjs');
 
   const RESULTS = join(ROOT, 'bench', 'results', 'launch.json');
   const CHAIN_ID = 31337;
@@ -330,33 +330,9 @@ async function benchMain() {
 
   // ---------------------------------------------------------------- JSON-RPC to the node
 
-  let rpcId = 0;
   let nodeUrl = null;
-  async function rpc(method, params = []) {
-    const res = await fetch(nodeUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method, params }),
-      signal: AbortSignal.timeout(60_000),
-    });
-    const text = await res.text();
-    let reply;
-    try {
-      reply = JSON.parse(text);
-    } catch {
-      throw new Error(`${method}: HTTP ${res.status}, not JSON: ${text.slice(0, 200)}`);
-    }
-    if (reply.error) throw new Error(`${method}: ${reply.error.message} (code ${reply.error.code})`);
-    return reply.result;
-  }
-
-  function packageVersion(name) {
-    try {
-      return JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version;
-    } catch {
-      return null;
-    }
-  }
+  const rpc = (method, params = []) => jsonRpc(nodeUrl, method, params, 60_000);
+  const packageVersion = (name) => libPackageVersion(ROOT, name);
 
   /** `hardhat node` from node_modules, started directly, on a free port; no automine. */
   async function startHardhat() {
@@ -413,17 +389,9 @@ async function benchMain() {
 
   // ---------------------------------------------------------------- the service's log
 
-  /**
-   * Follows the intent service's stdout: the "launch of <token> …" summaries (by token, lowercase),
-   * transient failures of a round ("…; retrying"), and intents that failed at launch.
-   */
-  function followServiceLog(entry) {
-    const launches = new Map();
-    const retries = new Map();
-    const failures = [];
+  /** Calls `handle(message)` for every line a child prints (a JSON log record's `message`, else the line). */
+  function onLogMessages(entry, handle) {
     let buffer = '';
-    const SUMMARY = /^launch of (0x[0-9a-fA-F]{40}) on chain (\d+): (\d+) intent\(s\), (\d+) submitted for block (\d+), (\d+) failed, (\d+) deferred, in (\d+) ms(?: \((-?\d+) ms after the launch block was seen\))?/;
-    const RETRY = /^launch of (0x[0-9a-fA-F]{40}) on chain \d+: (.*); retrying$/;
     const onData = (chunk) => {
       buffer += chunk.toString();
       let nl;
@@ -435,59 +403,61 @@ async function benchMain() {
           const parsed = JSON.parse(line);
           if (parsed && typeof parsed.message === 'string') message = parsed.message;
         } catch {}
-        const m = SUMMARY.exec(message);
-        if (m) {
-          const token = m[1].toLowerCase();
-          const round = {
-            at: Date.now(),
-            intents: Number(m[3]),
-            submitted: Number(m[4]),
-            targetBlock: Number(m[5]),
-            failed: Number(m[6]),
-            deferred: Number(m[7]),
-            roundMs: Number(m[8]),
-            sinceSeenMs: m[9] === undefined ? null : Number(m[9]),
-          };
-          if (!launches.has(token)) launches.set(token, []);
-          launches.get(token).push(round);
-          continue;
-        }
-        const r = RETRY.exec(message);
-        if (r) {
-          const token = r[1].toLowerCase();
-          if (!retries.has(token)) retries.set(token, []);
-          retries.get(token).push(r[2].slice(0, 300));
-          continue;
-        }
-        if (/^intent [0-9a-f-]{36}: failed \(/.test(message) && failures.length < 50) failures.push(message.slice(0, 300));
+        handle(message);
       }
     };
     entry.child.stdout.on('data', onData);
     entry.child.stderr.on('data', onData);
+  }
+
+  /**
+   * Follows the intent service's stdout: the "launch of <token> …" summaries (by token, lowercase),
+   * transient failures of a round ("…; retrying every round"), and intents that failed at launch.
+   */
+  function followServiceLog(entry) {
+    const launches = new Map();
+    const retries = new Map();
+    const failures = [];
+    const SUMMARY = /^launch of (0x[0-9a-fA-F]{40}) on chain (\d+): (\d+) intent\(s\), (\d+) submitted for block (\d+), (\d+) failed, (\d+) deferred, in (\d+) ms(?: \((-?\d+) ms after the launch block was seen\))?/;
+    const RETRY = /^launch of (0x[0-9a-fA-F]{40}) on chain \d+: (.*); retrying( every round)?$/;
+    onLogMessages(entry, (message) => {
+      const m = SUMMARY.exec(message);
+      if (m) {
+        const token = m[1].toLowerCase();
+        const round = {
+          at: Date.now(),
+          intents: Number(m[3]),
+          submitted: Number(m[4]),
+          targetBlock: Number(m[5]),
+          failed: Number(m[6]),
+          deferred: Number(m[7]),
+          roundMs: Number(m[8]),
+          sinceSeenMs: m[9] === undefined ? null : Number(m[9]),
+        };
+        if (!launches.has(token)) launches.set(token, []);
+        launches.get(token).push(round);
+        return;
+      }
+      const r = RETRY.exec(message);
+      if (r) {
+        const token = r[1].toLowerCase();
+        if (!retries.has(token)) retries.set(token, []);
+        retries.get(token).push(r[2].slice(0, 300));
+        return;
+      }
+      if (/^intent [0-9a-f-]{36}: failed \(/.test(message) && failures.length < 50) failures.push(message.slice(0, 300));
+    });
     return { launches, retries, failures };
   }
 
   /** Follows the simulation service's request log (LOG_REQUESTS=true): when each simulation ended and what it took. */
   function followSimulationLog(entry) {
     const done = [];
-    let buffer = '';
     const LINE = /^simulation\.simulate request=\S+ (\S+) ([\d.]+)ms$/;
-    const onData = (chunk) => {
-      buffer += chunk.toString();
-      let nl;
-      while ((nl = buffer.indexOf('\n')) >= 0) {
-        const line = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + 1);
-        let message = line;
-        try {
-          message = JSON.parse(line).message ?? line;
-        } catch {}
-        const m = LINE.exec(message);
-        if (m && done.length < 100_000) done.push({ at: Date.now(), outcome: m[1], ms: Number(m[2]) });
-      }
-    };
-    entry.child.stdout.on('data', onData);
-    entry.child.stderr.on('data', onData);
+    onLogMessages(entry, (message) => {
+      const m = LINE.exec(message);
+      if (m && done.length < 100_000) done.push({ at: Date.now(), outcome: m[1], ms: Number(m[2]) });
+    });
     return done;
   }
 

@@ -651,6 +651,35 @@ export class BenchRun {
 }
 
 /** What the figures were measured on: host, OS, CPUs, memory, load, Node. */
+/** One JSON-RPC 2.0 call over HTTP to a chain node; throws with the method named on any error. */
+let jsonRpcId = 0;
+export async function jsonRpc(url, method, params = [], timeoutMs = 30_000) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: ++jsonRpcId, method, params }),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  const text = await res.text();
+  let reply;
+  try {
+    reply = JSON.parse(text);
+  } catch {
+    throw new Error(`${method}: HTTP ${res.status}, not JSON: ${text.slice(0, 200)}`);
+  }
+  if (reply.error) throw new Error(`${method}: ${reply.error.message} (code ${reply.error.code})`);
+  return reply.result;
+}
+
+/** The installed version of a package (null when it is not installed). */
+export function packageVersion(root, name) {
+  try {
+    return JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')).version;
+  } catch {
+    return null;
+  }
+}
+
 export function hostInfo() {
   const cpus = os.cpus();
   let osName = `${os.type()} ${os.release()}`;

@@ -29,6 +29,8 @@ import {
   envInt,
   freePort,
   hostInfo,
+  jsonRpc,
+  packageVersion as libPackageVersion,
   log,
   logIssues,
   percentile,
@@ -108,37 +110,14 @@ function productApps() {
 
 // ---------------------------------------------------------------- JSON-RPC to the node (setup, mining)
 
-let rpcId = 0;
-async function rpc(url, method, params = []) {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method, params }),
-    signal: AbortSignal.timeout(30_000),
-  });
-  const text = await res.text();
-  let reply;
-  try {
-    reply = JSON.parse(text);
-  } catch {
-    throw new Error(`${method}: HTTP ${res.status}, not JSON: ${text.slice(0, 200)}`);
-  }
-  if (reply.error) throw new Error(`${method}: ${reply.error.message} (code ${reply.error.code})`);
-  return reply.result;
-}
+const rpc = (url, method, params = []) => jsonRpc(url, method, params);
 
 // ---------------------------------------------------------------- NATS
 
 
 // ---------------------------------------------------------------- the node
 
-function packageVersion(name) {
-  try {
-    return JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version;
-  } catch {
-    return null;
-  }
-}
+const packageVersion = (name) => libPackageVersion(ROOT, name);
 
 /** `hardhat node` from node_modules, started directly (its pid is the node), on a free port. */
 async function startHardhat() {

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { CheckedIntent } from './checks.js';
 
 /** A token whose launch was seen, with pending intents no replica is working on. */
 export interface LaunchedToken {
@@ -10,20 +11,9 @@ export interface LaunchedToken {
   seenAt: Date | null;
 }
 
-/** A claimed intent, as the checks need it (wei as decimal strings). */
-export interface ClaimedIntent {
-  id: string;
+/** A claimed intent: what the checks read, and what building and signing its buy need. */
+export interface ClaimedIntent extends CheckedIntent {
   tenantId: string;
-  wallet: string;
-  buyAmount: string;
-  bribe: string;
-  minIn: string | null;
-  minOut: string | null;
-  minLiquidity: string | null;
-  maxBuyTax: string | null;
-  maxSellTax: string | null;
-  maxSlippageBps: number | null;
-  feeBps: number | null;
   feeRecipient: string | null;
   firstOrFail: boolean;
   gasTip: string | null;
