@@ -242,7 +242,8 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     this.logger.log(
       `launch of ${launch.token} on chain ${chain.config.chainId}: ${intents.length} intent(s), ${totals.submitted} submitted for block ${plan.targetBlock}, ${totals.failed} failed, ${totals.deferred} deferred, in ${done - started} ms${sinceSeen}`,
     );
-    return intents.length >= this.env.EXECUTION_BATCH || totals.deferred > 0;
+    // Buys deferred behind a nonce gap go again at once; a launch whose pool emptied (a reorg) waits for the next block.
+    return intents.length >= this.env.EXECUTION_BATCH || (totals.deferred > 0 && plan.release.length === 0);
   }
 
   /** Checks every intent and builds the buys of the ones that pass; touches no row. */
