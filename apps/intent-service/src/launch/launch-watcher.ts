@@ -60,8 +60,11 @@ export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(LaunchWatcher.name);
   private readonly tasks: PeriodicTask[];
   private readonly heads: NewHeads[] = [];
-  /** Chains whose node failed the last poll. */
-  private readonly unreachable = new Set<number>();
+  /**
+   * Chains whose node failed the last poll; at start every chain, so that the first good poll
+   * clears a note a replica that has since stopped left behind.
+   */
+  private readonly unreachable: Set<number>;
   /**
    * Per chain, token → its pair (or null: none when first looked up). A token is looked up
    * once; pairs created later arrive through PairCreated logs, and pair addresses are
@@ -74,6 +77,7 @@ export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(ENV) private readonly env: IntentServiceEnv,
     private readonly executor: Executor,
   ) {
+    this.unreachable = new Set(env.watchedChains.map((c) => c.chainId));
     this.tasks = env.watchedChains.map((chain) => {
       const rpc = new ChainRpc(chain.rpcUrl);
       const task = new PeriodicTask(`launch watcher (chain ${chain.chainId})`, env.LAUNCH_POLL_INTERVAL_MS, () => this.poll(chain, rpc), this.logger);
