@@ -129,3 +129,4 @@ export async function startMicroservice(
   await app.listen();
   return app;
 }
+export { HttpJsonClient, HttpJsonUnavailable } from './http-json.js';

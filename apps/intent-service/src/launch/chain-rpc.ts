@@ -1,5 +1,4 @@
-import http from 'node:http';
-import https from 'node:https';
+import { HttpJsonClient } from '@tradeinfra/service-kit';
 
 export interface RpcCall {
   method: string;
@@ -17,15 +16,10 @@ export class RpcUnavailable extends Error {}
 export class ChainRpc {
   private id = 0;
 
-  private readonly target: URL;
-  private readonly agent: http.Agent;
+  private readonly http: HttpJsonClient;
 
-  constructor(
-    url: string,
-    private readonly timeoutMs = 10_000,
-  ) {
-    this.target = new URL(url);
-    this.agent = new (this.target.protocol === 'https:' ? https.Agent : http.Agent)({ keepAlive: true, maxSockets: 16 });
+  constructor(url: string, timeoutMs = 10_000) {
+    this.http = new HttpJsonClient(url, timeoutMs);
   }
 
   async call<T>(method: string, params: unknown[]): Promise<T> {
@@ -54,48 +48,11 @@ export class ChainRpc {
     });
   }
 
-  /**
-   * One POST on a kept-alive connection (node:http rather than fetch: half the per-request
-   * overhead, which counts when a launch's buys go to the node one after the other).
-   */
-  private post(payload: unknown, what: string): Promise<unknown> {
-    const body = JSON.stringify(payload);
-    return this.attempt(body, what, true);
-  }
-
-  private attempt(body: string, what: string, mayRetry: boolean): Promise<unknown> {
-    return new Promise((resolve, reject) => {
-      const fail = (detail: string) => reject(new RpcUnavailable(`${what}: the node did not answer (${detail})`));
-      const req = (this.target.protocol === 'https:' ? https : http).request(
-        this.target,
-        {
-          method: 'POST',
-          agent: this.agent,
-          timeout: this.timeoutMs,
-          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('error', (err) => fail(err.message));
-          res.on('end', () => {
-            if (res.statusCode === undefined || res.statusCode < 200 || res.statusCode >= 300) return fail(`HTTP ${res.statusCode}`);
-            try {
-              resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-            } catch {
-              fail('not JSON');
-            }
-          });
-        },
-      );
-      req.on('timeout', () => req.destroy(new Error(`no answer within ${this.timeoutMs} ms`)));
-      req.on('error', (err) => {
-        const code = (err as NodeJS.ErrnoException).code;
-        // A kept-alive connection the node closed while idle: the request never reached it.
-        if (mayRetry && req.reusedSocket && code === 'ECONNRESET') resolve(this.attempt(body, what, false));
-        else fail(code ?? err.message);
-      });
-      req.end(body);
-    });
+  private async post(payload: unknown, what: string): Promise<unknown> {
+    try {
+      return await this.http.post(payload);
+    } catch (err) {
+      throw new RpcUnavailable(`${what}: the node did not answer (${(err as Error).message})`);
+    }
   }
 }

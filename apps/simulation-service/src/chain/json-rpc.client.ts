@@ -1,3 +1,4 @@
+import { HttpJsonClient } from '@tradeinfra/service-kit';
 import { SimulationError, SimulationErrorCode } from '../simulation/simulation.errors.js';
 
 interface Pending {
@@ -30,12 +31,16 @@ export class JsonRpcClient {
   /** Upstream round trips made so far (one per batch). */
   roundTrips = 0;
 
+  private readonly http: HttpJsonClient;
+
   constructor(
-    private readonly url: string,
+    url: string,
     private readonly timeoutMs: number,
     private readonly maxBatch = 200,
     private readonly label = url,
-  ) {}
+  ) {
+    this.http = new HttpJsonClient(url, timeoutMs);
+  }
 
   request<T>(method: string, params: unknown[]): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -57,20 +62,13 @@ export class JsonRpcClient {
   private async send(batch: Pending[]): Promise<void> {
     this.roundTrips++;
     const ids = batch.map(() => this.nextId++);
-    const body = JSON.stringify(batch.map((p, i) => ({ jsonrpc: '2.0', id: ids[i], method: p.method, params: p.params })));
+    const payload = batch.map((p, i) => ({ jsonrpc: '2.0', id: ids[i], method: p.method, params: p.params }));
     let answers: unknown;
     try {
-      const res = await fetch(this.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body,
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      if (!res.ok) throw new Error(`HTTP ${res.status}`);
-      answers = await res.json();
+      answers = await this.http.post(payload);
     } catch (err) {
-      const timedOut = (err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError';
-      const reason = timedOut ? `did not answer within ${this.timeoutMs} ms` : `failed: ${(err as Error).message}`;
+      const message = (err as Error).message;
+      const reason = message.startsWith('no answer within') ? `did not answer within ${this.timeoutMs} ms` : `failed: ${message}`;
       const error = upstream(`The chain RPC (${this.label}) ${reason}`);
       for (const p of batch) p.reject(error);
       return;
