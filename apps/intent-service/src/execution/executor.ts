@@ -613,7 +613,12 @@ class SubmissionPipeline {
       if (this.chain.submitter.kind === 'rpc') {
         // The chain's node refused it (it will not be mined): the outcome is known now.
         const rejected: Outcome[] = [...refused].filter(([, error]) => error !== null).map(([id]) => ({ id, status: 'failed', reason: FailureReason.SubmissionRejected, executedAt: null }));
-        for (const [id, error] of refused) if (error) this.logger.warn(`intent ${id}: the node refused the buy: ${error}`);
+        for (const s of submitted) {
+          const error = refused.get(s.id);
+          if (!error) continue;
+          this.logger.warn(`intent ${s.id}: the node refused the buy: ${error}`);
+          this.block(s.wallet, s.nonce); // the wallet's later buys would wait on this nonce forever
+        }
         await this.repo.recordOutcomes(rejected);
       }
     } catch (err) {
