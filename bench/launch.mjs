@@ -259,7 +259,7 @@ if (!isMainThread && workerData?.role === 'signer') {
 async function benchMain() {
   const { bootstrapDatabase } = await import('../infra/postgres/bootstrap.mjs');
   const { withDefaults } = await import('../scripts/lib.mjs');
-  const { BenchRun, cpuMeter, envInt, freePort, hostInfo, jsonRpc, log, logIssues, packageVersion: libPackageVersion, percentile, request, round, runLoad, runNodeScript, sleep, waitFor200 } = await import('./lib.mjs');
+  const { BenchRun, cpuMeter, envInt, freePort, hostInfo, jsonRpc, log, logIssues, packageVersion: libPackageVersion, percentile, request, round, runLoad, runNodeScript, sleep, startHardhatNode, waitFor200 } = await import('./lib.mjs');
 
   const RESULTS = join(ROOT, 'bench', 'results', 'launch.json');
   const CHAIN_ID = 31337;
@@ -336,40 +336,20 @@ async function benchMain() {
 
   /** `hardhat node` from node_modules, started directly, on a free port; no automine. */
   async function startHardhat() {
-    const dir = join(tmp, 'hardhat');
-    mkdirSync(dir, { recursive: true });
-    const config = {
-      networks: {
-        hardhat: {
-          chainId: CHAIN_ID,
-          hardfork: HARDFORK,
-          initialBaseFeePerGas: 0,
-          allowBlocksWithSameTimestamp: true,
-          blockGasLimit: BLOCK_GAS_LIMIT,
-          mining: { auto: false, interval: 0, mempool: { order: 'fifo' } },
-          accounts: { mnemonic: MNEMONIC, count: P.wallets + 1 },
-        },
-      },
+    const network = {
+      chainId: CHAIN_ID,
+      hardfork: HARDFORK,
+      initialBaseFeePerGas: 0,
+      allowBlocksWithSameTimestamp: true,
+      blockGasLimit: BLOCK_GAS_LIMIT,
+      mining: { auto: false, interval: 0, mempool: { order: 'fifo' } },
+      accounts: { mnemonic: MNEMONIC, count: P.wallets + 1 },
     };
-    writeFileSync(join(dir, 'hardhat.config.cjs'), `module.exports = ${JSON.stringify(config, null, 2)};\n`);
-    const port = await freePort();
-    const entry = children.start(
-      'hardhat',
-      process.execPath,
-      [join(ROOT, 'node_modules/hardhat/internal/cli/bootstrap.js'), 'node', '--hostname', '127.0.0.1', '--port', String(port), '--config', join(dir, 'hardhat.config.cjs')],
-      {
-        cwd: dir,
-        env: { ...process.env, HARDHAT_EXPERIMENTAL_ALLOW_NON_LOCAL_INSTALLATION: 'true', HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true', CI: 'true' },
-        readyLine: /Started HTTP and WebSocket JSON-RPC server/,
-        readyTimeoutMs: 90_000,
-      },
-    );
-    await entry.ready;
-    nodeUrl = `http://127.0.0.1:${port}`;
-    const version = await rpc('web3_clientVersion');
-    await rpc('hardhat_setLoggingEnabled', [false]);
-    return { url: nodeUrl, port, pid: entry.child.pid, version, config };
+    const node = await startHardhatNode({ root: ROOT, children, dir: join(tmp, 'hardhat'), network, readyTimeoutMs: 90_000 });
+    nodeUrl = node.url;
+    return node;
   }
+
 
   function artifact(path) {
     const json = JSON.parse(readFileSync(join(ROOT, 'node_modules', path), 'utf8'));

@@ -680,6 +680,34 @@ export function packageVersion(root, name) {
   }
 }
 
+/**
+ * `hardhat node` from node_modules, started directly as a child (its pid is the node) on a free
+ * port, with `network` as its hardhat network config (written to `dir`). Request logging off.
+ */
+export async function startHardhatNode({ root, children, dir, network, readyTimeoutMs = 60_000 }) {
+  mkdirSync(dir, { recursive: true });
+  const config = { networks: { hardhat: network } };
+  writeFileSync(join(dir, 'hardhat.config.cjs'), `module.exports = ${JSON.stringify(config, null, 2)};\n`);
+  const port = await freePort();
+  const entry = children.start(
+    'hardhat',
+    process.execPath,
+    [join(root, 'node_modules/hardhat/internal/cli/bootstrap.js'), 'node', '--hostname', '127.0.0.1', '--port', String(port), '--config', join(dir, 'hardhat.config.cjs')],
+    {
+      cwd: dir,
+      env: { ...process.env, HARDHAT_EXPERIMENTAL_ALLOW_NON_LOCAL_INSTALLATION: 'true', HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true', CI: 'true' },
+      readyLine: /Started HTTP and WebSocket JSON-RPC server/,
+      readyTimeoutMs,
+    },
+  );
+  await entry.ready;
+  const url = `http://127.0.0.1:${port}`;
+  const version = await jsonRpc(url, 'web3_clientVersion');
+  // Hardhat logs every request (with stack traces of reverts); nobody reads it.
+  await jsonRpc(url, 'hardhat_setLoggingEnabled', [false]);
+  return { url, port, pid: entry.child.pid, version, config };
+}
+
 export function hostInfo() {
   const cpus = os.cpus();
   let osName = `${os.type()} ${os.release()}`;

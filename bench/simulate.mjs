@@ -30,6 +30,7 @@ import {
   freePort,
   hostInfo,
   jsonRpc,
+  startHardhatNode,
   packageVersion as libPackageVersion,
   log,
   logIssues,
@@ -119,30 +120,10 @@ const rpc = (url, method, params = []) => jsonRpc(url, method, params);
 
 const packageVersion = (name) => libPackageVersion(ROOT, name);
 
-/** `hardhat node` from node_modules, started directly (its pid is the node), on a free port. */
-async function startHardhat() {
-  const dir = join(tmp, 'hardhat');
-  mkdirSync(dir, { recursive: true });
-  const config = { networks: { hardhat: { chainId: 1, hardfork: HARDFORK, initialBaseFeePerGas: 0, allowBlocksWithSameTimestamp: true } } };
-  writeFileSync(join(dir, 'hardhat.config.cjs'), `module.exports = ${JSON.stringify(config, null, 2)};\n`);
-  const port = await freePort();
-  const entry = children.start(
-    'hardhat',
-    process.execPath,
-    [join(ROOT, 'node_modules/hardhat/internal/cli/bootstrap.js'), 'node', '--hostname', '127.0.0.1', '--port', String(port), '--config', join(dir, 'hardhat.config.cjs')],
-    {
-      cwd: dir,
-      env: { ...process.env, HARDHAT_EXPERIMENTAL_ALLOW_NON_LOCAL_INSTALLATION: 'true', HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true', CI: 'true' },
-      readyLine: /Started HTTP and WebSocket JSON-RPC server/,
-      readyTimeoutMs: 60_000,
-    },
-  );
-  await entry.ready;
-  const url = `http://127.0.0.1:${port}`;
-  const version = await rpc(url, 'web3_clientVersion');
-  // Hardhat logs every request (with stack traces of reverts); nobody reads it.
-  await rpc(url, 'hardhat_setLoggingEnabled', [false]);
-  return { url, port, pid: entry.child.pid, version, config };
+/** The reference node: chain id 1, Prague, base fee 0, automine. */
+function startHardhat() {
+  const network = { chainId: 1, hardfork: HARDFORK, initialBaseFeePerGas: 0, allowBlocksWithSameTimestamp: true };
+  return startHardhatNode({ root: ROOT, children, dir: join(tmp, 'hardhat'), network });
 }
 
 function artifact(path) {
