@@ -1,6 +1,5 @@
 import type { IntentRecord } from '@tradeinfra/contracts';
 import { devWallet, eventually, HardhatNode, LocalDex } from '@tradeinfra/test-support';
-import { Transaction } from 'ethers';
 import { Stack } from './harness.js';
 import { NotificationSink, SigningWebhook } from './execution-support.js';
 

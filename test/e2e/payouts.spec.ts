@@ -1,4 +1,4 @@
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { jetstream } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { MEV_CAPTURE_DLQ_STREAM, mevCaptureSubject } from '@tradeinfra/contracts';
 import { eventually, StreamCollector } from '@tradeinfra/test-support';
