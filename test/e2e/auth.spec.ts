@@ -6,7 +6,7 @@ import { intentBody, randomWallet, Stack, type HttpResponse, type RequestOptions
 /*
  * Authentication, authorisation, limits and the operational endpoints of the gateway, written
  * from DESIGN.md (Gateway, Errors): every /v1 route needs a key (`x-api-key: KEY` or
- * `Authorization: Bearer KEY`); missing/unknown/revoked → 401 Unauthorized; a key lacking the
+ * `Authorization: Bearer KEY` or `Authorization: Token KEY`); missing/unknown/revoked → 401 Unauthorized; a key lacking the
  * scope → 403 Forbidden; per-key rate limit → 429 RateLimited with Retry-After; every response
  * carries x-request-id.
  */
@@ -113,6 +113,10 @@ describe('gateway auth, limits and operational endpoints', () => {
       ['Bearer with no token', () => ({ headers: { authorization: 'Bearer ' } })],
       ['the bare word Bearer', () => ({ headers: { authorization: 'Bearer' } })],
       ['a real key without the Bearer scheme', () => ({ headers: { authorization: writer } })],
+      ['an unknown Token', () => ({ headers: { authorization: 'Token nope' } })],
+      ['Token with no key', () => ({ headers: { authorization: 'Token ' } })],
+      ['a real key as Token with a trailing word', () => ({ headers: { authorization: `Token ${writer} extra` } })],
+      ['a real key after an unknown scheme', () => ({ headers: { authorization: `Key ${writer}` } })],
       ['a real key as Basic credentials', () => ({ headers: { authorization: `Basic ${Buffer.from(`${writer}:`).toString('base64')}` } })],
       ['a real key in another header', () => ({ headers: { 'x-api-token': writer } })],
       ['a real key in the query string only', () => ({ headers: {}, query: q(writer) })],
@@ -136,9 +140,9 @@ describe('gateway auth, limits and operational endpoints', () => {
     });
   });
 
-  describe('Authorization: Bearer', () => {
+  describe.each(['Bearer', 'Token'])('Authorization: %s', (scheme) => {
     it('works on every /v1 route exactly like x-api-key', async () => {
-      const headers = { authorization: `Bearer ${writer}` };
+      const headers = { authorization: `${scheme} ${writer}` };
       for (const route of ROUTES) {
         const id = await createIntent();
         const res = await call(route, id, { headers });
@@ -147,9 +151,9 @@ describe('gateway auth, limits and operational endpoints', () => {
     });
 
     it('accepts the scheme name in any case (RFC 7235)', async () => {
-      for (const scheme of ['bearer', 'BEARER']) {
-        const res = await req('POST', '/v1/intents/search', { headers: { authorization: `${scheme} ${writer}` }, body: { addresses: [randomWallet()] } });
-        expect(`${scheme}: ${res.status}`).toBe(`${scheme}: 200`);
+      for (const name of [scheme.toLowerCase(), scheme.toUpperCase()]) {
+        const res = await req('POST', '/v1/intents/search', { headers: { authorization: `${name} ${writer}` }, body: { addresses: [randomWallet()] } });
+        expect(`${name}: ${res.status}`).toBe(`${name}: 200`);
       }
     });
   });
@@ -158,6 +162,7 @@ describe('gateway auth, limits and operational endpoints', () => {
     it.each([
       ['x-api-key', (k: string) => ({ 'x-api-key': k })],
       ['Bearer', (k: string) => ({ authorization: `Bearer ${k}` })],
+      ['Token', (k: string) => ({ authorization: `Token ${k}` })],
     ])('a revoked key (%s) answers 401 within a few seconds, and stays 401', async (_form, headers) => {
       const key = await stack.createKey({ scopes: ['intents:read', 'intents:write'] });
       const search = () => req('POST', '/v1/intents/search', { headers: headers(key), body: { addresses: [randomWallet()] } });

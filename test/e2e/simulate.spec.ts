@@ -94,6 +94,29 @@ describe('POST /v1/simulate', () => {
     expect(res.body).toEqual({ error: true, name: 'Error', message: 'Nonce mismatch. Expected 6, got 7 on call #1', details: null });
   });
 
+  it('reads bare JSON integers exactly at any size (a balance of 123456789012345678901 wei)', async () => {
+    const wei = 123456789012345678901n;
+    const raw = (value: bigint) =>
+      `{"chainId": 1, "overrides": {"accounts": {"${EMPTY}": {"balance": ${wei}}}}, "calls": [{"from": "${EMPTY}", "to": "${B}", "value": ${value}, "gas": 21000}]}`;
+    // All of it can move; one wei more cannot (a double would have rounded both to the same number).
+    const exact = await stack.request('POST', '/v1/simulate', { key, rawBody: raw(wei), headers: { 'content-type': 'application/json' } });
+    expect(exact.status).toBe(200);
+    expect(exact.body.calls[0]).toMatchObject({ status: 1, gasUsed: '0x5208' });
+    const over = await stack.request('POST', '/v1/simulate', { key, rawBody: raw(wei + 1n), headers: { 'content-type': 'application/json' } });
+    expect(over.status).toBe(400);
+    expect(over.body).toMatchObject({ error: true, name: 'Error' });
+  });
+
+  it('refuses a nonce or chain id beyond 2^53-1, saying so', async () => {
+    const res = await stack.request('POST', '/v1/simulate', {
+      key,
+      rawBody: `{"chainId": 1, "calls": [{"from": "${EMPTY}", "to": "${B}", "nonce": 18446744073709551616}]}`,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.details).toEqual([{ path: 'calls.0.nonce', message: 'must be an integer nonce (18446744073709551616 is beyond 2^53-1, the largest integer this field takes)' }]);
+  });
+
   it('decodes revert reasons and keeps the raw data', async () => {
     const custom = '0xdeadbeef0000000000000000000000000000000000000000000000000000000000000001';
     const panic = `0x4e487b71${pad('11', 32)}`;

@@ -233,6 +233,13 @@ describe('gateway validation', () => {
       expectValidationError(res, path);
     });
 
+    it('reads big JSON integers exactly and refuses one beyond 2^53-1, saying so', async () => {
+      const rawBody = `{"chainId":18446744073709551617,"wallet":"${WALLET}","tokenAddress":"${TOKEN}","bribe":"1","buyAmount":"1","expiry":${now() + 3600}}`;
+      const res = await writesNothing(() => req('POST', '/v1/intent', { rawBody, headers: { 'content-type': 'application/json' } }));
+      expectValidationError(res, 'chainId');
+      expect(res.body.details).toEqual([{ path: 'chainId', message: expect.stringContaining('18446744073709551617 is beyond 2^53-1') }]);
+    });
+
     it('returns the record: every creation field (unset ones null) plus id, status, createdAt, updatedAt, txHash, executedAt, statusReason', async () => {
       const before = await counts();
       const res = await req('POST', '/v1/intent', { body: intentBody() });

@@ -3,6 +3,7 @@ export * from './validation.js';
 export * from './subjects.js';
 export * from './intents.js';
 export * from './rpc.js';
+export * from './json.js';
 export * from './simulation.js';
 export * from './payouts.js';
 export * from './execution.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { typeError } from './validation.js';
 
 export const ENTRY_STATUSES = ['PENDING', 'PAID'] as const;
 export type EntryStatus = (typeof ENTRY_STATUSES)[number];
@@ -11,7 +12,7 @@ export type EntryType = (typeof ENTRY_TYPES)[number];
 export const PAYOUTS_DEFAULT_LIMIT = 100;
 export const PAYOUTS_MAX_LIMIT = 500;
 
-const required = (what: string) => (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : `must be ${what}`);
+const required = typeError;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const uuid = (what = 'a UUID') =>

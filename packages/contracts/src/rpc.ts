@@ -1,11 +1,13 @@
 import { ErrorName, isRpcErrorPayload, type RpcErrorPayload } from './errors.js';
+import { parseJson, stringifyJson } from './json.js';
 
 /**
  * Wire format of request/reply over NATS, as the NestJS NATS transport speaks it: a request
- * is `{pattern, data, id}`; the reply is `{id, response}` or `{id, err}`.
+ * is `{pattern, data, id}`; the reply is `{id, response}` or `{id, err}`. Integers are exact at
+ * any size (see {@link parseJson}).
  */
 export function encodeRpcRequest(subject: string, data: unknown, id: string): string {
-  return JSON.stringify({ pattern: subject, data, id });
+  return stringifyJson({ pattern: subject, data, id });
 }
 
 export type RpcReply<T> = { ok: true; value: T } | { ok: false; error: RpcErrorPayload };
@@ -13,7 +15,7 @@ export type RpcReply<T> = { ok: true; value: T } | { ok: false; error: RpcErrorP
 export function decodeRpcReply<T>(raw: string): RpcReply<T> {
   let packet: { err?: unknown; response?: unknown };
   try {
-    packet = JSON.parse(raw) as typeof packet;
+    packet = parseJson(raw) as typeof packet;
   } catch {
     return { ok: false, error: { name: ErrorName.Internal, message: 'Malformed reply from service', details: null } };
   }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { UINT256_MAX } from './validation.js';
+import { typeError, UINT256_MAX } from './validation.js';
 
 export const SIMULATION_MAX_CALLS = 100;
 /** Largest call data / code accepted, in bytes (EIP-170 allows 24 KiB of code; init code 48 KiB). */
@@ -10,8 +10,7 @@ const HEX_QUANTITY = /^0x(0|[1-9a-fA-F][0-9a-fA-F]*)$/;
 const DECIMAL = /^(0|[1-9][0-9]*)$/;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
-const required = (what: string) => (issue: { input?: unknown }) =>
-  issue.input === undefined ? 'is required' : `must be ${what}`;
+const required = typeError;
 
 /** A 20-byte address in any letter case, normalised to lowercase (the engine's form). */
 const address = () =>
@@ -29,22 +28,24 @@ const hexBytes = (max = SIMULATION_MAX_DATA_BYTES) =>
     .transform((v) => v.toLowerCase());
 
 /**
- * An unsigned quantity up to `max`: a JSON integer (exact only up to 2^53-1), a decimal
- * string, or a 0x hex string. Returned as a bigint.
+ * An unsigned quantity up to `max`: a JSON integer (exact at any size: the body is parsed
+ * losslessly, so a big one arrives as a bigint), a decimal string, or a 0x hex string.
+ * Returned as a bigint.
  */
 export const quantity = (max: bigint, what: string) =>
   z
-    .union([z.number(), z.string()], { error: required(`${what}: an integer, a decimal string or a 0x hex string`) })
+    .union([z.number(), z.bigint(), z.string()], { error: required(`${what}: an integer, a decimal string or a 0x hex string`) })
     .transform((v, ctx) => {
       let n: bigint | null = null;
-      if (typeof v === 'number') {
+      if (typeof v === 'bigint') {
+        if (v >= 0n) n = v;
+      } else if (typeof v === 'number') {
         if (Number.isSafeInteger(v) && v >= 0) n = BigInt(v);
       } else if (v.length <= 80 && (DECIMAL.test(v) || HEX_QUANTITY.test(v))) {
         n = BigInt(v);
       }
       if (n === null) {
-        const hint = typeof v === 'number' && Number.isInteger(v) && v > Number.MAX_SAFE_INTEGER ? ' (send numbers above 2^53 as strings)' : '';
-        ctx.addIssue({ code: 'custom', message: `must be ${what}: a non-negative integer, a decimal string or a 0x hex string${hint}`, input: v });
+        ctx.addIssue({ code: 'custom', message: `must be ${what}: a non-negative integer, a decimal string or a 0x hex string`, input: v });
         return z.NEVER;
       }
       if (n > max) {
@@ -69,7 +70,7 @@ export const SimulationCallSchema = z.strictObject({
   to: address().nullish().transform((v) => v ?? null),
   data: hexBytes().optional().transform((v) => v ?? '0x'),
   nonce: z
-    .number({ error: 'must be an integer nonce' })
+    .number({ error: typeError('an integer nonce') })
     .int({ error: 'must be an integer nonce' })
     .min(0, { error: 'must be an integer nonce' })
     .optional(),
@@ -89,7 +90,7 @@ export const SimulationOverridesSchema = z.strictObject({
   accounts: addressKeyed(
     z.strictObject({
       nonce: z
-        .number({ error: 'must be an integer nonce' })
+        .number({ error: typeError('an integer nonce') })
         .int({ error: 'must be an integer nonce' })
         .min(0, { error: 'must be an integer nonce' })
         .optional(),

@@ -7,9 +7,17 @@ export const UINT256_MAX = (1n << 256n) - 1n;
 const DECIMAL_INTEGER = /^(0|[1-9][0-9]*)$/;
 const HEX_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
-function typeError(expected: string) {
-  return (issue: { input?: unknown; code?: string }) =>
-    issue.input === undefined ? 'is required' : `must be ${expected}`;
+/** The message of a wrong-typed field: `is required`, `must be <expected>`, or why a big integer does not fit. */
+export function typeError(expected: string) {
+  return (issue: { input?: unknown; code?: string }) => {
+    if (issue.input === undefined) return 'is required';
+    return typeof issue.input === 'bigint' ? `must be ${expected} (${tooLarge(issue.input)})` : `must be ${expected}`;
+  };
+}
+
+/** Why an exact big JSON integer does not fit a field that must be a safe integer. */
+export function tooLarge(input: bigint): string {
+  return `${input} is beyond 2^53-1, the largest integer this field takes`;
 }
 
 /** A decimal integer string in 0..2^256-1 (wei, token units, cents). Kept as a string: never a float. */

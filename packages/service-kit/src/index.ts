@@ -13,8 +13,8 @@ import {
   type RpcExceptionFilter,
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { NatsContext, Transport, type MicroserviceOptions } from '@nestjs/microservices';
-import { ErrorName, REQUEST_ID_HEADER, type RpcErrorPayload } from '@tradeinfra/contracts';
+import { IncomingRequestDeserializer, NatsContext, Transport, type MicroserviceOptions } from '@nestjs/microservices';
+import { ErrorName, parseJson, REQUEST_ID_HEADER, type RpcErrorPayload } from '@tradeinfra/contracts';
 import { tap, throwError, type Observable } from 'rxjs';
 
 export interface LogSettings {
@@ -93,6 +93,13 @@ export class RequestLogInterceptor implements NestInterceptor {
   }
 }
 
+/** Reads a NATS request with exact integers at any size (the gateway forwards big JSON integers as they came). */
+class ExactJsonDeserializer extends IncomingRequestDeserializer {
+  override deserialize(value: { string(): string }, options?: Record<string, unknown>) {
+    return super.deserialize(parseJson(value.string()), options);
+  }
+}
+
 export interface MicroserviceSettings {
   name: string;
   queue: string;
@@ -119,6 +126,7 @@ export async function startMicroservice(
       reconnectTimeWait: 250,
       gracefulShutdown: true,
       gracePeriod: 1_000,
+      deserializer: new ExactJsonDeserializer(),
     },
     logger,
     bufferLogs: false,

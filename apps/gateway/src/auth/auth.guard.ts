@@ -10,13 +10,12 @@ import { REQUIRED_SCOPE, type Principal, type Scope } from './scopes.js';
 
 export type AuthenticatedRequest = Request & { principal: Principal };
 
-/** `x-api-key: KEY` or `Authorization: Bearer KEY`. */
-function keyOf(req: Request): string | null {
+/** `x-api-key: KEY`, `Authorization: Bearer KEY` or `Authorization: Token KEY` (the form Merkle's SDKs send). */
+export function keyOf(req: Pick<Request, 'headers'>): string | null {
   const header = req.headers['x-api-key'];
   if (typeof header === 'string' && header.length > 0) return header.trim();
-  const auth = req.headers.authorization;
-  if (auth?.toLowerCase().startsWith('bearer ')) return auth.slice(7).trim();
-  return null;
+  const scheme = /^(bearer|token)\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+  return scheme ? scheme[2]! : null;
 }
 
 /** Every route with a required scope: key → principal → rate limit → scope. */
@@ -38,7 +37,7 @@ export class AuthGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const key = keyOf(req);
     if (!key) {
-      throw new GatewayError(ErrorName.Unauthorized, 'Missing API key: send it as x-api-key or Authorization: Bearer');
+      throw new GatewayError(ErrorName.Unauthorized, 'Missing API key: send it as x-api-key: KEY, Authorization: Bearer KEY or Authorization: Token KEY');
     }
     const principal = await this.keys.authenticate(key);
     if (!principal) throw new GatewayError(ErrorName.Unauthorized, 'Unknown or revoked API key');

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
-import { ErrorName, REQUEST_ID_HEADER } from '@tradeinfra/contracts';
+import { ErrorName, parseJson as parseExactJson, REQUEST_ID_HEADER } from '@tradeinfra/contracts';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Observable } from 'rxjs';
 import { GatewayError, sendError } from './gateway-error.js';
@@ -76,7 +76,7 @@ function parseJson(req: Request): unknown {
     ]);
   }
   try {
-    return JSON.parse((req.body as Buffer).toString('utf8'));
+    return parseExactJson((req.body as Buffer).toString('utf8'));
   } catch {
     throw new GatewayError(ErrorName.Validation, 'Request body is not valid JSON', [{ path: '', message: 'is not valid JSON' }]);
   }

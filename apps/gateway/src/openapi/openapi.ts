@@ -172,7 +172,7 @@ export function buildOpenApiDocument(): Json {
       title: 'Intents, payouts and simulation API',
       version: '1.0.0',
       description: [
-        'Every `/v1` route needs an API key, sent as `x-api-key: KEY` or `Authorization: Bearer KEY`.',
+        'Every `/v1` route needs an API key, sent as `x-api-key: KEY`, `Authorization: Bearer KEY` or `Authorization: Token KEY` (the form Merkle\'s SDKs send).',
         `Scopes: ${SCOPES.join(', ')} (admin passes every check).`,
         'Every response carries `x-request-id` (yours if you send a sane one).',
         'Errors are `{error: true, name, message, details}`; wei amounts are decimal strings.',
@@ -182,6 +182,7 @@ export function buildOpenApiDocument(): Json {
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
         bearer: { type: 'http', scheme: 'bearer' },
+        token: { type: 'apiKey', in: 'header', name: 'Authorization', description: '`Token KEY`' },
       },
       schemas: {
         CreateIntent: schemaOf(createIntentRequestSchema()),
@@ -197,7 +198,7 @@ export function buildOpenApiDocument(): Json {
         Error: errorBody,
       },
     },
-    security: [{ apiKey: [] }, { bearer: [] }],
+    security: [{ apiKey: [] }, { bearer: [] }, { token: [] }],
     paths: {
       '/v1/intent': {
         post: {
