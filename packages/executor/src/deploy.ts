@@ -59,7 +59,9 @@ export async function deployExecutor(options: DeployOptions): Promise<Deployment
     if (routerWeth && routerWeth !== wrappedNative) throw new DeployError(`the router's WETH() is ${routerWeth}, not ${wrappedNative}`);
     if ((await provider.getCode(wrappedNative)) === '0x') throw new DeployError(`no contract at wrapped native token ${wrappedNative}`);
 
-    const sent = await deployer.sendTransaction({ data: executorDeployData(router, wrappedNative) });
+    const sent = await deployer.sendTransaction({ data: executorDeployData(router, wrappedNative) }).catch((err: unknown) => {
+      throw new DeployError(`the node refused the deployment from ${deployer.address}: ${nodeMessage(err)}`);
+    });
     const receipt = await provider.waitForTransaction(sent.hash, 1, timeoutMs);
     if (!receipt) throw new Error(`deployment ${sent.hash} not mined within ${timeoutMs} ms`);
     if (receipt.status !== 1 || !receipt.contractAddress) throw new Error(`deployment ${sent.hash} reverted`);
@@ -81,6 +83,15 @@ export async function deployExecutor(options: DeployOptions): Promise<Deployment
   } finally {
     provider.destroy();
   }
+}
+
+/**
+ * The node's own words from an ethers error, without the payload ethers attaches (the signed
+ * transaction: no secret, but kilobytes of hex).
+ */
+function nodeMessage(err: unknown): string {
+  const e = err as { error?: { message?: string }; info?: { error?: { message?: string } }; shortMessage?: string; message?: string };
+  return e.error?.message ?? e.info?.error?.message ?? e.shortMessage ?? e.message ?? String(err);
 }
 
 function address(what: string, value: string): string {
