@@ -53,6 +53,9 @@ interface IV2Pair {
  * external call. The wallet revokes an intent on-chain with {cancel} or many at once with
  * {invalidateNonces}.
  *
+ * One intent per call, no batch: each buy is its own transaction, so one failing buy cannot take
+ * others down, and builders order them by what each pays.
+ *
  * Deployed once per chain, with the chain's Uniswap-V2-style router and wrapped native token.
  * There is no owner, no admin function, no upgrade path and no way to move funds other than
  * {execute}. It needs EIP-1153 (transient storage, for the reentrancy guard).
@@ -189,7 +192,7 @@ contract IntentExecutor is EIP712, ReentrancyGuardTransient {
         if (!_isValidSignature(intent.wallet, digest, signature)) revert InvalidSignature();
         _checkPool(intent.token, intent.firstOrFail);
 
-        // Effects: the intent is spent before any external call.
+        // Effects: the intent is spent before any call that can change state.
         _useNonce(intent.wallet, intent.nonce);
 
         // Interactions.

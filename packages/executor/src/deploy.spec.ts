@@ -9,6 +9,8 @@ import { executorArtifact } from './artifact.js';
  * built file after building): against a hardhat node with WETH9 and the Uniswap V2 router.
  */
 const CLI = join(import.meta.dirname, '..', 'dist', 'cli', 'deploy.js');
+/** Each test starts the command up to four times (a Node process loading ethers each time). */
+const TIMEOUT = 120_000;
 
 interface Run {
   code: number | null;
@@ -60,7 +62,7 @@ describe('executor:deploy', () => {
     const read = async (name: string) =>
       (iface.decodeFunctionResult(name, await node.rpc.call<string>('eth_call', [{ to: address, data: iface.encodeFunctionData(name) }, 'latest']))[0] as string).toLowerCase();
     expect([await read('router'), await read('factory'), await read('wrappedNative')]).toEqual([dex.router, dex.factory, dex.weth]);
-  });
+  }, TIMEOUT);
 
   it('accepts the router’s own WETH and refuses another, sending nothing', async () => {
     const ok = await deployCli(['--rpc', node.url, '--router', dex.router, '--weth', dex.weth], { EXECUTOR_DEPLOYER_KEY: key });
@@ -70,7 +72,7 @@ describe('executor:deploy', () => {
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain(`the router's WETH() is ${getAddress(dex.weth)}, not ${getAddress(dex.factory)}`);
     expect(await nonce()).toBe(before);
-  });
+  }, TIMEOUT);
 
   it('refuses to run without a key, with a malformed key, or with the key as a flag, and never prints it', async () => {
     const none = await deployCli(['--rpc', node.url, '--router', dex.router], { EXECUTOR_DEPLOYER_KEY: undefined });
@@ -87,7 +89,7 @@ describe('executor:deploy', () => {
     const flag = await deployCli(['--rpc', node.url, '--router', dex.router, '--key', key], { EXECUTOR_DEPLOYER_KEY: undefined });
     expect(flag.code).toBe(64);
     expect(flag.stderr).toContain("Unknown option '--key'");
-  });
+  }, TIMEOUT);
 
   it('refuses a router that is not a contract, and a node that does not answer', async () => {
     const eoa = devWallet(8).address;
@@ -106,6 +108,6 @@ describe('executor:deploy', () => {
     const usage = await deployCli(['--rpc', node.url], { EXECUTOR_DEPLOYER_KEY: key });
     expect(usage.code).toBe(64);
     expect(usage.stderr).toContain('--router is required');
-  });
+  }, TIMEOUT);
 });
 

@@ -1,4 +1,4 @@
-import { Contract, getAddress, isAddress, JsonRpcProvider, Network, Wallet } from 'ethers';
+import { Contract, getAddress, isAddress, JsonRpcProvider, Network, Wallet, type TransactionReceipt } from 'ethers';
 import { executorArtifact, executorDeployData } from './artifact.js';
 
 export interface DeployOptions {
@@ -62,7 +62,7 @@ export async function deployExecutor(options: DeployOptions): Promise<Deployment
     const sent = await deployer.sendTransaction({ data: executorDeployData(router, wrappedNative) }).catch((err: unknown) => {
       throw new DeployError(`the node refused the deployment from ${deployer.address}: ${nodeMessage(err)}`);
     });
-    const receipt = await provider.waitForTransaction(sent.hash, 1, timeoutMs);
+    const receipt = await minedReceipt(provider, sent.hash, timeoutMs);
     if (!receipt) throw new Error(`deployment ${sent.hash} not mined within ${timeoutMs} ms`);
     if (receipt.status !== 1 || !receipt.contractAddress) throw new Error(`deployment ${sent.hash} reverted`);
     const deployed = new Contract(receipt.contractAddress, executorArtifact().abi, provider);
@@ -82,6 +82,20 @@ export async function deployExecutor(options: DeployOptions): Promise<Deployment
     };
   } finally {
     provider.destroy();
+  }
+}
+
+/**
+ * The transaction's receipt once mined, or null after `timeoutMs`. Polled by hand: ethers'
+ * `waitForTransaction` can wait for a next block forever when the node mined the transaction
+ * before ethers' cached block number caught up and no later block comes (an automining dev node).
+ */
+async function minedReceipt(provider: JsonRpcProvider, hash: string, timeoutMs: number): Promise<TransactionReceipt | null> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const receipt = await provider.getTransactionReceipt(hash);
+    if (receipt || Date.now() > deadline) return receipt;
+    await new Promise((resolve) => setTimeout(resolve, 500));
   }
 }
 
