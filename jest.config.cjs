@@ -5,6 +5,7 @@ module.exports = {
   projects: [
     '<rootDir>/packages/contracts',
     '<rootDir>/packages/service-kit',
+    '<rootDir>/packages/executor',
     '<rootDir>/apps/gateway',
     '<rootDir>/apps/intent-service',
     '<rootDir>/apps/simulation-service',

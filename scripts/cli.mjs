@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// `npm run -s apikey:create -- …`, `apikey:revoke`, `bench:intents`: make sure the code is
-// installed, built and the database migrated (all quietly, on stderr), then run the command.
-// Only the command itself writes to stdout.
+// `npm run -s apikey:create -- …`, `apikey:revoke`, `bench:intents`, `executor:deploy`: make sure
+// the code is installed, built and (for the commands that use it) the database migrated, all
+// quietly, on stderr, then run the command. Only the command itself writes to stdout.
 import { join } from 'node:path';
 import { bootstrapAndMigrate, build, ensureInstalled, ROOT, say, withDefaults } from './lib.mjs';
 
@@ -13,7 +13,11 @@ const COMMANDS = {
   'bench:simulate': ['bench/simulate.mjs'],
   'bench:payouts': ['bench/payouts.mjs'],
   'bench:launch': ['bench/launch.mjs'],
+  'bench:executor-gas': ['bench/executor-gas.mjs'],
+  'executor:deploy': ['packages/executor/dist/cli/deploy.js'],
 };
+/** Commands that need no database (only a chain's node). */
+const NO_DATABASE = new Set(['bench:executor-gas', 'executor:deploy']);
 
 const [name, ...args] = process.argv.slice(2);
 const command = COMMANDS[name];
@@ -25,9 +29,10 @@ const env = withDefaults();
 try {
   ensureInstalled({ quiet: true });
   build({ quiet: true });
-  await bootstrapAndMigrate(env, { quiet: true });
+  if (!NO_DATABASE.has(name)) await bootstrapAndMigrate(env, { quiet: true });
 } catch (err) {
-  say(`${name}: ${err.message} (is Postgres running on ${env.PGHOST}:${env.PGPORT}? \`npm start\` starts one if not)`);
+  const hint = NO_DATABASE.has(name) ? '' : ` (is Postgres running on ${env.PGHOST}:${env.PGPORT}? \`npm start\` starts one if not)`;
+  say(`${name}: ${err.message}${hint}`);
   process.exit(1);
 }
 const [script, ...fixed] = command;

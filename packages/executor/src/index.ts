@@ -1,0 +1,3 @@
+export * from './intent.js';
+export * from './artifact.js';
+export * from './deploy.js';
