@@ -21,6 +21,8 @@ export interface WebhookClientOptions extends WebhookPolicy {
   resolver?: Resolver;
   /** This host's own addresses (refused like private ones); read from the interfaces by default. */
   localAddresses?: () => ReadonlySet<string>;
+  /** Why an address may not be connected to (null: it may); `addressRefusal` by default. */
+  classify?: (address: string, local: ReadonlySet<string>) => string | null;
 }
 
 export interface WebhookAnswer {
@@ -52,18 +54,20 @@ export interface PostOptions {
 export class WebhookClient {
   private readonly resolver: Resolver;
   private readonly localAddresses: () => ReadonlySet<string>;
+  private readonly classify: (address: string, local: ReadonlySet<string>) => string | null;
   private readonly httpAgent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   private readonly httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 64 });
 
   constructor(private readonly options: WebhookClientOptions) {
     this.resolver = options.resolver ?? systemResolver;
     this.localAddresses = options.localAddresses ?? localInterfaceAddresses;
+    this.classify = options.classify ?? addressRefusal;
   }
 
   /** Throws WebhookRefused when the address may not be connected to. */
   private check(address: string, host: string): void {
     if (this.options.WEBHOOK_ALLOW_PRIVATE) return;
-    const why = addressRefusal(address, this.localAddresses());
+    const why = this.classify(address, this.localAddresses());
     if (!why) return;
     const literal = host.replace(/^\[|\]$/g, '') === address;
     throw new WebhookRefused(literal ? `refused: ${host} is ${why}` : `refused: ${host} resolves to ${address}, ${why}`);

@@ -91,16 +91,22 @@ function canonical(addr: IPv4 | IPv6): string {
   return addr.kind() === 'ipv4' ? addr.toString() : (addr as IPv6).toNormalizedString();
 }
 
+/** `ip` in the form `localInterfaceAddresses` holds (null when it is not an address). */
+export function canonicalAddress(ip: string): string | null {
+  try {
+    return canonical(ipaddr.parse(ip.split('%')[0]!));
+  } catch {
+    return null;
+  }
+}
+
 /** Every address of this host's network interfaces, canonical. */
 export function localInterfaceAddresses(): Set<string> {
   const out = new Set<string>();
   for (const list of Object.values(networkInterfaces())) {
     for (const entry of list ?? []) {
-      try {
-        out.add(canonical(ipaddr.parse(entry.address.split('%')[0]!)));
-      } catch {
-        // not an address ipaddr.js reads: nothing could connect to it either
-      }
+      const address = canonicalAddress(entry.address);
+      if (address) out.add(address);
     }
   }
   return out;
