@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { ENV, type IntentServiceEnv } from '../config/env.js';
+import { ENV } from '../config/env.js';
 
 const MASTER_KEY = 'notification_signing_secret';
 
@@ -55,7 +55,7 @@ export class SigningSecrets implements OnApplicationBootstrap {
 
   constructor(
     @Inject(DataSource) private readonly db: DataSource,
-    @Inject(ENV) private readonly env: Pick<IntentServiceEnv, 'SIGNING_SECRETS_KEY'>,
+    @Inject(ENV) private readonly env: { SIGNING_SECRETS_KEY?: Buffer },
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
