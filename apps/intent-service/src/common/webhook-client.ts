@@ -55,8 +55,8 @@ export class WebhookClient {
   private readonly resolver: Resolver;
   private readonly localAddresses: () => ReadonlySet<string>;
   private readonly classify: (address: string, local: ReadonlySet<string>) => string | null;
-  private readonly httpAgent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-  private readonly httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 64 });
+  private readonly httpAgent = new http.Agent({ keepAlive: true });
+  private readonly httpsAgent = new https.Agent({ keepAlive: true });
 
   constructor(private readonly options: WebhookClientOptions) {
     this.resolver = options.resolver ?? systemResolver;
@@ -104,6 +104,7 @@ export class WebhookClient {
   /**
    * POSTs `body` and returns the status and (up to `maxBodyBytes` of) the answer. Rejects with
    * WebhookRefused (scheme or address not allowed), WebhookTimeout, or the connection's error.
+   * A kept-alive connection the webhook closed while idle is retried once on a new one.
    */
   post(url: string | URL, options: PostOptions): Promise<WebhookAnswer> {
     let target: URL;
@@ -112,6 +113,10 @@ export class WebhookClient {
     } catch (err) {
       return Promise.reject(err as Error);
     }
+    return this.attempt(target, options, Date.now() + options.timeoutMs, true);
+  }
+
+  private attempt(target: URL, options: PostOptions, deadline: number, mayRetry: boolean): Promise<WebhookAnswer> {
     const maxBody = options.maxBodyBytes ?? 64 * 1024;
     const secure = target.protocol === 'https:';
     return new Promise<WebhookAnswer>((resolve, reject) => {
@@ -149,12 +154,21 @@ export class WebhookClient {
           res.on('error', (err) => settle(() => reject(err)));
         },
       );
-      const timer = setTimeout(() => {
-        const err = new WebhookTimeout(`no answer within ${options.timeoutMs} ms`);
-        settle(() => reject(err));
-        req.destroy(err);
-      }, options.timeoutMs);
-      req.on('error', (err) => settle(() => reject(err)));
+      const timer = setTimeout(
+        () => {
+          const err = new WebhookTimeout(`no answer within ${options.timeoutMs} ms`);
+          settle(() => reject(err));
+          req.destroy(err);
+        },
+        Math.max(0, deadline - Date.now()),
+      );
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        if (mayRetry && req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) {
+          settle(() => resolve(this.attempt(target, options, deadline, false)));
+        } else {
+          settle(() => reject(err));
+        }
+      });
       req.end(options.body);
     });
   }

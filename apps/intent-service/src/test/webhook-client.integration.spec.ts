@@ -1,3 +1,4 @@
+import { createServer as createHttpServer } from 'node:http';
 import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
 import { networkInterfaces } from 'node:os';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
@@ -197,6 +198,26 @@ describe('WebhookClient: answers', () => {
     await expect(post(client, `http://127.0.0.1:${(silent.address() as AddressInfo).port}/hook`, 300)).rejects.toThrow(WebhookTimeout);
     expect(Date.now() - started).toBeLessThan(2_000);
     await new Promise<void>((r) => silent.close(() => r()));
+  });
+
+  it('retries once on a new connection when a kept-alive one was closed while idle', async () => {
+    const served = new WeakSet<object>();
+    let connections = 0;
+    const flaky = createHttpServer((req, res) => {
+      // The second request on a connection finds it closed (as a server's idle timeout would).
+      if (served.has(req.socket)) return req.socket.destroy();
+      served.add(req.socket);
+      req.resume();
+      req.on('end', () => res.writeHead(204).end());
+    });
+    flaky.on('connection', () => connections++);
+    await new Promise<void>((r) => flaky.listen(0, '127.0.0.1', () => r()));
+    const url = `http://127.0.0.1:${(flaky.address() as AddressInfo).port}/hook`;
+    expect((await post(client, url)).status).toBe(204);
+    expect((await post(client, url)).status).toBe(204);
+    expect(connections).toBe(2);
+    flaky.closeAllConnections();
+    await new Promise<void>((r) => flaky.close(() => r()));
   });
 
   it('keeps at most maxBodyBytes of the answer', async () => {
