@@ -1,4 +1,3 @@
-import { networkInterfaces } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { INTENT_CREATE, INTENT_EVENTS_STREAM, type CreateIntentReply } from '@tradeinfra/contracts';
@@ -6,7 +5,7 @@ import { eventually } from '@tradeinfra/test-support';
 import { createIntentService } from '../bootstrap.js';
 import { NOTIFIER_CONSUMER } from '../notifications/notifier.js';
 import { startIntentService, type IntentServiceHarness } from './harness.js';
-import { RecordingListener } from './recording-listener.js';
+import { HOSTILE_HOSTS, RecordingListener } from './recording-listener.js';
 
 /**
  * The notifier on the real nats-server of this machine (Debian's 2.9.10: no `+TERM <reason>`):
@@ -76,20 +75,8 @@ describe('the notifier never calls a local webhook unless WEBHOOK_ALLOW_PRIVATE'
   let h: IntentServiceHarness;
   let jsm: JetStreamManager;
   let hook: RecordingListener;
-  /** Every form of this machine's addresses a URL can name (link-local ones need a zone). */
-  const hosts = () => [
-    '127.0.0.1',
-    '0.0.0.0',
-    'localhost',
-    '[::1]',
-    '[::ffff:127.0.0.1]',
-    '[::ffff:7f00:1]',
-    '[0:0:0:0:0:ffff:7f00:1]',
-    ...Object.values(networkInterfaces())
-      .flatMap((l) => l ?? [])
-      .filter((a) => !a.address.toLowerCase().startsWith('fe80'))
-      .map((a) => (a.family === 'IPv6' ? `[${a.address}]` : a.address)),
-  ];
+  /** Every local or private form (this machine's own addresses too), and a name resolving to loopback. */
+  const hosts = () => [...HOSTILE_HOSTS, 'localhost'];
   const create = (url: string) => h.rpc.request<CreateIntentReply>(INTENT_CREATE, { tenantId: randomUUID(), idempotencyKey: null, body: body(url) });
 
   beforeAll(async () => {

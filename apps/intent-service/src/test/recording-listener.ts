@@ -1,5 +1,37 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
+
+/** Every address of this machine's interfaces, as a URL host (link-local ones need a zone a URL cannot carry). */
+export const interfaceHosts = Object.values(networkInterfaces())
+  .flatMap((list) => list ?? [])
+  .filter((a) => !a.address.toLowerCase().startsWith('fe80'))
+  .map((a) => (a.family === 'IPv6' ? `[${a.address}]` : a.address));
+
+/** The URL hosts that bypassed the old prefix checks, and the other local or private forms. */
+export const HOSTILE_HOSTS = [
+  '127.0.0.1',
+  '0.0.0.0',
+  '[::1]',
+  '[::]',
+  '[::ffff:127.0.0.1]',
+  '[::ffff:7f00:1]',
+  '[0:0:0:0:0:ffff:7f00:1]',
+  '[::ffff:a9fe:a9fe]',
+  '[::ffff:10.0.0.1]',
+  '[febf::1]',
+  '[64:ff9b::7f00:1]',
+  '[2002:7f00:1::1]',
+  '[::7f00:1]',
+  '169.254.169.254',
+  '10.0.0.1',
+  '100.64.0.1',
+  '[fd00::1]',
+  '[fec0::1]',
+  '2130706433', // 127.0.0.1 as one number (the URL parser normalises it)
+  '0x7f.1',
+  ...interfaceHosts,
+];
 
 export interface RecordedRequest {
   url: string;

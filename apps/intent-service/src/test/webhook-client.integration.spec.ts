@@ -1,48 +1,16 @@
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
-import { networkInterfaces } from 'node:os';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import type { UnsignedTransaction } from '@tradeinfra/contracts';
 import { WebhookClient, WebhookRefused, WebhookTimeout, type Resolver } from '../common/webhook-client.js';
 import { addressRefusal } from '../common/webhook-target.js';
 import { WebhookSigner, type SignJob } from '../execution/signer.js';
-import { RecordingListener } from './recording-listener.js';
+import { HOSTILE_HOSTS, interfaceHosts, RecordingListener } from './recording-listener.js';
 
 /**
  * The webhook client on real sockets: a local listener records every connection, and with
  * private addresses not allowed it must never get one, whatever form the address takes.
  */
-
-/** Every address of this machine's interfaces, as a URL host (link-local ones need a zone a URL cannot carry). */
-const interfaceHosts = Object.values(networkInterfaces())
-  .flatMap((list) => list ?? [])
-  .filter((a) => !a.address.toLowerCase().startsWith('fe80'))
-  .map((a) => (a.family === 'IPv6' ? `[${a.address}]` : a.address));
-
-/** The URL hosts that bypassed the old prefix checks, and the other local or private forms. */
-const HOSTILE_HOSTS = [
-  '127.0.0.1',
-  '0.0.0.0',
-  '[::1]',
-  '[::]',
-  '[::ffff:127.0.0.1]',
-  '[::ffff:7f00:1]',
-  '[0:0:0:0:0:ffff:7f00:1]',
-  '[::ffff:a9fe:a9fe]',
-  '[::ffff:10.0.0.1]',
-  '[febf::1]',
-  '[64:ff9b::7f00:1]',
-  '[2002:7f00:1::1]',
-  '[::7f00:1]',
-  '169.254.169.254',
-  '10.0.0.1',
-  '100.64.0.1',
-  '[fd00::1]',
-  '[fec0::1]',
-  '2130706433', // 127.0.0.1 as one number (the URL parser normalises it)
-  '0x7f.1',
-  ...interfaceHosts,
-];
 
 /** A resolver answering from a table, counting its calls. */
 function tableResolver(table: Record<string, string[] | string[][]>): Resolver & { calls: string[] } {
