@@ -413,4 +413,26 @@ describe('intent execution on a local chain', () => {
     expect(await get(intent.id)).toMatchObject({ statusReason: 'nonce_used', txHash: hash });
     expect(await rpc('eth_getTransactionReceipt', [hash])).toBeNull();
   });
+
+  // Last: the tenant's secret changes for every later test.
+  it('signs signing requests and notifications with the new secret once the tenant rotates it', async () => {
+    const old = secret;
+    const rotated = await stack.request<{ secret: string }>('POST', '/v1/intents/notifications/secret/rotate', { key });
+    expect(rotated.status).toBe(200);
+    expect(rotated.headers.get('cache-control')).toBe('no-store');
+    expect(rotated.body.secret).toMatch(/^[0-9a-f]{64}$/);
+    expect(rotated.body.secret).not.toBe(old);
+    // The signing webhook and the notification sink verify with the new secret only from now on.
+    secret = rotated.body.secret;
+    const token = await dex.deployToken('PlainToken', [SUPPLY]);
+    const intent = await create({ wallet: wallets[0]!.address, tokenAddress: token });
+    const done = await launchAndSettle(token, [intent]);
+    expect(done.get(intent.id)).toMatchObject({ status: 'completed', statusReason: null });
+    expect(signer.requestsFor(intent.id).map((r) => r.verified)).toEqual([true]);
+    await eventually('completion notified', () => sink.for(intent.id).some((n) => n.type === 'completed'));
+    expect(sink.for(intent.id).map((n) => [n.type, n.verified])).toEqual([
+      ['created', true],
+      ['completed', true],
+    ]);
+  });
 });

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { eventually } from '@tradeinfra/test-support';
@@ -60,6 +60,52 @@ describe('intent notifications', () => {
     const other = (await stack.request('GET', '/v1/intents/notifications/secret', { key: await stack.createKey() })).body.secret;
     expect(other).not.toBe(secret);
     expect(JSON.parse(ok('cancelled')[0]!.body).intent).toMatchObject({ id, status: 'cancelled' });
+  });
+
+  it('gives the signing secret to intents:write keys only, never cached', async () => {
+    const tenant = `tenant-${randomUUID()}`;
+    const writer = await stack.createKey({ scopes: ['intents:write'], tenant });
+    const reader = await stack.createKey({ scopes: ['intents:read'], tenant });
+    for (const [method, path] of [
+      ['GET', '/v1/intents/notifications/secret'],
+      ['POST', '/v1/intents/notifications/secret/rotate'],
+    ] as const) {
+      const refused = await stack.request(method, path, { key: reader });
+      expect(refused.status).toBe(403);
+      expect(refused.body).toMatchObject({ error: true, name: 'Forbidden', details: { requiredScope: 'intents:write' } });
+    }
+    const res = await stack.request('GET', '/v1/intents/notifications/secret', { key: writer });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.body.secret).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('a tenant rotates its secret: every key of the tenant gets the new one, the next notifications are signed with it', async () => {
+    const tenant = `tenant-${randomUUID()}`;
+    const key = await stack.createKey({ tenant });
+    const sameTenant = await stack.createKey({ tenant });
+    const other = await stack.createKey();
+    const secretOf = async (k: string) => (await stack.request('GET', '/v1/intents/notifications/secret', { key: k })).body.secret as string;
+    const [old, othersBefore] = [await secretOf(key), await secretOf(other)];
+
+    const rotated = await stack.request('POST', '/v1/intents/notifications/secret/rotate', { key });
+    expect(rotated.status).toBe(200);
+    expect(rotated.headers.get('cache-control')).toBe('no-store');
+    const fresh = rotated.body.secret as string;
+    expect(fresh).toMatch(/^[0-9a-f]{64}$/);
+    expect(fresh).not.toBe(old);
+    expect(await secretOf(key)).toBe(fresh);
+    expect(await secretOf(sameTenant)).toBe(fresh);
+    expect(await secretOf(other)).toBe(othersBefore);
+    expect((await stack.request('POST', '/v1/intents/notifications/secret/rotate', { key, body: { secret: 'mine' } })).status).toBe(400);
+
+    const created = await stack.request('POST', '/v1/intent', { key, body: intentBody({ notificationWebhookUrl: hookUrl }) });
+    expect(created.status).toBe(201);
+    await eventually('created delivered', () => received.some((r) => r.headers['x-notification-id'] && JSON.parse(r.body).intent.id === created.body.id), 15_000);
+    const delivery = received.find((r) => JSON.parse(r.body).intent.id === created.body.id)!;
+    const signature = (secret: string) => `v1=${createHmac('sha256', secret).update(`${delivery.headers['x-notification-timestamp']}.${delivery.body}`).digest('hex')}`;
+    expect(delivery.headers['x-notification-signature']).toBe(signature(fresh));
+    expect(delivery.headers['x-notification-signature']).not.toBe(signature(old));
   });
 
   it('refuses a webhook URL that is not http(s)', async () => {

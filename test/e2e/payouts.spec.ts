@@ -147,6 +147,38 @@ describe('payouts end to end', () => {
     expect((await stack.request('GET', `/v1/cashback/source/${src}`, { key: otherKey })).status).toBe(404);
   });
 
+  it('audits an operator paying another tenant’s cashback to an address of its choosing', async () => {
+    const src = `audit-${randomBytes(4).toString('hex')}`;
+    await stack.request('POST', '/v1/sources', { key: admin, body: { id: src, tenant: tenantName } });
+    await publish(event({ sourceId: src, amount: '0.7' }), event({ sourceId: src, amount: '0.000000000000000003' }));
+    await eventually('2 entries', async () => (await entryCount('source_id = $1', [src])) === 2);
+    const elsewhere = '0x000000000000000000000000000000000000dEaD';
+    const paid = await stack.request('POST', `/v1/cashback/source/${src}/payout`, { key: admin, body: { address: elsewhere, chainId: 1, asset: 'ETH' } });
+    expect(paid.status).toBe(201);
+    const [adminKey] = await stack.db.query<{ id: string; tenant_id: string }>('SELECT id, tenant_id FROM gateway.api_keys WHERE prefix = $1', [admin.slice(0, 10)]);
+    const [owner] = await stack.db.query<{ id: string }>('SELECT id FROM gateway.tenants WHERE name = $1', [tenantName]);
+    const audit = await stack.db.query('SELECT * FROM payout.admin_audit WHERE source_id = $1', [src]);
+    expect(audit).toEqual([
+      expect.objectContaining({
+        key_id: adminKey!.id,
+        tenant_id: adminKey!.tenant_id,
+        action: 'payout.request',
+        source_tenant_id: owner!.id,
+        payout_id: paid.body.id,
+        address: elsewhere,
+        chain_id: 1,
+        asset: 'ETH',
+        amount: '0.700000000000000003',
+      }),
+    ]);
+    // The tenant's own claim is not an operator's action: nothing audited.
+    await publish(event({ sourceId: src, amount: '1' }));
+    await eventually('3 entries', async () => (await entryCount('source_id = $1', [src])) === 3);
+    const own = await stack.request('POST', `/v1/cashback/source/${src}/payout`, { key: tenantKey, body: { address: elsewhere, chainId: 1, asset: 'ETH' } });
+    expect(own.status).toBe(201);
+    expect(await stack.db.query('SELECT payout_id FROM payout.admin_audit WHERE source_id = $1', [src])).toEqual([{ payout_id: paid.body.id }]);
+  });
+
   it('applies every event exactly once when the service dies mid-stream', async () => {
     const src = `crash-${randomBytes(4).toString('hex')}`;
     const events = Array.from({ length: 3000 }, () => event({ sourceId: src, amount: '0.001' }));

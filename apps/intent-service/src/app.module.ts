@@ -7,6 +7,7 @@ import { ExpirySweeper } from './intents/expiry.sweeper.js';
 import { IntentsController } from './intents/intents.controller.js';
 import { IntentsRepository } from './intents/intents.repository.js';
 import { CLOCK, IntentsService } from './intents/intents.service.js';
+import { WebhookClient } from './common/webhook-client.js';
 import { EventsPublisher } from './outbox/events.publisher.js';
 import { OutboxRelay } from './outbox/outbox.relay.js';
 import { ExecutionRepository } from './execution/execution.repository.js';
@@ -29,6 +30,7 @@ export class AppModule {
       providers: [
         { provide: ENV, useValue: env },
         { provide: CLOCK, useValue: Date.now },
+        { provide: WebhookClient, useFactory: (e: IntentServiceEnv) => new WebhookClient(e), inject: [ENV] },
         IntentsRepository,
         IntentsService,
         ExpirySweeper,

@@ -161,6 +161,8 @@ export const RegisterSourceSchema = z.strictObject({
 export interface PayoutViewer {
   tenantId: string;
   admin: boolean;
+  /** The API key that asks (operators' actions on other tenants' sources are audited with it). */
+  keyId?: string;
 }
 export interface PayoutMessage<T = unknown> {
   viewer: PayoutViewer;

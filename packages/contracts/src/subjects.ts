@@ -9,6 +9,8 @@ export const INTENT_CANCEL = 'intent.cancel';
 export const INTENT_HEALTH = 'intent.health';
 /** `{tenantId}` → `{secret}`: the key the tenant's webhooks verify notification signatures with. */
 export const INTENT_NOTIFICATION_SECRET = 'intent.notifications.secret';
+/** `{tenantId}` → `{secret}`: replaces the tenant's signing secret with a new one, returned. */
+export const INTENT_NOTIFICATION_SECRET_ROTATE = 'intent.notifications.secret.rotate';
 
 /** JetStream stream holding every intent lifecycle event, published from the intent outbox. */
 export const INTENT_EVENTS_STREAM = 'INTENT_EVENTS';

@@ -1,5 +1,7 @@
 import 'reflect-metadata';
 export { createServiceDataSource, DatabaseModule, runMigrations, type ServiceDatabaseOptions } from './database.js';
+export { checkNatsServer, MIN_NATS_SERVER_VERSION, NATS_TERM_REASON_VERSION, natsVersionAtLeast, requireNatsServerVersion } from './nats-server.js';
+import { checkNatsServer } from './nats-server.js';
 import {
   Catch,
   ConsoleLogger,
@@ -109,13 +111,15 @@ export interface MicroserviceSettings {
 
 /**
  * Starts a NATS microservice in its queue group (so replicas share the load), reconnecting
- * forever, with the shared error filter and request log.
+ * forever, with the shared error filter and request log. Refuses to start on a nats-server
+ * older than MIN_NATS_SERVER_VERSION.
  */
 export async function startMicroservice(
   module: DynamicModule,
   settings: MicroserviceSettings,
   logger: ConsoleLogger | false,
 ): Promise<INestMicroservice> {
+  await checkNatsServer(settings.natsUrl, settings.name);
   const app = await NestFactory.createMicroservice<MicroserviceOptions>(module, {
     transport: Transport.NATS,
     options: {

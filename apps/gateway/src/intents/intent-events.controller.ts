@@ -1,10 +1,11 @@
-import { Controller, Get, Req, Res, UseGuards } from '@nestjs/common';
-import { ErrorName, INTENT_EVENTS_SUBJECTS, INTENT_NOTIFICATION_SECRET, type IntentEvent } from '@tradeinfra/contracts';
+import { Body, Controller, Get, HttpCode, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { ErrorName, INTENT_EVENTS_SUBJECTS, INTENT_NOTIFICATION_SECRET, INTENT_NOTIFICATION_SECRET_ROTATE, NoBodySchema, type IntentEvent } from '@tradeinfra/contracts';
 import type { Response } from 'express';
 import { AuthGuard, type AuthenticatedRequest } from '../auth/auth.guard.js';
 import { RequireScope } from '../auth/scopes.js';
 import { GatewayError } from '../http/gateway-error.js';
 import { requestIdOf } from '../http/request-context.js';
+import { ContractPipe } from '../http/zod.pipe.js';
 import { ServiceClient } from '../nats/service-client.js';
 
 const HEARTBEAT_MS = 15_000;
@@ -65,10 +66,28 @@ export class IntentEventsController {
     })();
   }
 
-  /** The secret this tenant's webhooks verify `x-notification-signature` with. */
+  /**
+   * The secret this tenant's webhooks verify `x-notification-signature` (and signing requests'
+   * `x-signing-signature`) with. It lets its holder forge our signatures, hence `intents:write`
+   * and never cached.
+   */
   @Get('notifications/secret')
-  @RequireScope('intents:read')
-  secret(@Req() req: AuthenticatedRequest): Promise<{ secret: string }> {
+  @RequireScope('intents:write')
+  async secret(@Req() req: AuthenticatedRequest, @Res({ passthrough: true }) res: Response): Promise<{ secret: string }> {
+    res.setHeader('cache-control', 'no-store');
     return this.services.request<{ secret: string }>(INTENT_NOTIFICATION_SECRET, { tenantId: req.principal.tenantId }, requestIdOf(req));
+  }
+
+  /** Replaces the tenant's signing secret with a new one (the old one stops signing at once); answers the new one. */
+  @Post('notifications/secret/rotate')
+  @HttpCode(200)
+  @RequireScope('intents:write')
+  async rotate(
+    @Req() req: AuthenticatedRequest,
+    @Res({ passthrough: true }) res: Response,
+    @Body(new ContractPipe(NoBodySchema)) _none: unknown,
+  ): Promise<{ secret: string }> {
+    res.setHeader('cache-control', 'no-store');
+    return this.services.request<{ secret: string }>(INTENT_NOTIFICATION_SECRET_ROTATE, { tenantId: req.principal.tenantId }, requestIdOf(req));
   }
 }

@@ -23,6 +23,7 @@ const nullable = (schema: Json): Json => ({ anyOf: [schema, { type: 'null' }] })
 const wei = { type: 'string', pattern: '^(0|[1-9][0-9]*)$', description: 'Decimal integer string, 0..2^256-1' };
 const address = { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$', description: 'EIP-55 checksummed address' };
 const timestamp = { type: 'string', format: 'date-time', description: 'ISO 8601 UTC' };
+const signingSecret = { type: 'object', required: ['secret'], properties: { secret: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'Hex HMAC-SHA256 key' } } };
 
 const intentRecord: Json = {
   type: 'object',
@@ -55,8 +56,17 @@ const intentRecord: Json = {
       type: 'string',
       description: `Why the intent ended as it did (failed: ${INTENT_FAILURE_REASONS.join(', ')}), or why a pending one has not executed yet (chain_unreachable, execution_unavailable)`,
     }),
-    notificationWebhookUrl: nullable({ type: 'string', format: 'uri', description: 'Receives an HMAC-signed POST for every status change' }),
-    webhookUrl: nullable({ type: 'string', format: 'uri', description: 'Signing webhook: receives the unsigned buy at launch and answers {signedTransactions: [raw]} (see the README)' }),
+    notificationWebhookUrl: nullable({
+      type: 'string',
+      format: 'uri',
+      description: 'Receives an HMAC-signed POST for every status change. Must resolve to public addresses only (checked at connect time); redirects are not followed.',
+    }),
+    webhookUrl: nullable({
+      type: 'string',
+      format: 'uri',
+      description:
+        'Signing webhook: receives the unsigned buy at launch and answers {signedTransactions: [raw]} (see the README). Public addresses only; a redirect is signer_refused.',
+    }),
   },
 };
 
@@ -252,9 +262,26 @@ export function buildOpenApiDocument(): Json {
       },
       '/v1/intents/notifications/secret': {
         get: {
-          summary: 'The key that verifies your notification signatures',
-          description: 'Scope intents:read. Webhook notifications carry `x-notification-signature: v1=<hex HMAC-SHA256(secret, "<x-notification-timestamp>.<body>")>`.',
-          responses: { '200': { description: '{secret}' }, ...errorResponses(...COMMON) },
+          summary: 'The key that verifies your webhook signatures',
+          description:
+            'Scope intents:write (whoever holds it can forge our signatures). Sent with `Cache-Control: no-store`. Webhook notifications carry ' +
+            '`x-notification-signature: v1=<hex HMAC-SHA256(secret, "<x-notification-timestamp>.<body>")>`; signing requests carry `x-signing-signature` the same way.',
+          responses: {
+            '200': { description: '{secret}', headers: { 'cache-control': { schema: { type: 'string', enum: ['no-store'] } } }, content: json(signingSecret) },
+            ...errorResponses(...COMMON),
+          },
+        },
+      },
+      '/v1/intents/notifications/secret/rotate': {
+        post: {
+          summary: 'Replace your webhook signing secret',
+          description:
+            'Scope intents:write. No body. Answers the new secret (`Cache-Control: no-store`); from then on every notification and signing request of your tenant, ' +
+            'on every replica, is signed with it, and the old one signs nothing.',
+          responses: {
+            '200': { description: '{secret}: the new secret', headers: { 'cache-control': { schema: { type: 'string', enum: ['no-store'] } } }, content: json(signingSecret) },
+            ...errorResponses(...COMMON),
+          },
         },
       },
       '/v1/simulate': {
@@ -315,7 +342,8 @@ export function buildOpenApiDocument(): Json {
         post: {
           summary: 'Request a payout',
           description:
-            'Scope payouts:write. Claims every unclaimed PENDING entry of the source on that chain and asset into a new payout (status PENDING), atomically: concurrent requests never claim one entry twice. Nothing to claim or a total below the minimum is 409 (details.reason).',
+            'Scope payouts:write. Claims every unclaimed PENDING entry of the source on that chain and asset into a new payout (status PENDING), atomically: concurrent requests never claim one entry twice. Nothing to claim or a total below the minimum is 409 (details.reason). ' +
+            'An admin key paying out a source of another tenant (or an unregistered one) is recorded in the audit log (key, tenant, source, address, amount, time).',
           parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
           requestBody: { required: true, content: json({ $ref: '#/components/schemas/RequestPayout' }) },
           responses: { '201': { description: 'The payout', content: json({ $ref: '#/components/schemas/Payout' }) }, ...errorResponses(...COMMON, 404, 409) },

@@ -30,7 +30,7 @@ import { ContractPipe } from '../http/zod.pipe.js';
 import { ServiceClient } from '../nats/service-client.js';
 
 function viewerOf(req: AuthenticatedRequest): PayoutViewer {
-  return { tenantId: req.principal.tenantId, admin: req.principal.scopes.includes('admin') };
+  return { tenantId: req.principal.tenantId, admin: req.principal.scopes.includes('admin'), keyId: req.principal.keyId };
 }
 
 /** Sends JSON the payout service's database rendered (exact amounts), untouched. */

@@ -45,6 +45,8 @@ const EnvSchema = z.object({
   NOTIFY_TIMEOUT_MS: positiveMs.default(5_000),
   /** Attempts per notification before it is given up (retries back off up to 5 minutes). */
   NOTIFY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(25),
+  /** Delay before the first retry of a notification; each further retry waits twice as long (at most 5 minutes). */
+  NOTIFY_BACKOFF_MS: positiveMs.max(300_000).default(1_000),
   /** How often the launch watcher asks each chain for new blocks (at least once per block time). */
   LAUNCH_POLL_INTERVAL_MS: positiveMs.default(1_000),
   /** Most blocks read per poll (catching up after downtime goes in steps of this). */
@@ -59,6 +61,18 @@ const EnvSchema = z.object({
   EXECUTION_BATCH: z.coerce.number().int().min(1).max(10_000).default(2_000),
   /** Private key that signs eth_sendBundle requests to relays (their reputation system); random per process when unset. */
   RELAY_AUTH_KEY: z.string().regex(/^(0x)?[0-9a-fA-F]{64}$/, 'must be a 32-byte hex private key').optional(),
+  /**
+   * 32-byte hex key sealing the webhook signing master secret stored in the database; unset: a
+   * public development key (the service warns).
+   */
+  SIGNING_SECRETS_KEY: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string()
+      .regex(/^(0x)?[0-9a-fA-F]{64}$/, 'must be a 32-byte hex key (e.g. openssl rand -hex 32)')
+      .transform((v) => Buffer.from(v.replace(/^0x/, ''), 'hex'))
+      .optional(),
+  ),
   LOG_FORMAT: z.enum(['pretty', 'json']).default('pretty'),
   /** Log every NATS request (subject, x-request-id, outcome, duration). */
   LOG_REQUESTS: z

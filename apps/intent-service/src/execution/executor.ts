@@ -3,7 +3,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleD
 import type { SimulationResult, UnsignedTransaction } from '@tradeinfra/contracts';
 import { getAddress } from 'ethers';
 import { PeriodicTask } from '../common/periodic-task.js';
-import { checkWebhookTarget } from '../common/webhook-target.js';
+import { WebhookClient } from '../common/webhook-client.js';
 import { ENV, type IntentServiceEnv, type WatchedChain } from '../config/env.js';
 import { ChainRpc } from '../launch/chain-rpc.js';
 import { SigningSecrets } from '../notifications/signing-secrets.js';
@@ -83,12 +83,13 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly simulation: SimulationClient,
     private readonly relay: OutboxRelay,
     secrets: SigningSecrets,
+    webhooks: WebhookClient,
     @Inject(ENV) private readonly env: IntentServiceEnv,
   ) {
     this.webhookSigner = new WebhookSigner({
       timeoutMs: env.SIGNER_TIMEOUT_MS,
       sign: (tenantId, timestamp, body) => secrets.sign(tenantId, timestamp, body),
-      checkTarget: (url) => checkWebhookTarget(url, env),
+      client: webhooks,
     });
     for (const config of env.watchedChains) {
       if (!config.router) continue;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Transaction, Wallet, getAddress } from 'ethers';
 import type { SigningRequest, UnsignedTransaction } from '@tradeinfra/contracts';
+import { WebhookRefused, WebhookTimeout, type WebhookAnswer, type WebhookClient } from '../common/webhook-client.js';
 import { FailureReason } from './checks.js';
 import { recoverAddress } from './recover.js';
 
@@ -93,26 +94,31 @@ export class DevSigner {
   }
 }
 
+/** Most bytes of a signing webhook's answer read (one signed transaction is at most 128 KiB of hex). */
+const MAX_ANSWER_BYTES = 1024 * 1024;
+
 export interface WebhookSignerOptions {
   timeoutMs: number;
   /** Signs a request body for a tenant: `v1=<hex HMAC>` over "<timestamp>.<body>". */
-  sign(tenantId: string, timestamp: number, body: string): string;
-  /** Throws when the URL may not be called (scheme, private address). */
-  checkTarget(url: URL): Promise<void>;
+  sign(tenantId: string, timestamp: number, body: string): Promise<string>;
+  /** The client for tenant-supplied URLs (address checks at connect time, no redirects). */
+  client: WebhookClient;
 }
 
 /**
  * Asks the intent's signing webhook to sign its buy: one HMAC-signed POST of a SigningRequest,
  * answered within the deadline by `{signedTransactions: [raw, ...]}` in the request's order.
- * Every answer is verified before use.
+ * Every answer is verified before use. A target that may not be called (scheme, or an address
+ * that is not public unless WEBHOOK_ALLOW_PRIVATE) and a 3xx (redirects are not followed) are
+ * `signer_refused`.
  */
 export class WebhookSigner {
   constructor(private readonly options: WebhookSignerOptions) {}
 
   async sign(job: SignJob): Promise<SignResult> {
-    const url = new URL(job.webhookUrl!);
+    let url: URL;
     try {
-      await this.options.checkTarget(url);
+      url = this.options.client.target(job.webhookUrl!);
     } catch (err) {
       return { ok: false, reason: FailureReason.SignerRefused, detail: (err as Error).message };
     }
@@ -130,34 +136,33 @@ export class WebhookSigner {
     };
     const body = JSON.stringify(request);
     const timestamp = Math.floor(Date.now() / 1000);
-    let res: Response;
-    let text: string;
+    let res: WebhookAnswer;
     try {
-      res = await fetch(url, {
-        method: 'POST',
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.options.timeoutMs),
+      res = await this.options.client.post(url, {
+        timeoutMs: this.options.timeoutMs,
+        maxBodyBytes: MAX_ANSWER_BYTES,
         headers: {
           'content-type': 'application/json',
           'user-agent': 'tradeinfra-signer/1',
           'x-signing-request-id': request.id,
           'x-signing-timestamp': String(timestamp),
-          'x-signing-signature': this.options.sign(job.tenantId, timestamp, body),
+          'x-signing-signature': await this.options.sign(job.tenantId, timestamp, body),
         },
         body,
       });
-      text = await res.text();
     } catch (err) {
-      const name = (err as Error).name;
-      if (name === 'TimeoutError' || name === 'AbortError') {
-        return { ok: false, reason: FailureReason.SignerTimeout, detail: `no answer within ${this.options.timeoutMs} ms` };
-      }
+      if (err instanceof WebhookRefused) return { ok: false, reason: FailureReason.SignerRefused, detail: err.message };
+      if (err instanceof WebhookTimeout) return { ok: false, reason: FailureReason.SignerTimeout, detail: `no answer within ${this.options.timeoutMs} ms` };
       return { ok: false, reason: FailureReason.SignerUnreachable, detail: (err as Error).message };
     }
+    if (res.status >= 300 && res.status < 400) {
+      return { ok: false, reason: FailureReason.SignerRefused, detail: `webhook answered ${res.status} (redirects are not followed)` };
+    }
     if (res.status < 200 || res.status >= 300) return { ok: false, reason: FailureReason.SignerRefused, detail: `webhook answered ${res.status}` };
+    if (res.body === null) return { ok: false, reason: FailureReason.SignatureInvalid, detail: `the answer is longer than ${MAX_ANSWER_BYTES} bytes` };
     let answer: { signedTransactions?: unknown };
     try {
-      answer = JSON.parse(text) as typeof answer;
+      answer = JSON.parse(res.body) as typeof answer;
     } catch {
       return { ok: false, reason: FailureReason.SignatureInvalid, detail: 'the answer is not JSON' };
     }

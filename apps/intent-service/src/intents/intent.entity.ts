@@ -127,6 +127,19 @@ export class SettingEntity {
   value!: string;
 }
 
+/** A tenant's webhook signing secret version (its number of rotations); no row: version 0. Never the secret. */
+@Entity({ name: 'signing_secrets', schema: 'intent' })
+export class SigningSecretEntity {
+  @PrimaryColumn('uuid', { name: 'tenant_id' })
+  tenantId!: string;
+
+  @Column('integer')
+  version!: number;
+
+  @Column('timestamptz', { name: 'rotated_at', default: () => 'now()' })
+  rotatedAt!: Date;
+}
+
 /** One Idempotency-Key of one tenant, kept for IDEMPOTENCY_TTL_HOURS. */
 @Entity({ name: 'idempotency_keys', schema: 'intent' })
 export class IdempotencyKeyEntity {

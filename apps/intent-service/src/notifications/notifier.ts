@@ -1,8 +1,9 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type ConsumerConfig, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { INTENT_EVENTS_STREAM, type IntentEvent } from '@tradeinfra/contracts';
-import { checkWebhookTarget, WebhookRefused } from '../common/webhook-target.js';
+import { NATS_TERM_REASON_VERSION, natsVersionAtLeast, requireNatsServerVersion } from '@tradeinfra/service-kit';
+import { WebhookClient, WebhookRefused } from '../common/webhook-client.js';
 import { ENV, type IntentServiceEnv } from '../config/env.js';
 import { EventsPublisher } from '../outbox/events.publisher.js';
 import { SigningSecrets } from './signing-secrets.js';
@@ -10,13 +11,21 @@ import { SigningSecrets } from './signing-secrets.js';
 export const NOTIFIER_CONSUMER = 'intent-notifier';
 const NANOS_PER_MS = 1_000_000;
 const IN_FLIGHT = 32;
+const MAX_BACKOFF_MS = 300_000;
 
+/** The notifier consumer's settings that follow the environment (updated on existing consumers). */
+export function notifierConsumerLimits(env: Pick<IntentServiceEnv, 'NOTIFY_TIMEOUT_MS' | 'NOTIFY_MAX_ATTEMPTS'>): Pick<ConsumerConfig, 'ack_wait' | 'max_deliver'> {
+  return { ack_wait: (env.NOTIFY_TIMEOUT_MS + 10_000) * NANOS_PER_MS, max_deliver: env.NOTIFY_MAX_ATTEMPTS };
+}
 
 /**
  * Delivers every intent status change to the intent's `notificationWebhookUrl`, at least once:
  * a durable JetStream consumer of the outbox's events (shared by the replicas), an HMAC-signed
- * POST per event, ack on 2xx, otherwise redelivery with exponential backoff (1 s … 5 min) up to
- * NOTIFY_MAX_ATTEMPTS. Receivers dedupe on `x-notification-id`.
+ * POST per event, ack on 2xx, otherwise redelivery with exponential backoff (NOTIFY_BACKOFF_MS,
+ * doubling, at most 5 min) for NOTIFY_MAX_ATTEMPTS attempts in all. The end is enforced twice:
+ * the consumer's `max_deliver` (the server stops redelivering) and the delivery count the
+ * service reads on each message (the last attempt is terminated). A refused target (scheme or
+ * address not allowed) is given up at once. Receivers dedupe on `x-notification-id`.
  */
 @Injectable()
 export class Notifier implements OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {
@@ -25,27 +34,38 @@ export class Notifier implements OnApplicationBootstrap, OnModuleDestroy, OnAppl
   private messages: ConsumerMessages | null = null;
   private running: Promise<void> | null = null;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Whether the server understands `+TERM <reason>` (older ones ignore such an ack entirely). */
+  private termReasons = false;
 
   constructor(
     private readonly secrets: SigningSecrets,
     private readonly publisher: EventsPublisher,
+    private readonly webhooks: WebhookClient,
     @Inject(ENV) private readonly env: IntentServiceEnv,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     this.nc = await connect({ servers: this.env.NATS_URL, name: 'intent-notifier', maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+    requireNatsServerVersion(this.nc.info?.version, 'intent-service');
+    this.termReasons = natsVersionAtLeast(this.nc.info?.version, NATS_TERM_REASON_VERSION);
     await this.publisher.ensureStream();
     const jsm = await jetstreamManager(this.nc);
+    const limits = notifierConsumerLimits(this.env);
+    let existing: ConsumerConfig | null = null;
     try {
-      await jsm.consumers.info(INTENT_EVENTS_STREAM, NOTIFIER_CONSUMER);
+      existing = (await jsm.consumers.info(INTENT_EVENTS_STREAM, NOTIFIER_CONSUMER)).config;
     } catch {
       await jsm.consumers.add(INTENT_EVENTS_STREAM, {
         durable_name: NOTIFIER_CONSUMER,
         ack_policy: AckPolicy.Explicit,
         deliver_policy: DeliverPolicy.New,
-        ack_wait: (this.env.NOTIFY_TIMEOUT_MS + 10_000) * NANOS_PER_MS,
         max_ack_pending: 5_000,
+        ...limits,
       });
+    }
+    if (existing && (existing.max_deliver !== limits.max_deliver || existing.ack_wait !== limits.ack_wait)) {
+      await jsm.consumers.update(INTENT_EVENTS_STREAM, NOTIFIER_CONSUMER, limits);
+      this.logger.log(`notifier consumer updated: max_deliver ${existing.max_deliver} → ${limits.max_deliver}`);
     }
     const consumer = await jetstream(this.nc).consumers.get(INTENT_EVENTS_STREAM, NOTIFIER_CONSUMER);
     this.messages = await consumer.consume({ max_messages: IN_FLIGHT });
@@ -68,12 +88,19 @@ export class Notifier implements OnApplicationBootstrap, OnModuleDestroy, OnAppl
     await this.nc?.drain().catch(() => this.nc?.close());
   }
 
+  /** Ends a message for good (the reason goes with it where the server understands one). */
+  private terminate(msg: JsMsg, reason: string): void {
+    if (this.termReasons) msg.term(reason.slice(0, 200));
+    else msg.term();
+  }
+
   private async handle(msg: JsMsg): Promise<void> {
     let event: IntentEvent;
     try {
       event = msg.json<IntentEvent>();
     } catch {
-      msg.term('not JSON');
+      this.logger.warn(`event #${msg.seq} is not JSON: dropped`);
+      this.terminate(msg, 'not JSON');
       return;
     }
     const url = event.intent?.notificationWebhookUrl;
@@ -88,33 +115,30 @@ export class Notifier implements OnApplicationBootstrap, OnModuleDestroy, OnAppl
     } catch (err) {
       if (err instanceof WebhookRefused || attempt >= this.env.NOTIFY_MAX_ATTEMPTS) {
         this.logger.warn(`notification ${event.id} for intent ${event.intent.id} given up after ${attempt} attempt(s): ${(err as Error).message}`);
-        msg.term((err as Error).message.slice(0, 200));
+        this.terminate(msg, (err as Error).message);
       } else {
-        msg.nak(Math.min(1_000 * 2 ** (attempt - 1), 300_000));
+        msg.nak(Math.min(this.env.NOTIFY_BACKOFF_MS * 2 ** (attempt - 1), MAX_BACKOFF_MS));
       }
     }
   }
 
-  /** One signed POST; resolves on 2xx. */
+  /** One signed POST; resolves on 2xx. A 3xx is a failed attempt: redirects are not followed. */
   async deliver(url: string, event: IntentEvent): Promise<void> {
-    const target = new URL(url);
-    await checkWebhookTarget(target, this.env);
     const body = JSON.stringify(event);
     const timestamp = Math.floor(Date.now() / 1000);
-    const res = await fetch(target, {
-      method: 'POST',
-      redirect: 'manual',
-      signal: AbortSignal.timeout(this.env.NOTIFY_TIMEOUT_MS),
+    const res = await this.webhooks.post(url, {
+      timeoutMs: this.env.NOTIFY_TIMEOUT_MS,
+      maxBodyBytes: 4 * 1024,
       headers: {
         'content-type': 'application/json',
         'user-agent': 'tradeinfra-notifier/1',
         'x-notification-id': event.id,
         'x-notification-timestamp': String(timestamp),
-        'x-notification-signature': this.secrets.sign(event.tenantId, timestamp, body),
+        'x-notification-signature': await this.secrets.sign(event.tenantId, timestamp, body),
       },
       body,
     });
-    await res.body?.cancel().catch(() => undefined);
+    if (res.status >= 300 && res.status < 400) throw new Error(`webhook answered ${res.status} (redirects are not followed)`);
     if (res.status < 200 || res.status >= 300) throw new Error(`webhook answered ${res.status}`);
   }
 }

@@ -1,6 +1,6 @@
 import { createServiceDataSource, runMigrations as runMigrationsLocked } from '@tradeinfra/service-kit';
 import type { DataSource } from 'typeorm';
-import { EntryEntity, PayoutEntity, SourceEntity } from '../ledger/ledger.entities.js';
+import { AdminAuditEntity, EntryEntity, PayoutEntity, SourceEntity } from '../ledger/ledger.entities.js';
 import type { PayoutServiceEnv } from '../config/env.js';
 import { migrations } from './migrations/index.js';
 
@@ -19,7 +19,7 @@ export function createDataSource(env: DbEnv): DataSource {
     password: env.PAYOUT_DB_PASSWORD,
     poolSize: env.PAYOUT_DB_POOL_SIZE,
     schema: SCHEMA,
-    entities: [SourceEntity, EntryEntity, PayoutEntity],
+    entities: [SourceEntity, EntryEntity, PayoutEntity, AdminAuditEntity],
     migrations,
     appName: 'payout-service',
   });

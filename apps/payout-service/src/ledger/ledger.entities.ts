@@ -71,6 +71,53 @@ export class EntryEntity {
   createdAt!: Date;
 }
 
+/**
+ * What an operator (`admin` key) did to a source of another tenant (or of none): who, what,
+ * when, and where the money goes. Written in the same transaction as the action.
+ */
+@Entity({ name: 'admin_audit', schema: 'payout' })
+@Index('admin_audit_source_idx', ['sourceId', 'at'])
+export class AdminAuditEntity {
+  @PrimaryColumn('uuid')
+  id!: string;
+
+  @Column('timestamptz', { default: () => 'now()' })
+  at!: Date;
+
+  /** The API key that acted, and its tenant. */
+  @Column('uuid', { name: 'key_id', nullable: true })
+  keyId!: string | null;
+
+  @Column('uuid', { name: 'tenant_id' })
+  tenantId!: string;
+
+  /** e.g. `payout.request`. */
+  @Column('text')
+  action!: string;
+
+  @Column('text', { name: 'source_id' })
+  sourceId!: string;
+
+  /** The source's tenant (null: the source is not registered). */
+  @Column('uuid', { name: 'source_tenant_id', nullable: true })
+  sourceTenantId!: string | null;
+
+  @Column('uuid', { name: 'payout_id', nullable: true })
+  payoutId!: string | null;
+
+  @Column('text', { nullable: true })
+  address!: string | null;
+
+  @Column('integer', { name: 'chain_id', nullable: true })
+  chainId!: number | null;
+
+  @Column('text', { nullable: true })
+  asset!: string | null;
+
+  @Column('numeric', { nullable: true })
+  amount!: string | null;
+}
+
 /** A payout request: the entries it claimed and where it stands. */
 @Entity({ name: 'payouts', schema: 'payout' })
 @Check('payouts_status_check', "status IN ('PENDING', 'TX_PENDING', 'PAID', 'TX_FAILED')")

@@ -62,11 +62,26 @@ describe('LedgerService.validateEvent', () => {
 
 describe('LedgerService.checkSource', () => {
   it('shows a tenant its own registered sources only; operators any known source', async () => {
-    await expect(service.checkSource({ tenantId: TENANT, admin: false }, 'mine')).resolves.toBeUndefined();
+    await expect(service.checkSource({ tenantId: TENANT, admin: false }, 'mine')).resolves.toBe(TENANT);
     for (const source of ['orphan', 'unknown']) {
       await expect(service.checkSource({ tenantId: TENANT, admin: false }, source)).rejects.toMatchObject({ code: PayoutErrorCode.NotFound });
     }
-    await expect(service.checkSource({ tenantId: TENANT, admin: true }, 'orphan')).resolves.toBeUndefined();
+    await expect(service.checkSource({ tenantId: TENANT, admin: true }, 'orphan')).resolves.toBeNull();
     await expect(service.checkSource({ tenantId: TENANT, admin: true }, 'unknown')).rejects.toMatchObject({ code: PayoutErrorCode.NotFound });
+  });
+});
+
+describe('LedgerService.apply', () => {
+  it('keeps the first event seen with an id, in arrival order, whatever the later ones say', async () => {
+    const inserted: { event: { id: string; amount: string } }[][] = [];
+    const recording = new LedgerService({ insertEntries: async (rows: { event: { id: string; amount: string } }[]) => (inserted.push(rows), rows.length) } as unknown as LedgerRepository, env);
+    const a = '0190f3a2-7b1c-7def-8abc-00000000000a';
+    const b = '0190f3a2-7b1c-7def-8abc-00000000000b';
+    const events = [event({ id: b, amount: '2' }), event({ id: a, amount: '1.5' }), event({ id: b, amount: '9' }), event({ id: a, amount: '0.1' })];
+    expect(await recording.apply(events.map((e) => service.validateEvent(e)))).toBe(2);
+    expect(inserted[0]!.map((r) => [r.event.id, r.event.amount])).toEqual([
+      [a, '1.5'],
+      [b, '2'],
+    ]);
   });
 });

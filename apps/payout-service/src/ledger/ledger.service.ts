@@ -44,10 +44,16 @@ export class LedgerService {
     return event;
   }
 
-  /** Applies a batch of valid events; returns how many made a new entry (the rest were seen before). */
+  /**
+   * Applies a batch of valid events, in the order they arrived; returns how many made a new
+   * entry. The first event seen with an id wins: a later one with the same id (in this batch,
+   * as in any later batch) makes nothing, whatever its amount.
+   */
   apply(events: MevCaptureEvent[]): Promise<number> {
+    const firstSeen = new Map<string, MevCaptureEvent>();
+    for (const event of events) if (!firstSeen.has(event.id)) firstSeen.set(event.id, event);
     // Sorted by event id: replicas inserting overlapping batches take row locks in one order.
-    const sorted = [...events].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const sorted = [...firstSeen.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return this.ledger.insertEntries(sorted.map((event) => ({ id: uuidv7(), event })));
   }
 
@@ -91,10 +97,14 @@ export class LedgerService {
     return { id: source, tenantId: tenant };
   }
 
-  /** The viewer may act on the source: operators always; a tenant only on its own registered source. */
-  async checkSource(viewer: PayoutViewer, source: string): Promise<void> {
+  /**
+   * The viewer may act on the source: operators always; a tenant only on its own registered
+   * source. Returns the source's tenant (null: not registered).
+   */
+  async checkSource(viewer: PayoutViewer, source: string): Promise<string | null> {
     const tenant = await this.ledger.sourceTenant(source);
     const visible = viewer.admin ? tenant !== undefined : tenant === viewer.tenantId;
-    if (!visible) throw new PayoutError(PayoutErrorCode.NotFound, `Source ${source} not found`);
+    if (!visible || tenant === undefined) throw new PayoutError(PayoutErrorCode.NotFound, `Source ${source} not found`);
+    return tenant;
   }
 }

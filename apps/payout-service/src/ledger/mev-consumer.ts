@@ -9,6 +9,7 @@ import {
   MEV_CAPTURE_SUBJECTS,
   type MevCaptureEvent,
 } from '@tradeinfra/contracts';
+import { NATS_TERM_REASON_VERSION, natsVersionAtLeast, requireNatsServerVersion } from '@tradeinfra/service-kit';
 import { ENV, type PayoutServiceEnv } from '../config/env.js';
 import { PayoutError } from '../payouts/payouts.errors.js';
 import { LedgerService } from './ledger.service.js';
@@ -29,6 +30,8 @@ export class MevConsumer implements OnApplicationBootstrap, OnModuleDestroy, OnA
   private js: JetStreamClient | null = null;
   private running: Promise<void> | null = null;
   private stopped = false;
+  /** Whether the server understands `+TERM <reason>` (older ones ignore such an ack entirely). */
+  private termReasons = false;
   /** Events applied since start (new entries), for logs and benchmarks. */
   applied = 0;
 
@@ -39,6 +42,8 @@ export class MevConsumer implements OnApplicationBootstrap, OnModuleDestroy, OnA
 
   async onApplicationBootstrap(): Promise<void> {
     this.nc = await connect({ servers: this.env.NATS_URL, name: 'payout-service-ingest', maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+    requireNatsServerVersion(this.nc.info?.version, 'payout-service');
+    this.termReasons = natsVersionAtLeast(this.nc.info?.version, NATS_TERM_REASON_VERSION);
     this.js = jetstream(this.nc);
     const consumer = await this.ensureStreamsAndConsumer();
     this.running = this.loop(consumer);
@@ -110,9 +115,9 @@ export class MevConsumer implements OnApplicationBootstrap, OnModuleDestroy, OnA
       }
       await this.deadLetter(msg, reason);
     }
-    const unique = new Map(valid.map((v) => [v.event.id, v.event]));
     try {
-      this.applied += await this.ledger.apply([...unique.values()]);
+      // In stream order: the first event seen with an id wins (see LedgerService.apply).
+      this.applied += await this.ledger.apply(valid.map((v) => v.event));
     } catch (err) {
       for (const v of valid) v.msg.nak(1_000);
       throw err;
@@ -129,7 +134,9 @@ export class MevConsumer implements OnApplicationBootstrap, OnModuleDestroy, OnA
       JSON.stringify({ reason, subject: msg.subject, streamSequence: msg.seq, receivedAt: new Date().toISOString(), data: msg.string() }),
       { headers: h, msgID: `dlq-${msg.seq}` },
     );
-    msg.term(reason.slice(0, 200));
+    // The reason is in the dead letter; older servers ignore a `+TERM <reason>` altogether.
+    if (this.termReasons) msg.term(reason.slice(0, 200));
+    else msg.term();
     this.logger.warn(`dead-lettered event #${msg.seq}: ${reason}`);
   }
 }

@@ -1,7 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
-export type ClaimOutcome = { json: string } | { none: true } | { belowMinimum: string };
+export type ClaimOutcome = { json: string; total: string } | { none: true } | { belowMinimum: string };
+
+/** An operator's claim on a source that is not its own tenant's: recorded in `payout.admin_audit`. */
+export interface ClaimAudit {
+  id: string;
+  keyId: string | null;
+  tenantId: string;
+  sourceTenantId: string | null;
+}
 
 /** The only class that touches the payout table (and the entries' claim columns). */
 @Injectable()
@@ -11,9 +19,10 @@ export class PayoutsRepository {
   /**
    * Claims every unclaimed PENDING entry of (source, chain, asset) into a new payout, in one
    * transaction. Rows another request is claiming are skipped, so no entry is claimed twice.
-   * Nothing to claim, or a total below `minimum`, rolls everything back.
+   * Nothing to claim, or a total below `minimum`, rolls everything back. With `audit`, the
+   * audit row is written in the same transaction as the payout (one never exists without the other).
    */
-  async claim(p: { id: string; sourceId: string; address: string; chainId: number; asset: string; minimum: string }): Promise<ClaimOutcome> {
+  async claim(p: { id: string; sourceId: string; address: string; chainId: number; asset: string; minimum: string; audit: ClaimAudit | null }): Promise<ClaimOutcome> {
     const runner = this.db.createQueryRunner();
     await runner.connect();
     await runner.startTransaction();
@@ -39,8 +48,15 @@ export class PayoutsRepository {
       );
       const row = rows[0]!;
       if (row.json) {
+        if (p.audit) {
+          await runner.query(
+            `INSERT INTO payout.admin_audit (id, key_id, tenant_id, action, source_id, source_tenant_id, payout_id, address, chain_id, asset, amount)
+             VALUES ($1, $2, $3, 'payout.request', $4, $5, $6, $7, $8, $9, $10)`,
+            [p.audit.id, p.audit.keyId, p.audit.tenantId, p.sourceId, p.audit.sourceTenantId, p.id, p.address, p.chainId, p.asset, row.total],
+          );
+        }
         await runner.commitTransaction();
-        return { json: row.json };
+        return { json: row.json, total: row.total! };
       }
       await runner.rollbackTransaction();
       return Number(row.n) === 0 ? { none: true } : { belowMinimum: row.total! };

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   parseInput,
   PayoutTransitionSchema,
@@ -17,17 +17,23 @@ import { PayoutsRepository } from './payouts.repository.js';
 
 @Injectable()
 export class PayoutsService {
+  private readonly logger = new Logger(PayoutsService.name);
+
   constructor(
     private readonly payouts: PayoutsRepository,
     private readonly ledger: LedgerService,
     @Inject(ENV) private readonly env: PayoutServiceEnv,
   ) {}
 
-  /** Claims the source's unclaimed PENDING entries of that chain and asset into a new payout. */
+  /**
+   * Claims the source's unclaimed PENDING entries of that chain and asset into a new payout.
+   * An operator claiming a source of another tenant (or an unregistered one) is audited: a row
+   * in `payout.admin_audit`, in the claim's transaction, and a log line.
+   */
   async request(viewer: PayoutViewer, sourceId: unknown, body: unknown): Promise<RawJsonReply> {
     const source = parseInput(sourceIdSchema(), sourceId);
     const req = parseInput(RequestPayoutSchema, body);
-    await this.ledger.checkSource(viewer, source);
+    const sourceTenant = await this.ledger.checkSource(viewer, source);
     if (!this.env.PAYOUT_CHAIN_IDS.includes(req.chainId)) {
       throw invalidField('chainId', `must be one of the supported chains: ${this.env.PAYOUT_CHAIN_IDS.join(', ')}`);
     }
@@ -42,8 +48,18 @@ export class PayoutsService {
       throw invalidField('address', 'has an invalid EIP-55 checksum');
     }
     const minimum = this.env.PAYOUT_MINIMUMS.get(req.asset) ?? '0';
-    const outcome = await this.payouts.claim({ id: uuidv7(), sourceId: source, address, chainId: req.chainId, asset: req.asset, minimum });
-    if ('json' in outcome) return { json: outcome.json };
+    const id = uuidv7();
+    const audit = viewer.admin && sourceTenant !== viewer.tenantId ? { id: uuidv7(), keyId: viewer.keyId ?? null, tenantId: viewer.tenantId, sourceTenantId: sourceTenant } : null;
+    const outcome = await this.payouts.claim({ id, sourceId: source, address, chainId: req.chainId, asset: req.asset, minimum, audit });
+    if ('json' in outcome) {
+      if (audit) {
+        this.logger.warn(
+          `admin audit: key ${audit.keyId ?? '-'} of tenant ${audit.tenantId} requested payout ${id} of source ${source} ` +
+            `(tenant ${sourceTenant ?? 'none'}): ${outcome.total} ${req.asset} on chain ${req.chainId} to ${address}`,
+        );
+      }
+      return { json: outcome.json };
+    }
     if ('none' in outcome) {
       throw new PayoutError(PayoutErrorCode.Conflict, `Source ${source} has no unclaimed PENDING ${req.asset} entries on chain ${req.chainId}`, {
         reason: 'nothing_to_pay',
