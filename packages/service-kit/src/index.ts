@@ -46,23 +46,42 @@ export function createLogger(name: string, env: LogSettings, levels: LogLevel[] 
 }
 
 /**
- * What to log about a failure: for a database error its SQLSTATE code and message only (never the
- * statement or its parameters, which TypeORM's QueryFailedError carries), else the stack.
+ * What to log about a failure: for a database error its SQLSTATE code, its message with every
+ * quoted value elided (Postgres quotes the offending input: `invalid input syntax for type
+ * uuid: "…"`) and the table/column/constraint it names; never the statement or its parameters,
+ * which TypeORM's QueryFailedError carries. Anything else: its stack.
  */
 export function describeError(err: unknown): string {
   const db = databaseErrorOf(err);
-  if (db) return `database error ${db.code}: ${db.message.slice(0, 300)}`;
-  return (err as Error | null)?.stack ?? String(err);
+  if (!db) return (err as Error | null)?.stack ?? String(err);
+  const where = (['table', 'column', 'constraint', 'routine'] as const)
+    .filter((k) => typeof db[k] === 'string' && db[k])
+    .map((k) => `${k} ${db[k]}`);
+  const message = db.message.replace(/"[^"]*"/g, '"…"').slice(0, 300);
+  return `database error ${db.code}: ${message}${where.length > 0 ? ` (${where.join(', ')})` : ''}`;
+}
+
+interface DriverError {
+  code: string;
+  message: string;
+  table?: unknown;
+  column?: unknown;
+  constraint?: unknown;
+  routine?: unknown;
 }
 
 /** The driver's error inside a TypeORM error, or the pg error itself; null when it is not a database error. */
-function databaseErrorOf(err: unknown): { code: string; message: string } | null {
+function databaseErrorOf(err: unknown): DriverError | null {
   const e = err as { driverError?: unknown; query?: unknown } | null;
   if (e === null || typeof e !== 'object') return null;
-  const driver = (e.driverError ?? e) as { code?: unknown; message?: unknown; severity?: unknown };
+  const driver = (e.driverError ?? e) as Partial<DriverError> & { code?: unknown; message?: unknown };
   const sqlState = typeof driver.code === 'string' && /^[0-9A-Z]{5}$/.test(driver.code);
   if (!sqlState && e.driverError === undefined && e.query === undefined) return null;
-  return { code: sqlState ? (driver.code as string) : 'unknown', message: typeof driver.message === 'string' ? driver.message : 'query failed' };
+  return {
+    ...driver,
+    code: sqlState ? (driver.code as string) : 'unknown',
+    message: typeof driver.message === 'string' ? driver.message : 'query failed',
+  };
 }
 
 /** An error a service means to send: it knows its wire form. */

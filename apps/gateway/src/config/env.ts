@@ -28,8 +28,9 @@ const EnvSchema = z.object({
   /**
    * Token bucket per client address for requests without a known-good key (missing, unknown,
    * revoked, or not yet seen by this replica), taken before the key lookup. Per gateway replica.
+   * The rate may be a fraction (0.5: one request every 2 s).
    */
-  UNAUTH_RATE_LIMIT_PER_SECOND: int(1).default(10),
+  UNAUTH_RATE_LIMIT_PER_SECOND: z.coerce.number().positive().max(1_000_000).default(10),
   UNAUTH_RATE_LIMIT_BURST: int(1).default(100),
   /** How long an unknown key is remembered (no database lookup when it comes again). */
   UNKNOWN_KEY_CACHE_TTL_MS: int(0, 3_600_000).default(60_000),
