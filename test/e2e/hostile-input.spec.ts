@@ -1,6 +1,6 @@
 import { gzipSync, deflateSync } from 'node:zlib';
 import { randomUUID } from 'node:crypto';
-import { within } from '@tradeinfra/test-support';
+import { eventually, within } from '@tradeinfra/test-support';
 import { intentBody, Stack, WALLET, type HttpResponse } from './harness.js';
 import { httpRequest, rawRequest, type RawResponse } from './raw-http.js';
 
@@ -220,6 +220,20 @@ describe('hostile input', () => {
       const bomb = gzipSync(Buffer.alloc(16 * 1024 * 1024, 0x20));
       expect(bomb.length).toBeLessThan(64 * 1024);
       expect(parsed(await raw(post({ 'content-encoding': 'gzip' }, bomb)))).toMatchObject({ status: 413, body: { name: 'PayloadTooLarge' } });
+    });
+
+    it('an event stream opened with a body, or dropped at once, gives its slot back (5 per key)', async () => {
+      const key = await stack.createKey({ scopes: ['intents:read'] });
+      for (let i = 0; i < 12; i++) {
+        const withBody = i % 2 === 0;
+        const request = httpRequest('GET', '/v1/intents/events', { 'x-api-key': key, ...(withBody ? { 'content-type': 'application/json' } : {}) }, withBody ? '{}' : '');
+        // The client reads the headers, then hangs up (the gateway sees it an instant later).
+        const res = await eventually(`stream ${i} to open`, async () => {
+          const r = await raw(request);
+          return r.status === 200 ? r : undefined;
+        }, 3_000);
+        expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
+      }
     });
 
     it('the gateway is still ready after all of it', async () => {

@@ -17,6 +17,8 @@ export interface RawOptions {
   timeoutMs?: number;
   /** Bytes written after the first chunk, one every `dripMs` (a slow client). */
   drip?: { bytes: Buffer; everyMs: number };
+  /** A HEAD request: the response has headers only, whatever its Content-Length says. */
+  head?: boolean;
 }
 
 /**
@@ -34,7 +36,7 @@ export function rawRequest(baseUrl: string, request: string | Buffer, options: R
     let drip: NodeJS.Timeout | undefined;
     const finish = (closed: boolean) => {
       if (settled) return;
-      const parsed = parse(data);
+      const parsed = parse(data, options.head ?? false);
       if (!parsed && !closed) return;
       settled = true;
       clearTimeout(timer);
@@ -62,21 +64,32 @@ export function rawRequest(baseUrl: string, request: string | Buffer, options: R
   });
 }
 
-/** The first complete response in `data` (Content-Length framed), or null while incomplete. */
-function parse(data: Buffer): Omit<RawResponse, 'closed' | 'ms'> | null {
-  const end = data.indexOf('\r\n\r\n');
-  if (end < 0) return null;
-  const [statusLine, ...lines] = data.subarray(0, end).toString('latin1').split('\r\n');
-  const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine ?? '')?.[1] ?? 0);
-  const headers: Record<string, string> = {};
-  for (const line of lines) {
-    const colon = line.indexOf(':');
-    if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+/**
+ * The first complete final response in `data` (interim 1xx responses skipped; the body framed by
+ * Content-Length; none for HEAD, 204 and 304, or when the response is streamed without a
+ * length), or null while incomplete.
+ */
+function parse(data: Buffer, head: boolean): Omit<RawResponse, 'closed' | 'ms'> | null {
+  for (;;) {
+    const end = data.indexOf('\r\n\r\n');
+    if (end < 0) return null;
+    const [statusLine, ...lines] = data.subarray(0, end).toString('latin1').split('\r\n');
+    const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine ?? '')?.[1] ?? 0);
+    if (status >= 100 && status < 200) {
+      data = data.subarray(end + 4);
+      continue;
+    }
+    const headers: Record<string, string> = {};
+    for (const line of lines) {
+      const colon = line.indexOf(':');
+      if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+    }
+    const bodiless = head || status === 204 || status === 304 || headers['content-length'] === undefined;
+    const length = bodiless ? 0 : Number(headers['content-length']);
+    const body = data.subarray(end + 4);
+    if (body.length < length) return null;
+    return { status, headers, body: body.subarray(0, length).toString('utf8') };
   }
-  const length = headers['content-length'] === undefined ? 0 : Number(headers['content-length']);
-  const body = data.subarray(end + 4);
-  if (body.length < length) return null;
-  return { status, headers, body: body.subarray(0, length).toString('utf8') };
 }
 
 /** `METHOD path HTTP/1.1` with `headers` and `body`, Content-Length as given (or the body's). */

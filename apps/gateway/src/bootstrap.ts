@@ -81,7 +81,9 @@ export async function createGateway(
   app.use(app.get(Metrics).middleware());
   if (env.LOG_REQUESTS) app.use(requestLog());
   app.use(rawBody({ limit: env.BODY_LIMIT_BYTES, byPath: { '/v1/simulate': env.SIMULATE_BODY_LIMIT_BYTES }, timeoutMs: env.BODY_TIMEOUT_MS }));
-  app.use('/docs/assets', express.static(swaggerUi.getAbsoluteFSPath(), { index: false, fallthrough: false }));
+  const assets = express.static(swaggerUi.getAbsoluteFSPath(), { index: false, fallthrough: true });
+  // Other methods, and files it does not have, fall through to the error object (404).
+  app.use('/docs/assets', ((req, res, next) => (req.method === 'GET' || req.method === 'HEAD' ? assets(req, res, next) : next())) as RequestHandler);
   app.useGlobalFilters(new HttpErrorFilter());
   app.useGlobalInterceptors(new JsonBodyInterceptor());
   app.enableShutdownHooks();

@@ -59,6 +59,6 @@ describe('sendError', () => {
     const plain = send(new GatewayError(ErrorName.ServiceUnavailable, 'down'));
     expect(plain).toMatchObject({ status: 503, headers: { 'retry-after': '1' }, body: { error: true, name: 'ServiceUnavailable' } });
     expect(send(new GatewayError(ErrorName.ServiceUnavailable, 'down', null, { 'retry-after': '7' })).headers['retry-after']).toBe('7');
-    expect(send(new GatewayError(ErrorName.NotFound, 'gone')).headers).toEqual({});
+    expect(send(new GatewayError(ErrorName.NotFound, 'gone')).headers).toEqual({ 'content-type': 'application/json; charset=utf-8' });
   });
 });

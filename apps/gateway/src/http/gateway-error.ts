@@ -82,5 +82,7 @@ export function sendError(res: Response, error: GatewayError): void {
     return;
   }
   for (const [name, value] of Object.entries({ ...defaultHeaders(error.name), ...error.headers })) res.setHeader(name, value);
+  // Explicitly: a route may have set another content type (text/html on /docs) before it failed.
+  res.setHeader('content-type', 'application/json; charset=utf-8');
   res.status(httpStatusOf(error.name)).json(error.body());
 }
