@@ -62,7 +62,7 @@ export function rawBody(limits: BodyLimits): RequestHandler {
       source.removeListener('data', onData);
       if (decoder) req.unpipe(decoder);
       if (error) return refuse(req, res, error, limits.timeoutMs);
-      req.body = Buffer.concat(chunks, size);
+      if (size > 0) req.body = Buffer.concat(chunks, size); // an empty chunked body is no body
       next();
     };
     const onData = (chunk: Buffer) => {
