@@ -44,8 +44,9 @@ function requestLog(): RequestHandler {
  * the connection.
  */
 function answerClientErrors(server: Server): void {
-  server.on('clientError', (err: Error & { code?: string }, socket: Duplex) => {
-    if (err.code === 'ECONNRESET' || !socket.writable) {
+  server.on('clientError', (err: Error & { code?: string }, socket: Duplex & { _httpMessage?: { headersSent?: boolean } | null }) => {
+    // As Node's own handler: no answer on a dead socket, nor into a response already being written.
+    if (err.code === 'ECONNRESET' || !socket.writable || socket._httpMessage?.headersSent) {
       socket.destroy();
       return;
     }
