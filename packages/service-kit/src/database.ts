@@ -4,8 +4,9 @@ import { DataSource, type Logger as TypeOrmLogger, type MixedList, type EntitySc
 /**
  * TypeORM's log, without SQL: TypeORM's own loggers print a failing statement with its
  * parameters (values clients sent). A failed query is logged by whoever handles the error, with
- * its request id, as SQLSTATE code and message only (see `describeError`); here only schema,
- * migration and driver messages are passed on.
+ * its request id, as SQLSTATE code and message only (see `describeError`). Passed on: TypeORM's
+ * warnings; a slow query's duration. Schema and migration chatter stays out, as before (the
+ * migrate scripts report what they applied).
  */
 export class SafeQueryLogger implements TypeOrmLogger {
   private readonly logger = new Logger('Database');
@@ -15,15 +16,10 @@ export class SafeQueryLogger implements TypeOrmLogger {
   logQuerySlow(time: number): void {
     this.logger.warn(`slow query: ${time} ms`);
   }
-  logSchemaBuild(message: string): void {
-    this.logger.log(message);
-  }
-  logMigration(message: string): void {
-    this.logger.log(message);
-  }
+  logSchemaBuild(): void {}
+  logMigration(): void {}
   log(level: 'log' | 'info' | 'warn', message: unknown): void {
     if (level === 'warn') this.logger.warn(String(message));
-    else this.logger.log(String(message));
   }
 }
 
