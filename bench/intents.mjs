@@ -297,7 +297,7 @@ async function main() {
     readyTimeoutMs: 30_000,
   });
   await service.ready;
-  // The gateway is ready only when every service answers; these two stay idle during the bench.
+  // The whole product runs, as in production; these two stay idle during the bench.
   for (const other of ['simulation-service', 'payout-service']) {
     await children.start(other, process.execPath, [join(ROOT, `apps/${other}/dist/main.js`)], {
       cwd: ROOT,

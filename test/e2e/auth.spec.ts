@@ -296,9 +296,20 @@ describe('gateway auth, limits and operational endpoints', () => {
       expect(res.headers.get('x-request-id')).toBeTruthy();
     });
 
-    it('GET /ready → 200 while Postgres and the intent service answer', async () => {
+    it('GET /ready → 200 while Postgres and NATS answer', async () => {
       const res = await req('GET', '/ready');
       expect(`${res.status} ${res.text.slice(0, 300)}`).toMatch(/^200 /);
+      expect(res.body).toEqual({ status: 'ok', checks: { database: 'up', nats: 'up' } });
+    });
+
+    it('GET /health/services → each service up, with its latency', async () => {
+      const res = await req('GET', '/health/services');
+      expect(res.status).toBe(200);
+      expect(res.body.status).toBe('ok');
+      for (const name of ['intent-service', 'simulation-service', 'payout-service']) {
+        expect(res.body.services[name]).toEqual({ state: 'up', latencyMs: expect.any(Number) });
+        expect(res.body.services[name].latencyMs).toBeLessThan(1000);
+      }
     });
 
     it('GET /metrics → Prometheus text with http_requests_total, and no API key in it', async () => {
@@ -337,16 +348,23 @@ describe('gateway auth, limits and operational endpoints', () => {
 
   // Last: it takes the intent service away and brings it back.
   describe('without the intent service', () => {
-    it('/ready is not 200 and /v1 answers 503 ServiceUnavailable promptly; both recover with a replica', async () => {
+    it('/ready stays 200 (the gateway itself is fine), /health/services shows it down, /v1 answers 503 with Retry-After promptly; all recover with a replica', async () => {
       const id = await createIntent();
       for (const app of stack.intentReplicas.splice(0)) await app.close();
       const ready = await req('GET', '/ready');
-      expect(ready.status).toBe(503);
+      expect(ready.status).toBe(200);
+      const services = await req('GET', '/health/services');
+      expect(services.status).toBe(200);
+      expect(services.body.status).toBe('degraded');
+      expect(services.body.services['intent-service']).toEqual({ state: 'down', latencyMs: null });
+      expect(services.body.services['payout-service'].state).toBe('up');
       const started = Date.now();
-      expectErrorObject(await req('GET', `/v1/intent/${id}`, { key: writer }), 503, 'ServiceUnavailable');
+      const down = await req('GET', `/v1/intent/${id}`, { key: writer });
+      expectErrorObject(down, 503, 'ServiceUnavailable');
+      expect(down.headers.get('retry-after')).toMatch(/^\d+$/);
       expect(Date.now() - started).toBeLessThan(3_000);
       await stack.addIntentReplica();
-      await until('/ready to answer 200 again', async () => (await req('GET', '/ready')).status === 200, 5_000);
+      await until('the intent service to be up again', async () => (await req('GET', '/health/services')).body.services['intent-service'].state === 'up', 5_000);
       expect((await req('GET', `/v1/intent/${id}`, { key: writer })).status).toBe(200);
     });
   });

@@ -52,12 +52,13 @@ describe('transactional outbox across a NATS outage', () => {
     expect((await stack.request('GET', `/v1/intent/${id}`, { key })).body.status).toBe('expired');
   });
 
-  it('answers 503 while no intent-service replica is reachable', async () => {
+  it('answers 503 while NATS (so every intent-service replica) is unreachable', async () => {
     await stack.nats.stop();
     try {
       const res = await stack.request('GET', '/ready');
       expect(res.status).toBe(503);
-      expect(res.body.checks).toMatchObject({ database: 'up', intentService: 'down' });
+      expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(res.body.checks).toEqual({ database: 'up', nats: 'down' });
       const create = await stack.request('POST', '/v1/intent', { key, body: intentBody() });
       expect([503, 504]).toContain(create.status);
       expect(create.body.error).toBe(true);

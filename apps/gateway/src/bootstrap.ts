@@ -1,32 +1,69 @@
 import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { ConsoleLogger, Logger, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { ErrorName, REQUEST_ID_HEADER } from '@tradeinfra/contracts';
+import { createLogger as serviceLogger } from '@tradeinfra/service-kit';
 import express, { type RequestHandler } from 'express';
 import swaggerUi from 'swagger-ui-dist';
 import { AppModule } from './app.module.js';
 import type { GatewayEnv } from './config/env.js';
+import { rawBody } from './http/body.js';
 import { HttpErrorFilter } from './http/exception.filter.js';
-import { JsonBodyInterceptor, rawBody, requestId, requestIdOf } from './http/request-context.js';
+import { GatewayError, httpStatusOf } from './http/gateway-error.js';
+import { JsonBodyInterceptor, requestId, requestIdOf } from './http/request-context.js';
 import { Metrics } from './metrics/metrics.js';
 
+/** `[gateway]`-prefixed lines, or JSON lines with `service: "gateway"` with LOG_FORMAT=json. */
 export function createLogger(env: Pick<GatewayEnv, 'LOG_FORMAT'>, levels?: LogLevel[]): ConsoleLogger {
-  return new ConsoleLogger({
-    prefix: 'gateway',
-    json: env.LOG_FORMAT === 'json',
-    logLevels: levels ?? ['fatal', 'error', 'warn', 'log'],
-  });
+  return serviceLogger('gateway', env, levels);
 }
 
+/**
+ * One line per request: method, path, status, duration, request id. The path only: a query
+ * string can hold a key (`?api_key=…`) or other secrets, and is never logged.
+ */
 function requestLog(): RequestHandler {
   const logger = new Logger('Request');
   return (req, res, next) => {
     const started = performance.now();
+    const path = req.originalUrl.split('?')[0]!.slice(0, 512);
     res.on('finish', () =>
-      logger.log(`${req.method} ${req.originalUrl} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms request=${requestIdOf(req)}`),
+      logger.log(`${req.method} ${path} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms request=${requestIdOf(req)}`),
     );
     next();
   };
+}
+
+/**
+ * Answers what Node's HTTP parser refuses before any route runs (a malformed request line or
+ * header, headers too large, headers or body too slow) with the error object too, then closes
+ * the connection.
+ */
+function answerClientErrors(server: Server): void {
+  server.on('clientError', (err: Error & { code?: string }, socket: Duplex & { _httpMessage?: { headersSent?: boolean } | null }) => {
+    // As Node's own handler: no answer on a dead socket, nor into a response already being written.
+    if (err.code === 'ECONNRESET' || !socket.writable || socket._httpMessage?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const error =
+      err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new GatewayError(ErrorName.RequestTimeout, 'The request did not arrive in time')
+        : err.code === 'HPE_HEADER_OVERFLOW'
+          ? new GatewayError(ErrorName.Validation, 'Request headers are too large', [{ path: 'headers', message: 'are too large' }])
+          : new GatewayError(ErrorName.Validation, 'Malformed HTTP request', [{ path: '', message: 'is not a well-formed HTTP/1.1 request' }]);
+    const body = JSON.stringify(error.body());
+    const status = httpStatusOf(error.name);
+    socket.end(
+      `HTTP/1.1 ${status} ${status === 408 ? 'Request Timeout' : 'Bad Request'}\r\n` +
+        `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+        `${REQUEST_ID_HEADER}: ${randomUUID()}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  });
 }
 
 /** The public HTTP gateway, listening on env.PORT (0: any free port). */
@@ -40,18 +77,26 @@ export async function createGateway(
   });
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.set('trust proxy', env.TRUST_PROXY);
   app.use(requestId());
   app.use(app.get(Metrics).middleware());
   if (env.LOG_REQUESTS) app.use(requestLog());
-  app.use(rawBody(env.BODY_LIMIT_BYTES, { '/v1/simulate': env.SIMULATE_BODY_LIMIT_BYTES }));
-  app.use('/docs/assets', express.static(swaggerUi.getAbsoluteFSPath(), { index: false, fallthrough: false }));
+  app.use(rawBody({ limit: env.BODY_LIMIT_BYTES, byPath: { '/v1/simulate': env.SIMULATE_BODY_LIMIT_BYTES }, timeoutMs: env.BODY_TIMEOUT_MS }));
+  const assets = express.static(swaggerUi.getAbsoluteFSPath(), { index: false, fallthrough: true });
+  // Other methods, and files it does not have, fall through to the error object (404).
+  app.use('/docs/assets', ((req, res, next) => (req.method === 'GET' || req.method === 'HEAD' ? assets(req, res, next) : next())) as RequestHandler);
   app.useGlobalFilters(new HttpErrorFilter());
   app.useGlobalInterceptors(new JsonBodyInterceptor());
   app.enableShutdownHooks();
-  await app.listen(env.PORT, env.HOST);
-  const server = app.getHttpServer();
-  server.requestTimeout = 30_000;
-  server.headersTimeout = 10_000;
+  const server: Server = app.getHttpServer();
+  // Headers must arrive within HEADERS_TIMEOUT_MS; the body within BODY_TIMEOUT_MS of them
+  // (`rawBody`); Node's own bound on the whole request sits behind both. Node checks its two
+  // every `connectionsCheckingInterval` (set before listen, when the checker starts).
+  server.headersTimeout = env.HEADERS_TIMEOUT_MS;
+  server.requestTimeout = env.HEADERS_TIMEOUT_MS + env.BODY_TIMEOUT_MS + 5_000;
   server.keepAliveTimeout = 65_000;
+  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.min(1_000, env.HEADERS_TIMEOUT_MS);
+  answerClientErrors(server);
+  await app.listen(env.PORT, env.HOST);
   return app;
 }

@@ -12,6 +12,8 @@ export const ErrorName = {
   NotFound: 'NotFound',
   Conflict: 'Conflict',
   PayloadTooLarge: 'PayloadTooLarge',
+  /** The request (its headers or body) did not arrive within the gateway's time limit. */
+  RequestTimeout: 'RequestTimeout',
   RateLimited: 'RateLimited',
   Upstream: 'UpstreamError',
   ServiceUnavailable: 'ServiceUnavailable',

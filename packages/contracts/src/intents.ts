@@ -4,6 +4,7 @@ import {
   checksummedAddress,
   fraction,
   integer,
+  textProblem,
   uint256String,
 } from './validation.js';
 
@@ -31,6 +32,7 @@ function webhookUrl(allowHttp: boolean) {
     .max(2048, { error: 'must be at most 2048 characters', abort: true })
     .refine(
       (v) => {
+        if (textProblem(v) !== null) return false;
         try {
           const url = new URL(v);
           return (url.protocol === 'https:' || (allowHttp && url.protocol === 'http:')) && !url.username && !url.password;
@@ -122,6 +124,7 @@ export const SearchIntentsRequestSchema = z.strictObject({
   cursor: z
     .string({ error: 'must be the x-next-cursor value of the previous page' })
     .max(200, { error: 'must be the x-next-cursor value of the previous page' })
+    .refine((v) => textProblem(v) === null, { error: 'must be the x-next-cursor value of the previous page' })
     .nullish()
     .transform((v) => v ?? null),
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { typeError } from './validation.js';
+import { isoDateTime, text, textProblem, typeError } from './validation.js';
 
 export const ENTRY_STATUSES = ['PENDING', 'PAID'] as const;
 export type EntryStatus = (typeof ENTRY_STATUSES)[number];
@@ -51,11 +51,16 @@ export const decimalAmount = () =>
     })
     .refine((v) => /[1-9]/.test(v), { error: 'must be above 0' });
 
+/** The ledger stores chain ids as Postgres `integer`: 1..2^31-1. */
+export const LEDGER_CHAIN_ID_MAX = 2 ** 31 - 1;
+const CHAIN_ID_MESSAGE = `must be a positive integer chain id from 1 to ${LEDGER_CHAIN_ID_MAX}`;
+
 const chainId = () =>
   z
-    .number({ error: required('a positive integer chain id') })
-    .int({ error: 'must be a positive integer chain id' })
-    .min(1, { error: 'must be a positive integer chain id' });
+    .number({ error: required(`a positive integer chain id from 1 to ${LEDGER_CHAIN_ID_MAX}`) })
+    .int({ error: CHAIN_ID_MESSAGE })
+    .min(1, { error: CHAIN_ID_MESSAGE })
+    .max(LEDGER_CHAIN_ID_MAX, { error: CHAIN_ID_MESSAGE });
 
 /**
  * A MEV-capture event, as published on `mev.captured.<chainId>`: one event makes one ledger
@@ -72,7 +77,7 @@ export const MevCaptureEventSchema = z.strictObject({
   amount: decimalAmount(),
   type: z.enum(ENTRY_TYPES, { error: `must be one of ${ENTRY_TYPES.join(', ')}` }),
   /** When the MEV was captured, ISO 8601. */
-  time: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time' }),
+  time: isoDateTime('the capture time'),
 });
 export type MevCaptureEvent = z.output<typeof MevCaptureEventSchema>;
 
@@ -102,27 +107,31 @@ export interface Payout {
   txHash: string | null;
 }
 
-const isoTime = (what: string) => z.iso.datetime({ offset: true, error: `must be ${what} as an ISO 8601 date-time` });
+/** A query-string value: one string; a parameter given twice arrives as an array and is refused. */
+const queryValue = (message: string) => z.string({ error: (i) => (Array.isArray(i.input) ? 'must be given once' : message) });
+
+/** A decimal integer query value in 1..max, checked on its digits (a huge one never becomes a number). */
+const queryInteger = (what: string, max: number) => {
+  const message = `must be ${what} from 1 to ${max}`;
+  return queryValue(message)
+    .regex(/^[1-9][0-9]{0,15}$/, { error: message, abort: true })
+    .transform(Number)
+    .refine((n) => n <= max, { error: message });
+};
 
 /** Query of `GET /v1/payouts` (all values arrive as strings). */
 export const ListEntriesQuerySchema = z.strictObject({
-  status: z.enum(ENTRY_STATUSES, { error: `must be one of ${ENTRY_STATUSES.join(', ')}` }).optional(),
-  chainId: z
-    .string()
-    .regex(/^[1-9][0-9]{0,15}$/, { error: 'must be a positive integer chain id' })
-    .transform(Number)
-    .optional(),
+  status: z.enum(ENTRY_STATUSES, { error: (i) => (Array.isArray(i.input) ? 'must be given once' : `must be one of ${ENTRY_STATUSES.join(', ')}`) }).optional(),
+  chainId: queryInteger('a positive integer chain id', LEDGER_CHAIN_ID_MAX).optional(),
   sourceId: sourceId().optional(),
-  type: z.enum(ENTRY_TYPES, { error: `must be one of ${ENTRY_TYPES.join(', ')}` }).optional(),
-  from: isoTime('the earliest createdAt').optional(),
-  to: isoTime('the latest createdAt (exclusive)').optional(),
-  limit: z
-    .string()
-    .regex(/^[1-9][0-9]{0,3}$/, { error: `must be an integer from 1 to ${PAYOUTS_MAX_LIMIT}` })
-    .transform(Number)
-    .refine((n) => n <= PAYOUTS_MAX_LIMIT, { error: `must be an integer from 1 to ${PAYOUTS_MAX_LIMIT}` })
+  type: z.enum(ENTRY_TYPES, { error: (i) => (Array.isArray(i.input) ? 'must be given once' : `must be one of ${ENTRY_TYPES.join(', ')}`) }).optional(),
+  from: isoDateTime('the earliest createdAt').optional(),
+  to: isoDateTime('the latest createdAt (exclusive)').optional(),
+  limit: queryInteger('an integer', PAYOUTS_MAX_LIMIT).optional(),
+  cursor: queryValue('must be the x-next-cursor value of the previous page')
+    .max(200, { error: 'must be the x-next-cursor value of the previous page' })
+    .refine((v) => textProblem(v) === null, { error: 'must be the x-next-cursor value of the previous page' })
     .optional(),
-  cursor: z.string().max(200, { error: 'must be the x-next-cursor value of the previous page' }).optional(),
 });
 export type ListEntriesQuery = z.output<typeof ListEntriesQuerySchema>;
 
@@ -152,7 +161,7 @@ export type PayoutTransition = z.output<typeof PayoutTransitionSchema>;
 /** Body of `POST /v1/sources` (admin): registers a source to a tenant (by the tenant's name). */
 export const RegisterSourceSchema = z.strictObject({
   id: sourceId(),
-  tenant: z.string({ error: required('a tenant name') }).min(1, { error: 'must be a tenant name' }).max(200, { error: 'must be a tenant name' }),
+  tenant: text('a tenant name', 200),
 });
 
 // ---- NATS messages (gateway → payout service) ----

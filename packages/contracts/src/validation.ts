@@ -52,6 +52,43 @@ export function checksummedAddress() {
     });
 }
 
+/** An unpaired UTF-16 surrogate: text that is not valid Unicode (it cannot be written as UTF-8). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Why `value` cannot be stored as text (Postgres refuses NUL; an unpaired surrogate is not
+ * Unicode), or null when it can. The gateway applies it to every string of every input; the
+ * schemas of free-text fields apply it again, so a service never stores such text either.
+ */
+export function textProblem(value: string): string | null {
+  if (value.includes('\u0000')) return 'must not contain NUL (\\u0000)';
+  if (LONE_SURROGATE.test(value)) return 'must be valid Unicode text (it holds an unpaired surrogate)';
+  return null;
+}
+
+/** Free text of 1..`max` characters: no NUL, valid Unicode. */
+export function text(what: string, max: number) {
+  return z
+    .string({ error: typeError(what) })
+    .min(1, { error: `must be ${what} of 1 to ${max} characters`, abort: true })
+    .max(max, { error: `must be ${what} of 1 to ${max} characters`, abort: true })
+    .superRefine((value, ctx) => {
+      const problem = textProblem(value);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem, input: value });
+    });
+}
+
+/**
+ * An ISO 8601 date-time with an offset that Postgres can store as `timestamptz`: a real
+ * calendar date (no 31 February) in the years 0001..9999.
+ */
+export function isoDateTime(what: string) {
+  const message = `must be ${what} as an ISO 8601 date-time (years 0001 to 9999)`;
+  return z.iso
+    .datetime({ offset: true, error: message, abort: true })
+    .refine((v) => !v.startsWith('0000') && Number.isFinite(Date.parse(v)), { error: message });
+}
+
 export function integer(min: number, max: number, what = 'an integer') {
   return z
     .number({ error: typeError(`${what} from ${min} to ${max}`) })

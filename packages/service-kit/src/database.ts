@@ -1,5 +1,27 @@
-import { Global, Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
-import { DataSource, type MixedList, type EntitySchema } from 'typeorm';
+import { Global, Inject, Logger, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import { DataSource, type Logger as TypeOrmLogger, type MixedList, type EntitySchema } from 'typeorm';
+
+/**
+ * TypeORM's log, without SQL: TypeORM's own loggers print a failing statement with its
+ * parameters (values clients sent). A failed query is logged by whoever handles the error, with
+ * its request id, as SQLSTATE code and message only (see `describeError`). Passed on: TypeORM's
+ * warnings; a slow query's duration. Schema and migration chatter stays out, as before (the
+ * migrate scripts report what they applied).
+ */
+export class SafeQueryLogger implements TypeOrmLogger {
+  private readonly logger = new Logger('Database');
+
+  logQuery(): void {}
+  logQueryError(): void {}
+  logQuerySlow(time: number): void {
+    this.logger.warn(`slow query: ${time} ms`);
+  }
+  logSchemaBuild(): void {}
+  logMigration(): void {}
+  log(level: 'log' | 'info' | 'warn', message: unknown): void {
+    if (level === 'warn') this.logger.warn(String(message));
+  }
+}
 
 export interface ServiceDatabaseOptions {
   host: string;
@@ -31,7 +53,8 @@ export function createServiceDataSource(o: ServiceDatabaseOptions): DataSource {
     migrationsTableName: `${o.schema}_migrations`,
     migrationsTransactionMode: 'each',
     synchronize: false,
-    logging: ['error'],
+    logging: ['error', 'warn'],
+    logger: new SafeQueryLogger(),
     extra: { max: o.poolSize, application_name: o.appName },
   });
 }

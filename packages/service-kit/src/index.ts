@@ -1,16 +1,18 @@
 import 'reflect-metadata';
-export { createServiceDataSource, DatabaseModule, runMigrations, type ServiceDatabaseOptions } from './database.js';
+export { createServiceDataSource, DatabaseModule, runMigrations, SafeQueryLogger, type ServiceDatabaseOptions } from './database.js';
 export { checkNatsServer, MIN_NATS_SERVER_VERSION, NATS_TERM_REASON_VERSION, natsVersionAtLeast, requireNatsServerVersion } from './nats-server.js';
 import { checkNatsServer } from './nats-server.js';
 import {
   Catch,
   ConsoleLogger,
   Logger,
+  type ConsoleLoggerOptions,
   type ArgumentsHost,
   type CallHandler,
   type DynamicModule,
   type ExecutionContext,
   type INestMicroservice,
+  type LogLevel,
   type NestInterceptor,
   type RpcExceptionFilter,
 } from '@nestjs/common';
@@ -23,9 +25,65 @@ export interface LogSettings {
   LOG_FORMAT: 'pretty' | 'json';
 }
 
-/** The services' logger: `[name]` prefixed lines, or JSON lines with LOG_FORMAT=json. */
-export function createLogger(name: string, env: LogSettings): ConsoleLogger {
-  return new ConsoleLogger({ prefix: name, json: env.LOG_FORMAT === 'json', logLevels: ['fatal', 'error', 'warn', 'log'] });
+/**
+ * Nest's console logger, naming its service: `[name]`-prefixed lines, or with LOG_FORMAT=json one
+ * JSON object per line with a `service` field (so lines from many services can share one sink).
+ */
+export class ServiceLogger extends ConsoleLogger {
+  readonly service: string;
+
+  constructor(service: string, options: ConsoleLoggerOptions = {}) {
+    super({ ...options, prefix: service });
+    this.service = service;
+  }
+
+  protected override getJsonLogObject(...args: Parameters<ConsoleLogger['getJsonLogObject']>): ReturnType<ConsoleLogger['getJsonLogObject']> {
+    return { service: this.service, ...super.getJsonLogObject(...args) };
+  }
+}
+
+/** The services' logger: `[name]` prefixed lines, or JSON lines (with `service: name`) with LOG_FORMAT=json. */
+export function createLogger(name: string, env: LogSettings, levels: LogLevel[] = ['fatal', 'error', 'warn', 'log']): ServiceLogger {
+  return new ServiceLogger(name, { json: env.LOG_FORMAT === 'json', logLevels: levels });
+}
+
+/**
+ * What to log about a failure: for a database error its SQLSTATE code, its message with every
+ * quoted value elided (Postgres quotes the offending input: `invalid input syntax for type
+ * uuid: "…"`) and the table/column/constraint it names; never the statement or its parameters,
+ * which TypeORM's QueryFailedError carries. Anything else: its stack.
+ */
+export function describeError(err: unknown): string {
+  const db = databaseErrorOf(err);
+  if (!db) return (err as Error | null)?.stack ?? String(err);
+  const where = (['table', 'column', 'constraint', 'routine'] as const)
+    .filter((k) => typeof db[k] === 'string' && db[k])
+    .map((k) => `${k} ${db[k]}`);
+  const message = db.message.replace(/"[^"]*"/g, '"…"').slice(0, 300);
+  return `database error ${db.code}: ${message}${where.length > 0 ? ` (${where.join(', ')})` : ''}`;
+}
+
+interface DriverError {
+  code: string;
+  message: string;
+  table?: unknown;
+  column?: unknown;
+  constraint?: unknown;
+  routine?: unknown;
+}
+
+/** The driver's error inside a TypeORM error, or the pg error itself; null when it is not a database error. */
+function databaseErrorOf(err: unknown): DriverError | null {
+  const e = err as { driverError?: unknown; query?: unknown } | null;
+  if (e === null || typeof e !== 'object') return null;
+  const driver = (e.driverError ?? e) as Partial<DriverError> & { code?: unknown; message?: unknown };
+  const sqlState = typeof driver.code === 'string' && /^[0-9A-Z]{5}$/.test(driver.code);
+  if (!sqlState && e.driverError === undefined && e.query === undefined) return null;
+  return {
+    ...driver,
+    code: sqlState ? (driver.code as string) : 'unknown',
+    message: typeof driver.message === 'string' ? driver.message : 'query failed',
+  };
 }
 
 /** An error a service means to send: it knows its wire form. */
@@ -69,7 +127,7 @@ export class AllRpcExceptionsFilter implements RpcExceptionFilter<unknown> {
       this.logger.warn(`database unavailable on ${subject} (request ${requestId}): ${(exception as Error).message}`);
       return throwError(() => ({ name: ErrorName.ServiceUnavailable, message: 'The database is unavailable; retry shortly', details: null }));
     }
-    this.logger.error(`unhandled error on ${subject} (request ${requestId}): ${(exception as Error)?.stack ?? String(exception)}`);
+    this.logger.error(`unhandled error on ${subject} (request ${requestId}): ${describeError(exception)}`);
     return throwError(() => ({ name: ErrorName.Internal, message: 'Internal error', details: { requestId: requestId === '-' ? null : requestId } }));
   }
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { ApiKeysRepository } from './api-keys.repository.js';
 import { ApiKeyAdminError, ApiKeysService, hashKey } from './api-keys.service.js';
 import type { Principal } from './scopes.js';
@@ -71,5 +72,44 @@ describe('ApiKeysService', () => {
     expect(await service.revoke(key)).toBe(false);
     const uncached = new ApiKeysService(repo as unknown as ApiKeysRepository, { API_KEY_CACHE_TTL_MS: 0 });
     expect(await uncached.authenticate(key)).toBeNull();
+  });
+});
+
+describe('ApiKeysService caches', () => {
+  const make = (env: { API_KEY_CACHE_TTL_MS: number; UNKNOWN_KEY_CACHE_TTL_MS?: number }) => {
+    const repo = new FakeKeys();
+    return { repo, service: new ApiKeysService(repo as unknown as ApiKeysRepository, env) };
+  };
+  const madeUp = () => `ti_${randomBytes(32).toString('base64url')}`;
+
+  it('remembers an unknown key: asking again costs no lookup until UNKNOWN_KEY_CACHE_TTL_MS', async () => {
+    const { repo, service } = make({ API_KEY_CACHE_TTL_MS: 0, UNKNOWN_KEY_CACHE_TTL_MS: 60_000 });
+    const key = madeUp();
+    for (let i = 0; i < 50; i++) expect(await service.authenticate(key)).toBeNull();
+    expect(repo.lookups).toBe(1);
+  });
+
+  it('a flood of made-up keys neither reaches the database twice per key nor evicts a good key', async () => {
+    const { repo, service } = make({ API_KEY_CACHE_TTL_MS: 60_000, UNKNOWN_KEY_CACHE_TTL_MS: 60_000 });
+    const { key } = await service.create({ name: 'bot' });
+    expect(await service.authenticate(key)).not.toBeNull();
+    const flood = Array.from({ length: 12_000 }, madeUp);
+    for (const k of flood) await service.authenticate(k);
+    const lookups = repo.lookups;
+    expect(await service.authenticate(key)).not.toBeNull();
+    expect(repo.lookups).toBe(lookups); // still cached
+  });
+
+  it('knows a key once it authenticated, and forgets it once it is refused', async () => {
+    const { service } = make({ API_KEY_CACHE_TTL_MS: 0, UNKNOWN_KEY_CACHE_TTL_MS: 0 });
+    const { key } = await service.create({ name: 'bot' });
+    expect(service.isKnown(key)).toBe(false);
+    await service.authenticate(key);
+    expect(service.isKnown(key)).toBe(true);
+    expect(service.isKnown(madeUp())).toBe(false);
+    expect(service.isKnown('not-a-key')).toBe(false);
+    await service.revoke(key);
+    expect(await service.authenticate(key)).toBeNull();
+    expect(service.isKnown(key)).toBe(false);
   });
 });

@@ -9,6 +9,9 @@ const KEY_PREFIX = 'ti_';
 /** Keys are `ti_` + 43 base64url characters (32 random bytes). */
 const KEY_SHAPE = /^ti_[A-Za-z0-9_-]{43}$/;
 const CACHE_MAX_ENTRIES = 10_000;
+/** How long a key that authenticated stays "known" (exempt from the per-address limit of unauthenticated requests). */
+export const KNOWN_KEY_MS = 10 * 60_000;
+const DEFAULT_UNKNOWN_KEY_CACHE_TTL_MS = 60_000;
 
 export function hashKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
@@ -16,30 +19,58 @@ export function hashKey(key: string): string {
 
 export class ApiKeyAdminError extends Error {}
 
+type KeyCacheSettings = Pick<GatewayEnv, 'API_KEY_CACHE_TTL_MS'> & Partial<Pick<GatewayEnv, 'UNKNOWN_KEY_CACHE_TTL_MS'>>;
+
+/** A Map bounded to CACHE_MAX_ENTRIES that drops its oldest entries first. */
+class BoundedMap<V> extends Map<string, V> {
+  override set(key: string, value: V): this {
+    this.delete(key);
+    if (this.size >= CACHE_MAX_ENTRIES) this.delete(this.keys().next().value!);
+    return super.set(key, value);
+  }
+}
+
 /**
- * Issues, revokes and resolves API keys. Lookups are cached for API_KEY_CACHE_TTL_MS (misses
- * too, so a flood of bad keys does not reach the database): a revoked key stops working on
- * every replica within that time.
+ * Issues, revokes and resolves API keys. A key found is cached for API_KEY_CACHE_TTL_MS: a
+ * revoked key stops working on every replica within that time. A key not found (unknown or
+ * revoked) is remembered for UNKNOWN_KEY_CACHE_TTL_MS (the negative cache), so repeating it costs
+ * no database lookup; a malformed key never costs one. Each cache holds at most 10,000 keys
+ * (by hash), oldest dropped first, so a flood of bad keys never evicts the good ones.
  */
 @Injectable()
 export class ApiKeysService {
-  private readonly cache = new Map<string, { principal: Principal | null; expiresAt: number }>();
+  private readonly found = new BoundedMap<{ principal: Principal; expiresAt: number }>();
+  private readonly missing = new BoundedMap<number>();
+  /** Keys that authenticated within KNOWN_KEY_MS, by hash, with when that ends. */
+  private readonly known = new BoundedMap<number>();
 
   constructor(
     private readonly keys: ApiKeysRepository,
-    @Inject(ENV) private readonly env: Pick<GatewayEnv, 'API_KEY_CACHE_TTL_MS'>,
+    @Inject(ENV) private readonly env: KeyCacheSettings,
   ) {}
+
+  /** True when `key` authenticated on this replica within the last KNOWN_KEY_MS (and was not refused since). */
+  isKnown(key: string): boolean {
+    if (!KEY_SHAPE.test(key)) return false;
+    return (this.known.get(hashKey(key)) ?? 0) > Date.now();
+  }
 
   async authenticate(key: string): Promise<Principal | null> {
     if (!KEY_SHAPE.test(key)) return null;
     const hash = hashKey(key);
     const now = Date.now();
-    const cached = this.cache.get(hash);
+    const cached = this.found.get(hash);
     if (cached && cached.expiresAt > now) return cached.principal;
+    if ((this.missing.get(hash) ?? 0) > now) return null;
     const principal = await this.keys.findActiveByHash(hash);
-    if (this.env.API_KEY_CACHE_TTL_MS > 0) {
-      if (this.cache.size >= CACHE_MAX_ENTRIES) this.cache.clear();
-      this.cache.set(hash, { principal, expiresAt: now + this.env.API_KEY_CACHE_TTL_MS });
+    if (principal) {
+      if (this.env.API_KEY_CACHE_TTL_MS > 0) this.found.set(hash, { principal, expiresAt: now + this.env.API_KEY_CACHE_TTL_MS });
+      this.known.set(hash, now + KNOWN_KEY_MS);
+    } else {
+      this.found.delete(hash);
+      this.known.delete(hash);
+      const ttl = this.env.UNKNOWN_KEY_CACHE_TTL_MS ?? DEFAULT_UNKNOWN_KEY_CACHE_TTL_MS;
+      if (ttl > 0) this.missing.set(hash, now + ttl);
     }
     return principal;
   }

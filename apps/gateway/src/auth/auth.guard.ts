@@ -1,11 +1,11 @@
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ErrorName } from '@tradeinfra/contracts';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { ENV, type GatewayEnv } from '../config/env.js';
 import { GatewayError } from '../http/gateway-error.js';
 import { ApiKeysService } from './api-keys.service.js';
-import { RateLimiter } from './rate-limiter.js';
+import { addressBucket, RateLimiter, setRateLimitHeaders } from './rate-limiter.js';
 import { REQUIRED_SCOPE, type Principal, type Scope } from './scopes.js';
 
 export type AuthenticatedRequest = Request & { principal: Principal };
@@ -18,10 +18,24 @@ export function keyOf(req: Pick<Request, 'headers'>): string | null {
   return scheme ? scheme[2]! : null;
 }
 
-/** Every route with a required scope: key → principal → rate limit → scope. */
+/** The challenge of a 401 for a key that was sent but is unknown or revoked (RFC 6750 §3.1). */
+const INVALID_KEY_CHALLENGE = 'Bearer realm="tradeinfra", error="invalid_token", Token realm="tradeinfra"';
+
+/**
+ * Every route with a required scope: per-address limit (unless the key is known) → key →
+ * principal → per-key rate limit → scope.
+ *
+ * Requests without a key this replica has seen authenticate (no key, an unknown, revoked or new
+ * one) first take a token from their client address's bucket (UNAUTH_RATE_LIMIT_PER_SECOND,
+ * UNAUTH_RATE_LIMIT_BURST): past it they are answered 429 before any key lookup, so a flood of
+ * made-up keys costs neither database lookups nor other addresses' service. A key known to be
+ * good skips that bucket (so a client sharing an address with a flood keeps working) and counts
+ * against its own.
+ */
 @Injectable()
 export class AuthGuard implements CanActivate {
   private readonly limiter: RateLimiter;
+  private readonly addressLimiter: RateLimiter;
 
   constructor(
     private readonly reflector: Reflector,
@@ -29,22 +43,40 @@ export class AuthGuard implements CanActivate {
     @Inject(ENV) env: GatewayEnv,
   ) {
     this.limiter = new RateLimiter(env.RATE_LIMIT_PER_SECOND, env.RATE_LIMIT_BURST);
+    this.addressLimiter = new RateLimiter(env.UNAUTH_RATE_LIMIT_PER_SECOND, env.UNAUTH_RATE_LIMIT_BURST);
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const scope = this.reflector.getAllAndOverride<Scope | undefined>(REQUIRED_SCOPE, [context.getHandler(), context.getClass()]);
     if (!scope) return true;
-    const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const http = context.switchToHttp();
+    const req = http.getRequest<AuthenticatedRequest>();
+    const res = http.getResponse<Response>();
     const key = keyOf(req);
+    if (key === null || !this.keys.isKnown(key)) {
+      const decision = this.addressLimiter.take(addressBucket(req.ip ?? req.socket.remoteAddress ?? 'unknown'));
+      setRateLimitHeaders(res, decision);
+      if (!decision.allowed) {
+        throw new GatewayError(
+          ErrorName.RateLimited,
+          `Too many requests without a valid API key from this address; retry in ${decision.retryAfter} s`,
+          null,
+          { 'retry-after': String(decision.retryAfter) },
+        );
+      }
+    }
     if (!key) {
       throw new GatewayError(ErrorName.Unauthorized, 'Missing API key: send it as x-api-key: KEY, Authorization: Bearer KEY or Authorization: Token KEY');
     }
     const principal = await this.keys.authenticate(key);
-    if (!principal) throw new GatewayError(ErrorName.Unauthorized, 'Unknown or revoked API key');
-    const wait = this.limiter.take(principal.keyId, principal.rateLimitPerSecond ?? undefined);
-    if (wait > 0) {
-      throw new GatewayError(ErrorName.RateLimited, `Rate limit exceeded for this API key; retry in ${wait} s`, null, {
-        'retry-after': String(wait),
+    if (!principal) {
+      throw new GatewayError(ErrorName.Unauthorized, 'Unknown or revoked API key', null, { 'www-authenticate': INVALID_KEY_CHALLENGE });
+    }
+    const decision = this.limiter.take(principal.keyId, principal.rateLimitPerSecond ?? undefined);
+    setRateLimitHeaders(res, decision);
+    if (!decision.allowed) {
+      throw new GatewayError(ErrorName.RateLimited, `Rate limit exceeded for this API key; retry in ${decision.retryAfter} s`, null, {
+        'retry-after': String(decision.retryAfter),
       });
     }
     if (!principal.scopes.includes(scope) && !principal.scopes.includes('admin')) {

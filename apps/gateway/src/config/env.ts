@@ -2,6 +2,14 @@ import { z } from 'zod';
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
 
+/** TRUST_PROXY as Express takes it: false (off), true (any proxy), a hop count, or a list. */
+function trustProxy(value: string): boolean | number | string {
+  const v = value.trim();
+  if (v === '' || v === 'false') return false;
+  if (v === 'true') return true;
+  return /^\d+$/.test(v) ? Number(v) : v;
+}
+
 const EnvSchema = z.object({
   PORT: int(0, 65535).default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
@@ -17,6 +25,28 @@ const EnvSchema = z.object({
   /** Per-key token bucket, unless the key has its own limit. Per gateway replica. */
   RATE_LIMIT_PER_SECOND: int(1).default(100),
   RATE_LIMIT_BURST: int(1).default(200),
+  /**
+   * Token bucket per client address for requests without a known-good key (missing, unknown,
+   * revoked, or not yet seen by this replica), taken before the key lookup. Per gateway replica.
+   * The rate may be a fraction (0.5: one request every 2 s).
+   */
+  UNAUTH_RATE_LIMIT_PER_SECOND: z.coerce.number().positive().max(1_000_000).default(10),
+  UNAUTH_RATE_LIMIT_BURST: int(1).default(100),
+  /** How long an unknown key is remembered (no database lookup when it comes again). */
+  UNKNOWN_KEY_CACHE_TTL_MS: int(0, 3_600_000).default(60_000),
+  /**
+   * Express's `trust proxy`: which proxies may set X-Forwarded-For, i.e. where the client
+   * address of the per-address limit comes from. Empty: the TCP peer. A hop count (`1`) or
+   * addresses/subnets/names (`loopback, 10.0.0.0/8`).
+   */
+  TRUST_PROXY: z
+    .string()
+    .default('')
+    .transform(trustProxy),
+  /** The whole request body must arrive within this many ms of the headers; else 408. */
+  BODY_TIMEOUT_MS: int(100, 300_000).default(10_000),
+  /** The request headers must arrive within this many ms of the connection's request start; else 408. */
+  HEADERS_TIMEOUT_MS: int(100, 300_000).default(10_000),
   /** Body limit of POST /v1/simulate (code overrides are large). */
   SIMULATE_BODY_LIMIT_BYTES: int(1024, 64 * 1024 * 1024).default(1024 * 1024),
   /** How long the gateway waits for a simulation (the service bounds itself at 10 s). */

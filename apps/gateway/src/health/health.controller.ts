@@ -6,7 +6,20 @@ import { requestIdOf } from '../http/request-context.js';
 import { Metrics } from '../metrics/metrics.js';
 import { ServiceClient } from '../nats/service-client.js';
 
-const READY_TIMEOUT_MS = 1_000;
+const CHECK_TIMEOUT_MS = 1_000;
+
+/** The services behind the gateway, by the name `/health/services` reports them under. */
+const SERVICES: ReadonlyArray<[name: string, subject: string]> = [
+  ['intent-service', INTENT_HEALTH],
+  ['simulation-service', SIMULATION_HEALTH],
+  ['payout-service', PAYOUT_HEALTH],
+];
+
+export interface ServiceState {
+  state: 'up' | 'down';
+  /** Round trip of the health request, ms; null when it got no answer within 1 s. */
+  latencyMs: number | null;
+}
 
 @Controller()
 export class HealthController {
@@ -23,23 +36,33 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  /** Readiness: 200 only when Postgres and every service answer. */
+  /**
+   * Readiness of this gateway replica: 200 when what it needs itself answers (its database, for
+   * API keys, and NATS), else 503 with Retry-After. A service behind it being down does not take
+   * the gateway out of rotation (its routes answer 503 on their own); see /health/services.
+   */
   @Get('ready')
-  async ready(@Req() req: Request, @Res() res: Response): Promise<void> {
-    const ask = (subject: string) =>
-      withTimeout(this.services.request(subject, {}, requestIdOf(req), READY_TIMEOUT_MS), READY_TIMEOUT_MS);
-    const [database, intentService, simulationService, payoutService] = await Promise.all([
-      withTimeout(this.keys.ping(), READY_TIMEOUT_MS),
-      ask(INTENT_HEALTH),
-      ask(SIMULATION_HEALTH),
-      ask(PAYOUT_HEALTH),
-    ]);
-    const checks = { database, intentService, simulationService, payoutService };
-    const ok = Object.values(checks).every(Boolean);
-    res.status(ok ? 200 : 503).json({
-      status: ok ? 'ok' : 'unavailable',
-      checks: Object.fromEntries(Object.entries(checks).map(([name, up]) => [name, up ? 'up' : 'down'])),
-    });
+  async ready(@Res() res: Response): Promise<void> {
+    const [database, nats] = await Promise.all([timed(this.keys.ping()), this.services.ping(CHECK_TIMEOUT_MS)]);
+    const checks = { database: database.state, nats: nats ? 'up' : 'down' };
+    const ok = database.state === 'up' && nats;
+    if (!ok) res.setHeader('retry-after', '1');
+    res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'unavailable', checks });
+  }
+
+  /**
+   * Each service's state as this gateway sees it (a health request over NATS, 1 s at most) and
+   * its latency. Always 200: it informs, it does not gate; `status` is `degraded` when any is down.
+   */
+  @Get('health/services')
+  async servicesHealth(@Req() req: Request): Promise<{ status: 'ok' | 'degraded'; services: Record<string, ServiceState> }> {
+    const states = await Promise.all(
+      SERVICES.map(async ([name, subject]) => [name, await timed(this.services.request(subject, {}, requestIdOf(req), CHECK_TIMEOUT_MS))] as const),
+    );
+    return {
+      status: states.every(([, s]) => s.state === 'up') ? 'ok' : 'degraded',
+      services: Object.fromEntries(states),
+    };
   }
 
   @Get('metrics')
@@ -49,15 +72,18 @@ export class HealthController {
   }
 }
 
-async function withTimeout(work: Promise<unknown>, ms: number): Promise<boolean> {
+/** Whether `work` settles successfully within CHECK_TIMEOUT_MS, and how long it took. */
+async function timed(work: Promise<unknown>): Promise<ServiceState> {
+  const started = performance.now();
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([
+    const ok = await Promise.race([
       work.then(() => true),
-      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), CHECK_TIMEOUT_MS))),
     ]);
+    return ok ? { state: 'up', latencyMs: Math.round((performance.now() - started) * 10) / 10 } : { state: 'down', latencyMs: null };
   } catch {
-    return false;
+    return { state: 'down', latencyMs: null };
   } finally {
     clearTimeout(timer);
   }

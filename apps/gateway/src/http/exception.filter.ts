@@ -1,13 +1,14 @@
 import { Catch, HttpException, HttpStatus, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { ContractValidationError, ErrorName } from '@tradeinfra/contracts';
 import type { Request, Response } from 'express';
-import { isDatabaseUnavailable } from '@tradeinfra/service-kit';
+import { describeError, isDatabaseUnavailable } from '@tradeinfra/service-kit';
 import { GatewayError, sendError } from './gateway-error.js';
 import { requestIdOf } from './request-context.js';
 
 /**
  * Every error of every route becomes the spec's error object with the status of its name.
- * Unknown errors: 500 with the request id, the stack in the log only.
+ * Unknown errors: 500 with the request id; the log gets the stack, or for a database error its
+ * code and message only (never the SQL or its parameters).
  */
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
@@ -26,6 +27,12 @@ export class HttpErrorFilter implements ExceptionFilter {
     if (exception instanceof ContractValidationError) {
       return new GatewayError(ErrorName.Validation, exception.message, exception.issues);
     }
+    if (exception instanceof URIError || /^Failed to decode param/.test((exception as Error | null)?.message ?? '')) {
+      // A path segment with a malformed %-escape or bytes that are not UTF-8 (`%FF`).
+      return new GatewayError(ErrorName.Validation, 'The path is not valid percent-encoded UTF-8', [
+        { path: 'path', message: 'is not valid percent-encoded UTF-8' },
+      ]);
+    }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       if (status === HttpStatus.NOT_FOUND) {
@@ -36,10 +43,10 @@ export class HttpErrorFilter implements ExceptionFilter {
     }
     const requestId = requestIdOf(req);
     if (isDatabaseUnavailable(exception)) {
-      this.logger.warn(`database unavailable (request ${requestId}): ${(exception as Error).message}`);
+      this.logger.warn(`database unavailable (request ${requestId}): ${describeError(exception)}`);
       return new GatewayError(ErrorName.ServiceUnavailable, 'The database is unavailable; retry shortly', null, { 'retry-after': '1' });
     }
-    this.logger.error(`unhandled error (request ${requestId}): ${(exception as Error)?.stack ?? String(exception)}`);
+    this.logger.error(`unhandled error (request ${requestId}): ${describeError(exception)}`);
     return new GatewayError(ErrorName.Internal, 'Internal error', { requestId });
   }
 }

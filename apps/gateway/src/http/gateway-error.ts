@@ -36,6 +36,8 @@ export function httpStatusOf(name: ErrorName): number {
       return 404;
     case ErrorName.Conflict:
       return 409;
+    case ErrorName.RequestTimeout:
+      return 408;
     case ErrorName.PayloadTooLarge:
       return 413;
     case ErrorName.RateLimited:
@@ -55,12 +57,32 @@ export function httpStatusOf(name: ErrorName): number {
   }
 }
 
+/** The challenge of every 401 (RFC 7235): the schemes a key is accepted with. */
+export const WWW_AUTHENTICATE = 'Bearer realm="tradeinfra", Token realm="tradeinfra"';
+
+/**
+ * Headers some statuses always carry, unless the error sets its own: a 401 names the schemes to
+ * authenticate with; a 503 says when to retry (RFC 9110: Retry-After), as a 429 does.
+ */
+function defaultHeaders(name: ErrorName): Record<string, string> {
+  switch (name) {
+    case ErrorName.Unauthorized:
+      return { 'www-authenticate': WWW_AUTHENTICATE };
+    case ErrorName.ServiceUnavailable:
+      return { 'retry-after': '1' };
+    default:
+      return {};
+  }
+}
+
 /** Writes `error` as the response: its status, its headers, the spec's error object. */
 export function sendError(res: Response, error: GatewayError): void {
   if (res.headersSent) {
     res.end();
     return;
   }
-  for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+  for (const [name, value] of Object.entries({ ...defaultHeaders(error.name), ...error.headers })) res.setHeader(name, value);
+  // Explicitly: a route may have set another content type (text/html on /docs) before it failed.
+  res.setHeader('content-type', 'application/json; charset=utf-8');
   res.status(httpStatusOf(error.name)).json(error.body());
 }

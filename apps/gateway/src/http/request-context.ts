@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
-import { ErrorName, parseJson as parseExactJson, REQUEST_ID_HEADER } from '@tradeinfra/contracts';
-import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { ContractValidationError, ErrorName, parseJson as parseExactJson, REQUEST_ID_HEADER } from '@tradeinfra/contracts';
+import type { Request, RequestHandler } from 'express';
 import type { Observable } from 'rxjs';
-import { GatewayError, sendError } from './gateway-error.js';
+import { GatewayError } from './gateway-error.js';
+import { jsonTextIssues, lenientText, queryIssues, utf8 } from './input-text.js';
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -23,41 +24,17 @@ export function requestId(): RequestHandler {
   };
 }
 
-function hasBody(req: Request): boolean {
-  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
-}
-
 /**
- * Reads a request body of at most `limit` bytes (or `limits[path]`) as raw bytes (413 beyond). It is parsed as
- * JSON only after authentication, by {@link JsonBodyInterceptor}: an unauthenticated caller
- * gets 401 whatever it sent.
+ * Runs after the guards, before the route's pipes: refuses text that is not storable anywhere
+ * in the query string or the body (see `input-text.ts`), then turns the raw body into JSON
+ * (wrong content type or bad JSON → 400).
  */
-export function rawBody(limit: number, limits: Record<string, number> = {}): RequestHandler {
-  const readers = new Map<number, RequestHandler>();
-  const reader = (bytes: number) => {
-    let read = readers.get(bytes);
-    if (!read) readers.set(bytes, (read = express.raw({ type: () => true, limit: bytes })));
-    return read;
-  };
-  return (req: Request, res: Response, next: NextFunction) => {
-    if (!hasBody(req)) return next();
-    const bytes = limits[req.path] ?? limit;
-    reader(bytes)(req, res, ((err?: { type?: string }) => {
-      if (!err) return next();
-      if (err.type === 'entity.too.large') {
-        sendError(res, new GatewayError(ErrorName.PayloadTooLarge, `Request body is larger than ${bytes} bytes`));
-      } else {
-        sendError(res, new GatewayError(ErrorName.Validation, `Request body could not be read (${err.type ?? 'unreadable'})`));
-      }
-    }) as NextFunction);
-  };
-}
-
-/** Turns the raw body into JSON (runs after the guards): wrong content type or bad JSON → 400. */
 @Injectable()
 export class JsonBodyInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const req = context.switchToHttp().getRequest<Request>();
+    const queryProblems = queryIssues(req.originalUrl);
+    if (queryProblems.length > 0) throw new ContractValidationError(queryProblems);
     if (Buffer.isBuffer(req.body)) req.body = parseJson(req);
     return next.handle();
   }
@@ -75,9 +52,25 @@ function parseJson(req: Request): unknown {
       { path: 'headers.content-type', message: 'charset must be utf-8' },
     ]);
   }
+  const body = req.body as Buffer;
+  const text = utf8(body);
+  if (text === null) {
+    // Name the fields that hold the bytes, when the rest is JSON.
+    let fields: ReturnType<typeof jsonTextIssues> = [];
+    try {
+      fields = jsonTextIssues(parseExactJson(lenientText(body)), '\uFFFD');
+    } catch {
+      // not JSON either
+    }
+    throw new ContractValidationError(fields.length > 0 ? fields : [{ path: '', message: 'is not valid UTF-8' }]);
+  }
+  let value: unknown;
   try {
-    return parseExactJson((req.body as Buffer).toString('utf8'));
+    value = parseExactJson(text);
   } catch {
     throw new GatewayError(ErrorName.Validation, 'Request body is not valid JSON', [{ path: '', message: 'is not valid JSON' }]);
   }
+  const problems = jsonTextIssues(value);
+  if (problems.length > 0) throw new ContractValidationError(problems);
+  return value;
 }

@@ -43,14 +43,20 @@ export class IntentEventsController {
     res.flushHeaders();
     res.write(': connected\n\n');
     const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS);
+    let stopped = false;
     const stop = () => {
+      if (stopped) return;
+      stopped = true;
       clearInterval(heartbeat);
       subscription.unsubscribe();
       const left = (this.open.get(keyId) ?? 1) - 1;
       if (left > 0) this.open.set(keyId, left);
       else this.open.delete(keyId);
     };
-    req.on('close', stop);
+    // The response's 'close' (the connection ended): the request's fires as soon as its body has
+    // been read, which for a GET sent with a body is before the stream even starts.
+    res.on('close', stop);
+    if (res.destroyed || req.socket.destroyed) stop(); // hung up already
     void (async () => {
       for await (const msg of subscription) {
         let event: IntentEvent;

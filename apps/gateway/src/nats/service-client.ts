@@ -60,6 +60,23 @@ export class ServiceClient implements OnModuleInit, OnModuleDestroy {
     return reply.value;
   }
 
+  /** True when the NATS server answers a ping within `timeoutMs`. */
+  async ping(timeoutMs: number): Promise<boolean> {
+    const nc = this.nc;
+    if (!nc || nc.isClosed() || !this.connected) return false;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([
+        nc.flush().then(() => true),
+        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs))),
+      ]);
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** A plain subscription (for live streams such as the intent events); unsubscribe when done. */
   subscribe(subject: string): Subscription {
     if (!this.nc || this.nc.isClosed()) throw unavailable(subject);
@@ -74,5 +91,5 @@ export class ServiceClient implements OnModuleInit, OnModuleDestroy {
 
 function unavailable(subject: string): GatewayError {
   const service = subject.split('.')[0];
-  return new GatewayError(ErrorName.ServiceUnavailable, `The ${service} service is unavailable; retry shortly`);
+  return new GatewayError(ErrorName.ServiceUnavailable, `The ${service} service is unavailable; retry shortly`, null, { 'retry-after': '1' });
 }

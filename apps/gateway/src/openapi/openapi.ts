@@ -148,35 +148,54 @@ const errorBody: Json = {
   },
 };
 
+const RATE_LIMIT_HEADERS: Json = {
+  'X-RateLimit-Limit': { $ref: '#/components/headers/X-RateLimit-Limit' },
+  'X-RateLimit-Remaining': { $ref: '#/components/headers/X-RateLimit-Remaining' },
+  'X-RateLimit-Reset': { $ref: '#/components/headers/X-RateLimit-Reset' },
+};
+const RETRY_AFTER: Json = { 'Retry-After': { $ref: '#/components/headers/Retry-After' } };
+
+/** Headers an error status always carries. */
+const ERROR_HEADERS: Record<number, Json> = {
+  401: { 'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate' } },
+  429: { ...RETRY_AFTER, ...RATE_LIMIT_HEADERS },
+  503: RETRY_AFTER,
+};
+
 const errorResponses = (...statuses: number[]): Json =>
   Object.fromEntries(
     statuses.map((status) => [
       String(status),
-      { description: ERROR_DESCRIPTIONS[status], content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+      {
+        description: ERROR_DESCRIPTIONS[status],
+        ...(ERROR_HEADERS[status] ? { headers: ERROR_HEADERS[status] } : {}),
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      },
     ]),
   );
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: 'ValidationError: malformed JSON, wrong types, out-of-range values, unknown fields',
-  401: 'Unauthorized: missing, unknown or revoked API key',
+  400: 'ValidationError: malformed JSON, wrong types, out-of-range values, unknown fields, text with NUL or that is not UTF-8 (details name the field: `buyAmount`, `query.limit`, `path`)',
+  401: 'Unauthorized: missing, unknown or revoked API key (with WWW-Authenticate)',
   403: 'Forbidden: the key lacks the scope',
   404: 'NotFound: unknown id (or another tenant’s)',
+  408: 'RequestTimeout: the headers or the body did not arrive in time (HEADERS_TIMEOUT_MS, BODY_TIMEOUT_MS)',
   409: 'Conflict: illegal status transition, or Idempotency-Key reused with another body',
-  413: 'PayloadTooLarge',
+  413: 'PayloadTooLarge: the body, declared (Content-Length, answered at once) or sent, is over the limit',
   502: 'UpstreamError: the chain RPC failed or timed out',
-  429: 'RateLimited (see Retry-After)',
-  503: 'ServiceUnavailable: no replica of the service answered',
-  504: 'Timeout: the service did not answer in time',
+  429: 'RateLimited: the key’s rate limit, or too many requests without a valid key from one address (see Retry-After)',
+  503: 'ServiceUnavailable: no replica of the service answered, or its database is down (see Retry-After)',
+  504: 'Timeout: the service did not answer in time; a create may still have been applied: retry it with the same Idempotency-Key',
 };
 
-const COMMON = [400, 401, 403, 429, 503, 504];
+const COMMON = [400, 401, 403, 408, 429, 503, 504];
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
 const json = (schema: Json) => ({ 'application/json': { schema } });
 const record = { $ref: '#/components/schemas/Intent' };
 
 /** The OpenAPI 3.1 document, built from the same schemas the gateway validates with. */
 export function buildOpenApiDocument(): Json {
-  return {
+  const document = {
     openapi: '3.1.0',
     info: {
       title: 'Intents, payouts and simulation API',
@@ -186,9 +205,21 @@ export function buildOpenApiDocument(): Json {
         `Scopes: ${SCOPES.join(', ')} (admin passes every check).`,
         'Every response carries `x-request-id` (yours if you send a sane one).',
         'Errors are `{error: true, name, message, details}`; wei amounts are decimal strings.',
+        'A 401 carries `WWW-Authenticate`. Answers to a key carry `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` (unix seconds), as GitHub\'s API does; a 429 and a 503 carry `Retry-After`. Requests without a known-good key are limited per client address before any key lookup.',
+        'A 504, or a connection reset before the answer, on a create may have been applied: retry with the same `Idempotency-Key`.',
       ].join('\n\n'),
     },
     components: {
+      headers: {
+        'X-RateLimit-Limit': { description: 'Requests the key’s bucket lets through at once', schema: { type: 'integer' } },
+        'X-RateLimit-Remaining': { description: 'Requests that may still pass at once', schema: { type: 'integer' } },
+        'X-RateLimit-Reset': { description: 'Unix time (seconds) at which the bucket is full again', schema: { type: 'integer' } },
+        'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } },
+        'WWW-Authenticate': {
+          description: 'The schemes a key is accepted with (RFC 7235): `Bearer realm="tradeinfra", Token realm="tradeinfra"`, with `error="invalid_token"` for an unknown or revoked key',
+          schema: { type: 'string' },
+        },
+      },
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
         bearer: { type: 'http', scheme: 'bearer' },
@@ -376,12 +407,50 @@ export function buildOpenApiDocument(): Json {
       '/health': { get: { summary: 'Liveness', security: [], responses: { '200': { description: 'The process is up' } } } },
       '/ready': {
         get: {
-          summary: 'Readiness: Postgres and the intent service answer',
+          summary: 'Readiness of this gateway: its Postgres and NATS answer',
+          description: 'For load balancers. A service behind the gateway being down does not make it unready (that service\'s routes answer 503); see /health/services.',
           security: [],
-          responses: { '200': { description: 'Ready' }, '503': { description: 'A dependency is down (body lists which)' } },
+          responses: {
+            '200': { description: 'Ready: `{status: "ok", checks: {database: "up", nats: "up"}}`' },
+            '503': { description: 'Postgres or NATS is down (`checks` says which)', headers: RETRY_AFTER },
+          },
+        },
+      },
+      '/health/services': {
+        get: {
+          summary: 'Each service as this gateway sees it, with its latency',
+          security: [],
+          responses: {
+            '200': {
+              description: 'Always 200; `status` is `degraded` when a service does not answer within 1 s',
+              content: json({
+                type: 'object',
+                properties: {
+                  status: { type: 'string', enum: ['ok', 'degraded'] },
+                  services: {
+                    type: 'object',
+                    additionalProperties: {
+                      type: 'object',
+                      properties: { state: { type: 'string', enum: ['up', 'down'] }, latencyMs: nullable({ type: 'number' }) },
+                    },
+                  },
+                },
+              }),
+            },
+          },
         },
       },
       '/metrics': { get: { summary: 'Prometheus metrics', security: [], responses: { '200': { description: 'text/plain' } } } },
     },
   };
+  // Every answer to a key (the /v1 routes) carries its rate-limit state.
+  for (const [path, operations] of Object.entries(document.paths as Record<string, Record<string, { responses: Record<string, Json> }>>)) {
+    if (!path.startsWith('/v1/')) continue;
+    for (const operation of Object.values(operations)) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (status.startsWith('2') || status === '403' || status === '404') response.headers = { ...(response.headers as Json | undefined), ...RATE_LIMIT_HEADERS };
+      }
+    }
+  }
+  return document;
 }
