@@ -63,7 +63,9 @@ describe('npm start', () => {
     expect(await exited).toBe(0);
     await expect(fetch(`${base}/health`)).rejects.toThrow();
     expect(output).toContain('embedded Postgres stopped');
-  });
+    // Starting builds, initialises a Postgres cluster and starts five processes: on a busy 2-core
+    // machine that alone can take most of a minute.
+  }, 180_000);
 
   it('exits at once with a one-line explanation when NATS is unreachable', async () => {
     const result = spawnSync(process.execPath, [join(ROOT, 'scripts', 'start.mjs')], {

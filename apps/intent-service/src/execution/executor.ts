@@ -237,6 +237,9 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
       pipeline.signed(intent.id, result);
     });
     const totals = await pipeline.finish();
+    // These buys were just sent for the block after this head: they are sent again only once a
+    // later block comes without them (see follow()).
+    if (plan.targetBlock - 1n > chain.resentAt) chain.resentAt = plan.targetBlock - 1n;
     if (totals.failed > 0 || totals.submitted > 0) this.relay.wake();
     const done = Date.now();
     const sinceSeen = launch.seenAt ? ` (${done - launch.seenAt.getTime()} ms after the launch block was seen)` : '';
