@@ -23,18 +23,20 @@ function overridesBody(o: CaseOverrides): Record<string, unknown> {
 
 /**
  * The `POST /v1/simulate` body for a bundle, on block N: with each call's gas as the node ran it
- * (`explicit`), or with no gas at all (`default`: the service's default, the fork's cap).
+ * (`explicit`, as `gas` or `gasLimit`), or with no gas at all (`default`: the service's default,
+ * the fork's cap).
  */
 export function simulateBody(bundle: Bundle, blockNumber: number, block: BlockParam = 'blockNumber', gasMode: GasMode = 'explicit'): Record<string, unknown> {
   const body: Record<string, unknown> = {
     chainId: 1,
     ...(block === 'latest' ? {} : { [block]: blockNumber }),
-    calls: bundle.calls.map((c) => ({
+    calls: bundle.calls.map((c, i) => ({
       from: c.from,
       ...(c.to ? { to: c.to } : {}),
       data: c.data ?? '0x',
       ...(c.value !== undefined ? { value: quantity(c.value) } : {}),
-      ...(gasMode === 'explicit' ? { gas: quantity(c.gas ?? DEFAULT_GAS) } : {}),
+      // Every other call names its gas `gasLimit` (Merkle's SDKs' name for it).
+      ...(gasMode === 'explicit' ? { [i % 2 ? 'gasLimit' : 'gas']: quantity(c.gas ?? DEFAULT_GAS) } : {}),
       ...(c.nonce !== undefined ? { nonce: c.nonce } : {}),
       ...(c.overrides ? { overrides: overridesBody(c.overrides) } : {}),
     })),

@@ -41,6 +41,8 @@ export interface SimulationStats {
   rounds: number;
   /** Upstream batches for misses (the block header and the prefetch come on top). */
   fetches: number;
+  /** Calls run in all (a resumed run runs only the calls from the first one that assumed wrong). */
+  callRuns: number;
   rules: string;
 }
 
@@ -127,6 +129,7 @@ export async function simulateBundle(
   const marks: number[] = [];
   let from = 0;
   let rounds = 0;
+  let callRuns = 0;
   try {
     for (;;) {
       checkDeadline(options.deadline);
@@ -146,6 +149,7 @@ export async function simulateBundle(
       for (let i = from; i < request.calls.length; i++) {
         reads.call = i;
         marks[i] = state.depth;
+        callRuns++;
         try {
           out[i] = await runCall(vm, state, reads, simBlock, request.calls[i]!, i, gasCap, context);
         } catch (err) {
@@ -175,7 +179,7 @@ export async function simulateBundle(
   // Only a VM whose run ended normally goes back to the pool (an exception may leave its journal mid-transaction).
   releaseVm(rules, vm);
   remembered.set(shape, [...reads.touched]);
-  if (stats) Object.assign(stats, { rounds, fetches: reads.fetches, rules: rules.label });
+  if (stats) Object.assign(stats, { rounds, fetches: reads.fetches, callRuns, rules: rules.label });
   return {
     id,
     chainId: chain.config.chainId,

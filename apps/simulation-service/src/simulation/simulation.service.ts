@@ -23,7 +23,7 @@ export class SimulationService {
   async simulate(message: SimulateMessage, requestId = '-'): Promise<SimulationResult> {
     const id = randomUUID();
     const started = performance.now();
-    const stats: SimulationStats = { rounds: 0, fetches: 0, rules: '-' };
+    const stats: SimulationStats = { rounds: 0, fetches: 0, callRuns: 0, rules: '-' };
     let outcome = 'ok';
     let result: SimulationResult | undefined;
     try {
