@@ -19,7 +19,7 @@ import { SimulationError, SimulationErrorCode, invalid } from '../simulation/sim
 import { BundleReads } from './bundle-reads.js';
 import { ForkedStateManager, sameBytes, type AccountChange, type StateReads } from './forked-state-manager.js';
 import { rulesFor, type ChainRules } from './hardforks.js';
-import { installJumpAnalysisCache } from './jump-analysis-cache.js';
+import { installJumpAnalysisCache, RULES_KEY } from './jump-analysis-cache.js';
 import { callError } from './revert-reason.js';
 import { TransferTracker } from './transfer-tracker.js';
 
@@ -443,6 +443,9 @@ async function createVmFor(rules: ChainRules): Promise<VM> {
     evmOpts: { customOpcodes: instrumentedOpcodes(rules), customPrecompiles: rules.customPrecompiles, params: {} },
   });
   holder.vm = vm;
+  (vm.evm as unknown as { [RULES_KEY]: string })[RULES_KEY] = rules.key;
+  const opcodeMap = (vm.evm as unknown as { _opcodeMap: { opcodeInfo: object }[] })._opcodeMap;
+  for (const code of [0x56, 0x57]) opcodeMap[code] = { ...opcodeMap[code]!, opcodeInfo: { ...opcodeMap[code]!.opcodeInfo, isAsync: false } };
   // ethereumjs keeps a removed precompile's address in its map (and would warm it): drop it.
   for (const [address, run] of vm.evm.precompiles) if (run === undefined) vm.evm.precompiles.delete(address);
   const context = () => (vm.evm as unknown as WithContext)[SIM];
@@ -464,7 +467,7 @@ function instrumentedOpcodes(rules: ChainRules): CustomOpcode[] {
   const cached = instrumented.get(rules.key);
   if (cached) return cached;
   const { handlers, dynamicGasHandlers, opcodes } = getOpcodesForHF(rules.common);
-  const wrap = (code: number, before: (runState: RunState, sim: SimContext) => void | Promise<void>): CustomOpcode => {
+  const wrap = (code: number, before: (runState: RunState, sim: SimContext) => Promise<void>): CustomOpcode => {
     const original = handlers.get(code)!;
     const info = opcodes.get(code)!;
     return {
@@ -478,12 +481,26 @@ function instrumentedOpcodes(rules: ChainRules): CustomOpcode[] {
       },
     };
   };
-  const checkClock = (_: RunState, sim: SimContext) => {
-    if (++sim.jumps % 8192 === 0 && performance.now() > sim.deadline) throw new DeadlineExceeded();
+  // JUMP and JUMPI stay synchronous (ethereumjs awaits a custom opcode unless told otherwise, see
+  // createVmFor): an await per jump would slow a loop down by half.
+  const clocked = (code: number): CustomOpcode => {
+    const original = handlers.get(code)!;
+    const info = opcodes.get(code)!;
+    return {
+      opcode: code,
+      opcodeName: info.name,
+      baseFee: info.fee,
+      gasFunction: dynamicGasHandlers.get(code),
+      logicFunction: ((runState: RunState, c: Parameters<typeof original>[1]) => {
+        const sim = contextOf(runState);
+        if (++sim.jumps % 8192 === 0 && performance.now() > sim.deadline) throw new DeadlineExceeded();
+        return original(runState, c);
+      }) as never,
+    };
   };
   const set = [
-    wrap(0x56, checkClock),
-    wrap(0x57, checkClock),
+    clocked(0x56),
+    clocked(0x57),
     wrap(0xff, async (runState, sim) => {
       const self = runState.interpreter.getAddress();
       const beneficiary = runState.stack.peek(1)[0]!;

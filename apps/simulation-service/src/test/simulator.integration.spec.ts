@@ -13,6 +13,8 @@ const SUMMER = '0x00000000000000000000000000000000000000c2';
 const WRITER = '0x00000000000000000000000000000000000000c3';
 
 const READ_SLOT_1 = '0x60015460005260206000f3';
+/** The same behind a JUMP (so the code's jump analysis, cached per code object and rules, is used). */
+const READ_SLOT_1_AFTER_A_JUMP = '0x600456005b60015460005260206000f3';
 const SUM_SLOTS_1_2 = '0x600254600154016000526020' + '6000f3';
 const WRITE_7_TO_9 = '0x6007600955' + '00';
 
@@ -105,7 +107,7 @@ describe('Polygon (137) since Chicago: PIP-88 cold storage prices', () => {
   it('charges 5460 for a cold SLOAD and 2940 + 20000 for a cold SSTORE that sets a slot', async () => {
     const chain = new FakeChain(87_218_599, 1_779_000_000, {
       [USER]: { balance: 10n ** 18n },
-      [READER]: { code: READ_SLOT_1, storage: { '1': 5n } },
+      [READER]: { code: READ_SLOT_1_AFTER_A_JUMP, storage: { '1': 5n } },
       [WRITER]: { code: WRITE_7_TO_9 },
     });
     chain.mine(); // 87,218,600: Chicago
