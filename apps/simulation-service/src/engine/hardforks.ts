@@ -169,6 +169,7 @@ function buildRules(chainId: number, key: string, era: Era & { label: string }):
   }
   if (era.txGasCap !== undefined) own[7825] = { maxTransactionGasLimit: Number(era.txGasCap) };
   if (Object.keys(own).length) common.updateParams(own);
+  freeze(common);
 
   const customPrecompiles: CustomPrecompile[] = [];
   if (era.noKzg && common.isActivatedEIP(4844)) customPrecompiles.push({ address: createAddressFromString(`0x${'0'.repeat(38)}0a`) });
@@ -190,6 +191,35 @@ function buildRules(chainId: number, key: string, era: Era & { label: string }):
         : `a transaction may carry at most ${txGasCap} gas on ${era.label}`,
     maxInitCodeSize: common.isActivatedEIP(3860) ? BigInt(common.param('maxInitCodeSize')) : null,
   };
+}
+
+/**
+ * Makes a finished Common cheap to use: the EVM asks `isActivatedEIP` several times per opcode
+ * (ethereumjs scans an array), so it becomes a Set lookup, and the other questions it asks over
+ * and over are answered once; and every transaction and block built
+ * on it would merge ethereumjs's default params again and rebuild the params cache, so
+ * `updateParams` becomes a no-op (the params were merged once, above). Both are own properties,
+ * which `copy()` keeps. The rules never change after this.
+ */
+function freeze(common: Common): void {
+  const active = new Set<number>((common as unknown as { _activatedEIPsCache: number[] })._activatedEIPsCache);
+  // The EVM also asks, per call frame, the consensus type and whether the fork is at least some
+  // other one (ethereumjs walks the hardfork list each time).
+  const consensusType = common.consensusType();
+  const consensusAlgorithm = common.consensusAlgorithm();
+  const gte = new Map<string, boolean>();
+  const gteHardfork = common.gteHardfork.bind(common);
+  Object.assign(common, {
+    isActivatedEIP: (eip: number) => active.has(eip),
+    updateParams: () => {},
+    consensusType: () => consensusType,
+    consensusAlgorithm: () => consensusAlgorithm,
+    gteHardfork: (hardfork: string) => {
+      let answer = gte.get(hardfork);
+      if (answer === undefined) gte.set(hardfork, (answer = gteHardfork(hardfork)));
+      return answer;
+    },
+  });
 }
 
 const P256VERIFY = createAddressFromString(`0x${'0'.repeat(37)}100`);

@@ -19,6 +19,7 @@ import { SimulationError, SimulationErrorCode, invalid } from '../simulation/sim
 import { BundleReads } from './bundle-reads.js';
 import { ForkedStateManager, sameBytes, type AccountChange, type StateReads } from './forked-state-manager.js';
 import { rulesFor, type ChainRules } from './hardforks.js';
+import { installFastInterpreter } from './fast-interpreter.js';
 import { installJumpAnalysisCache, RULES_KEY } from './jump-analysis-cache.js';
 import { callError } from './revert-reason.js';
 import { TransferTracker } from './transfer-tracker.js';
@@ -50,6 +51,14 @@ class DeadlineExceeded extends Error {}
 
 const hexOf = (n: bigint) => `0x${n.toString(16)}`;
 const addr = (a: string) => createAddressFromString(a);
+
+/** EIP-55 forms (a keccak each), of the addresses answers name again and again. */
+const checksums = new LRUCache<string, string>({ max: 50_000 });
+function checksum(address: string): string {
+  let out = checksums.get(address);
+  if (out === undefined) checksums.set(address, (out = toChecksumAddress(address)));
+  return out;
+}
 
 /** What bundles of the same shape read, by shape: a cold block then needs one batch, not a round per level. */
 const remembered = new LRUCache<string, string[]>({ max: 10_000 });
@@ -94,7 +103,7 @@ export async function simulateBundle(
   options: SimulateOptions,
   stats?: SimulationStats,
 ): Promise<SimulationResult> {
-  await installJumpAnalysisCache();
+  await Promise.all([installJumpAnalysisCache(), installFastInterpreter()]);
   const started = performance.now();
   const id = options.id ?? randomUUID();
   const shape = shapeOf(chain.config.chainId, request);
@@ -268,7 +277,7 @@ async function runCall(
   const returnData = bytesToHex(result.execResult.returnValue);
   const out: SimulatedCall = {
     logs: result.receipt.logs.map(([address, topics, data]) => ({
-      address: toChecksumAddress(bytesToHex(address)),
+      address: checksum(bytesToHex(address)),
       topics: topics.map((t) => bytesToHex(t)),
       data: bytesToHex(data),
     })),
@@ -277,7 +286,7 @@ async function runCall(
     status: failed ? 0 : 1,
     internalTransfers: failed
       ? []
-      : context.tracker.transfers.map((t) => ({ from: toChecksumAddress(t.from), to: toChecksumAddress(t.to), amount: t.amount })),
+      : context.tracker.transfers.map((t) => ({ from: checksum(t.from), to: checksum(t.to), amount: t.amount })),
     updated: {},
   };
   if (failed) {
@@ -285,7 +294,7 @@ async function runCall(
     // A precompile that fails ends its frame like an exceptional halt, whatever ethereumjs names it.
     if (call.to && vm.evm.precompiles.get(call.to.slice(2)) !== undefined) out.error.type = 'precompile_error';
   }
-  if (call.to === null && !failed && result.createdAddress) out.addressCreated = toChecksumAddress(result.createdAddress.toString());
+  if (call.to === null && !failed && result.createdAddress) out.addressCreated = checksum(result.createdAddress.toString());
   out.updated = stateUpdate(state.changesOfTop((account) => reads.slotsReadOf(account)));
   return out;
 }
@@ -296,7 +305,7 @@ function stateUpdate(changes: AccountChange[]): StateUpdate {
   const contractCodes: NonNullable<StateUpdate['contractCodes']> = {};
   const storage: NonNullable<StateUpdate['storage']> = {};
   for (const c of changes.sort((a, b) => (a.address < b.address ? -1 : 1))) {
-    const address = toChecksumAddress(c.address);
+    const address = checksum(c.address);
     const fields: { nonce?: number; balance?: string } = {};
     if (c.before.nonce !== c.after.nonce) fields.nonce = Number(c.after.nonce);
     if (c.before.balance !== c.after.balance) fields.balance = hexOf(c.after.balance);
@@ -445,7 +454,7 @@ async function createVmFor(rules: ChainRules): Promise<VM> {
   holder.vm = vm;
   (vm.evm as unknown as { [RULES_KEY]: string })[RULES_KEY] = rules.key;
   const opcodeMap = (vm.evm as unknown as { _opcodeMap: { opcodeInfo: object }[] })._opcodeMap;
-  for (const code of [0x56, 0x57]) opcodeMap[code] = { ...opcodeMap[code]!, opcodeInfo: { ...opcodeMap[code]!.opcodeInfo, isAsync: false } };
+  for (const code of [0x51, 0x52, 0x56, 0x57]) opcodeMap[code] = { ...opcodeMap[code]!, opcodeInfo: { ...opcodeMap[code]!.opcodeInfo, isAsync: false } };
   // ethereumjs keeps a removed precompile's address in its map (and would warm it): drop it.
   for (const [address, run] of vm.evm.precompiles) if (run === undefined) vm.evm.precompiles.delete(address);
   const context = () => (vm.evm as unknown as WithContext)[SIM];
@@ -482,7 +491,8 @@ function instrumentedOpcodes(rules: ChainRules): CustomOpcode[] {
     };
   };
   // JUMP and JUMPI stay synchronous (ethereumjs awaits a custom opcode unless told otherwise, see
-  // createVmFor): an await per jump would slow a loop down by half.
+  // createVmFor, where these and MLOAD/MSTORE are marked synchronous): an await per jump would
+  // slow a loop down by half.
   const clocked = (code: number): CustomOpcode => {
     const original = handlers.get(code)!;
     const info = opcodes.get(code)!;
@@ -498,9 +508,32 @@ function instrumentedOpcodes(rules: ChainRules): CustomOpcode[] {
       }) as never,
     };
   };
+  /** MLOAD/MSTORE without ethereumjs's bigint ↔ hex string ↔ bytes round trip (same memory, same gas function). */
+  const memoryOp = (code: number, run: (runState: RunState) => void): CustomOpcode => {
+    const info = opcodes.get(code)!;
+    return { opcode: code, opcodeName: info.name, baseFee: info.fee, gasFunction: dynamicGasHandlers.get(code), logicFunction: run as never };
+  };
   const set = [
     clocked(0x56),
     clocked(0x57),
+    memoryOp(0x51, (runState) => {
+      const pos = Number(runState.stack.pop());
+      const memory = runState.memory as unknown as { extend(offset: number, size: number): void; _store: Uint8Array };
+      memory.extend(pos, 32);
+      const view = new DataView(memory._store.buffer, memory._store.byteOffset + pos, 32);
+      runState.stack.push((view.getBigUint64(0) << 192n) | (view.getBigUint64(8) << 128n) | (view.getBigUint64(16) << 64n) | view.getBigUint64(24));
+    }),
+    memoryOp(0x52, (runState) => {
+      const [offset, word] = runState.stack.popN(2) as [bigint, bigint];
+      const pos = Number(offset);
+      const memory = runState.memory as unknown as { extend(offset: number, size: number): void; _store: Uint8Array };
+      memory.extend(pos, 32);
+      const view = new DataView(memory._store.buffer, memory._store.byteOffset + pos, 32);
+      view.setBigUint64(0, word >> 192n);
+      view.setBigUint64(8, BigInt.asUintN(64, word >> 128n));
+      view.setBigUint64(16, BigInt.asUintN(64, word >> 64n));
+      view.setBigUint64(24, BigInt.asUintN(64, word));
+    }),
     wrap(0xff, async (runState, sim) => {
       const self = runState.interpreter.getAddress();
       const beneficiary = runState.stack.peek(1)[0]!;
