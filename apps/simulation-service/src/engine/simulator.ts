@@ -411,7 +411,10 @@ async function acquireVm(rules: ChainRules): Promise<VM> {
 function releaseVm(rules: ChainRules, vm: VM): void {
   let pool = pools.get(rules.key);
   if (!pool) pools.set(rules.key, (pool = []));
-  if (pool.length < POOL_MAX) pool.push(vm);
+  if (pool.length >= POOL_MAX) return;
+  // An idle VM keeps nothing of the simulation it ran.
+  bind(vm, IDLE_STATE, IDLE_CONTEXT);
+  pool.push(vm);
 }
 
 /** Points a VM at this simulation's state and context. */
@@ -430,6 +433,9 @@ const NO_READS: StateReads = {
     throw new Error('a pooled VM ran without a simulation bound to it');
   },
 };
+
+const IDLE_STATE = new ForkedStateManager(NO_READS);
+const IDLE_CONTEXT = { tracker: new TransferTracker(), deadline: 0, jumps: 0, reads: NO_READS } as unknown as SimContext;
 
 async function createVmFor(rules: ChainRules): Promise<VM> {
   const holder: { vm?: VM } = {};
