@@ -433,7 +433,8 @@ async function benchMain() {
   /** Follows the simulation service's request log (LOG_REQUESTS=true): when each simulation ended and what it took. */
   function followSimulationLog(entry) {
     const done = [];
-    const LINE = /^simulation\.simulate request=\S+ (\S+) ([\d.]+)ms$/;
+    // `simulation=<id> request=<id> chain=… block=… calls=… rules=… runs=… fetches=… <outcome> <ms>ms`
+    const LINE = /^simulation=\S+ request=\S+ .*?(ok|failed:\S+) ([\d.]+)ms$/;
     onLogMessages(entry, (message) => {
       const m = LINE.exec(message);
       if (m && done.length < 100_000) done.push({ at: Date.now(), outcome: m[1], ms: Number(m[2]) });
