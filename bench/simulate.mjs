@@ -958,6 +958,7 @@ await run.complete(async () => {
       workloads: {
         transfer: `tokenA.transfer(recipient, ${TRANSFER_AMOUNT}) from the deployer`,
         swap: `tokenA.approve(router, ${SWAP_AMOUNT_IN}) then router.swapExactTokensForTokens(${SWAP_AMOUNT_IN}, 0, [tokenA, tokenB], deployer, ${DEADLINE}) from the deployer (allowance 0 on chain); pool ${POOL}/${POOL}`,
+        swapUnseen: 'the approve + swap from a new random sender every request (tokenA balanceOf[sender] set by a storage override): a bundle shape never seen before (cold rows only)',
         nodeSwap: 'router.swapExactTokensForTokens from a second account that approved the router on chain (eth_call and debug_traceCall take one call)',
         nodeTracer: 'debug_traceCall with no tracer option (hardhat refuses callTracer): the struct logger with stack, memory and storage',
         cold: 'evm_mine before each sample, so the new head is in no cache; block explicit (= new head) or omitted (latest)',

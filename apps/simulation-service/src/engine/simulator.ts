@@ -183,9 +183,11 @@ export async function simulateBundle(
     }
   } catch (err) {
     if (err instanceof DeadlineExceeded) throw timeout();
+    // A call the rules refused left the VM clean (refused before its transaction, or rolled back
+    // by runTx); any other error may have left it mid-transaction: it is dropped.
+    if (err instanceof SimulationError && err.code === SimulationErrorCode.Rule) releaseVm(rules, vm);
     throw err;
   }
-  // Only a VM whose run ended normally goes back to the pool (an exception may leave its journal mid-transaction).
   releaseVm(rules, vm);
   remembered.set(shape, [...reads.touched]);
   if (stats) Object.assign(stats, { rounds, fetches: reads.fetches, callRuns, rules: rules.label });
