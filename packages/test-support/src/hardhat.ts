@@ -50,7 +50,8 @@ export class JsonRpc {
 
   /**
    * Several calls in one HTTP request; results in order, the first error thrown. Hardhat answers
-   * the calls of a batch concurrently, in no set order: batch reads, never calls whose order matters.
+   * the calls of a batch concurrently, in no set order: batch reads and independent writes, never
+   * calls whose order matters.
    */
   async batch<T = any>(calls: Array<[method: string, params?: unknown[]]>): Promise<T[]> {
     return (await this.batchSettled<T>(calls)).map((r) => {

@@ -261,6 +261,13 @@ class Balances {
     return v;
   }
 
+  /** Reads the balances of these accounts in one batch (the replay then needs no round trip per account). */
+  async preload(accounts: Iterable<string>): Promise<void> {
+    const missing = [...new Set(accounts)].filter((a) => /^0x[0-9a-f]{40}$/.test(a) && !this.values.has(a));
+    const values = await this.rpc.batch<string>(missing.map((a) => ['eth_getBalance', [a, toBeHex(this.block)]]));
+    missing.forEach((a, i) => this.values.set(a, BigInt(values[i]!)));
+  }
+
   async set(a: string, v: bigint): Promise<void> {
     this.journal.push([a, await this.get(a)]);
     this.values.set(a, v);
@@ -371,7 +378,8 @@ async function applyOverrides(rpc: JsonRpc, o: CaseOverrides): Promise<void> {
   for (const [a, slots] of Object.entries(o.storage ?? {})) {
     for (const [slot, value] of Object.entries(slots)) calls.push(['hardhat_setStorageAt', [a, slot, value]]);
   }
-  for (const [method, params] of calls) await rpc.call(method, params);
+  // Independent writes (one field of one account each): one batch, in any order.
+  if (calls.length) await rpc.batch(calls);
 }
 
 const word32 = (hex: string) => '0x' + hex.replace(/^0x/, '').toLowerCase().padStart(64, '0');
@@ -383,9 +391,11 @@ const word32 = (hex: string) => '0x' + hex.replace(/^0x/, '').toLowerCase().padS
  * of every account and slot the call could have changed, and reverts the chain to N.
  */
 export async function runReference(rpc: JsonRpc, bundle: Bundle, options: ReferenceOptions): Promise<ReferenceResult> {
-  const snapshot = await rpc.call<string>('evm_snapshot');
+  const [snapshot, head] = await rpc.batch<any>([
+    ['evm_snapshot', []],
+    ['eth_getBlockByNumber', ['latest', false]],
+  ]);
   try {
-    const head = await rpc.call<any>('eth_getBlockByNumber', ['latest', false]);
     const block = Number(head.number);
     const coinbase = String(head.miner).toLowerCase();
     const overrideSlots = new Set<string>();
@@ -394,7 +404,7 @@ export async function runReference(rpc: JsonRpc, bundle: Bundle, options: Refere
     };
     noteOverrides(bundle.overrides);
     if (bundle.overrides) await applyOverrides(rpc, bundle.overrides);
-    for (const sender of new Set(bundle.calls.map((c) => c.from.toLowerCase()))) await rpc.call('hardhat_impersonateAccount', [sender]);
+    await rpc.batch([...new Set(bundle.calls.map((c) => c.from.toLowerCase()))].map((sender): [string, unknown[]] => ['hardhat_impersonateAccount', [sender]]));
 
     const calls: CallOutcome[] = [];
     for (const [i, c] of bundle.calls.entries()) {
@@ -404,14 +414,18 @@ export async function runReference(rpc: JsonRpc, bundle: Bundle, options: Refere
         await applyOverrides(rpc, c.overrides);
       }
       const from = c.from.toLowerCase();
-      const nonce = Number(await rpc.call<string>('eth_getTransactionCount', [from, 'latest']));
+      // Hardhat answers the calls of a batch concurrently, in no set order: a batch holds only
+      // requests that do not depend on each other; the transaction goes after them.
+      const [, , txCount] = await rpc.batch<string>([
+        ['evm_setNextBlockTimestamp', [Number(head.timestamp)]],
+        ['hardhat_setNextBlockBaseFeePerGas', ['0x0']],
+        ['eth_getTransactionCount', [from, 'latest']],
+      ]);
+      const nonce = Number(txCount);
       if (c.nonce !== undefined && c.nonce !== nonce) throw new Error(`case error: call nonce ${c.nonce}, sender nonce ${nonce}`);
       const gas = options.gasMode === 'explicit' ? (c.gas ?? DEFAULT_GAS) : options.defaultGas;
       // Automine: the transaction is mined in a block of its own; one that reverts is mined too
-      // (hardhat then answers with an error that carries its hash). One request after the other:
-      // hardhat answers the calls of a batch concurrently, in no set order.
-      await rpc.call('evm_setNextBlockTimestamp', [Number(head.timestamp)]);
-      await rpc.call('hardhat_setNextBlockBaseFeePerGas', ['0x0']);
+      // (hardhat then answers with an error that carries its hash).
       const [sent] = await rpc.batchSettled<string>([
         [
           'eth_sendTransaction',
@@ -436,7 +450,15 @@ export async function runReference(rpc: JsonRpc, bundle: Bundle, options: Refere
         throw new Error(`call #${i}: trace gas ${trace.gas} != receipt gasUsed ${BigInt(receipt.gasUsed)}`);
       }
       const root = buildFrames(trace as Trace, tx, status);
-      const internalTransfers = await replay(root, tx, new Balances(rpc, before));
+      const balances = new Balances(rpc, before);
+      const moving: string[] = [];
+      const movers = (f: Frame) => {
+        if (f.value > 0n || f.kind === 'SELFDESTRUCT') for (const ref of [f.from, f.to]) if (ref.address) moving.push(ref.address);
+        f.children.forEach(movers);
+      };
+      movers(root);
+      await balances.preload(moving);
+      const internalTransfers = await replay(root, tx, balances);
 
       // Everything the call could have changed: the accounts its frames touched, the slots it
       // wrote, the bundle's overridden slots (a creation may clear them), and what the service
