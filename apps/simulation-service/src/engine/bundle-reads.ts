@@ -102,6 +102,18 @@ export class BundleReads implements StateReads {
     const misses = this.misses;
     const keys = new Set(misses.keys());
     for (const key of extra) if (!this.local.has(key) && !this.isCached(key)) keys.add(key);
+    // The fixed slots of every contract the run reached (a lock, a pool's reserves, an owner):
+    // a run that assumed one of them wrong often turned back before reading the next ones.
+    for (const key of this.touched) {
+      if (!key.startsWith('a:')) continue;
+      const address = key.slice(2);
+      const account = (this.local.get(key) as AccountState | undefined) ?? this.chain.cachedAccount(this.block, address);
+      if (!account || account.code.length === 0) continue;
+      for (const slot of fixedSlots(account.code)) {
+        const slotKey = `s:${address}:${slot}`;
+        if (!this.local.has(slotKey) && !this.isCached(slotKey)) keys.add(slotKey);
+      }
+    }
     this.fetches++;
     const values = await this.chain.fetchMisses(this.block, keys);
     let firstWrong = -1;
@@ -128,6 +140,33 @@ export class BundleReads implements StateReads {
     return this.chain.cachedBlockHash(BigInt(address)) !== undefined;
   }
 }
+
+/** At most this many fixed slots per contract are fetched ahead. */
+const MAX_FIXED_SLOTS = 32;
+const fixedSlotsOfCode = new WeakMap<Uint8Array, string[]>();
+
+/**
+ * The storage slots a contract's code reads at a constant position (`PUSH0 SLOAD`,
+ * `PUSH1 k SLOAD`, `PUSH2 k SLOAD`: how compilers read a state variable), in code order, as
+ * 32-byte words. Push data is skipped, so bytes inside a push are never taken for opcodes.
+ */
+export function fixedSlots(code: Uint8Array): string[] {
+  const known = fixedSlotsOfCode.get(code);
+  if (known) return known;
+  const slots = new Set<string>();
+  for (let pc = 0; pc < code.length && slots.size < MAX_FIXED_SLOTS; ) {
+    const op = code[pc]!;
+    if (op === 0x5f && code[pc + 1] === 0x54) slots.add(slotWord(0));
+    else if (op === 0x60 && code[pc + 2] === 0x54 && pc + 1 < code.length) slots.add(slotWord(code[pc + 1]!));
+    else if (op === 0x61 && code[pc + 3] === 0x54 && pc + 2 < code.length) slots.add(slotWord((code[pc + 1]! << 8) | code[pc + 2]!));
+    pc += op >= 0x60 && op <= 0x7f ? op - 0x5e : 1;
+  }
+  const found = [...slots];
+  fixedSlotsOfCode.set(code, found);
+  return found;
+}
+
+const slotWord = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
 
 function sameValue(a: Value, b: Value): boolean {
   if (a instanceof Uint8Array || b instanceof Uint8Array) return a instanceof Uint8Array && b instanceof Uint8Array && sameBytes(a, b);

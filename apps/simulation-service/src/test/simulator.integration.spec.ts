@@ -12,11 +12,15 @@ const SUMMER = '0x00000000000000000000000000000000000000c2';
 /** Writes 7 to slot 9. */
 const WRITER = '0x00000000000000000000000000000000000000c3';
 
+/** Reverts unless slot 12 (a lock) is set, then returns slot 2. */
+const GATED = '0x00000000000000000000000000000000000000c4';
+
 const READ_SLOT_1 = '0x60015460005260206000f3';
 /** The same behind a JUMP (so the code's jump analysis, cached per code object and rules, is used). */
 const READ_SLOT_1_AFTER_A_JUMP = '0x600456005b60015460005260206000f3';
 const SUM_SLOTS_1_2 = '0x600254600154016000526020' + '6000f3';
 const WRITE_7_TO_9 = '0x6007600955' + '00';
+const LOCKED_READ_SLOT_2 = '0x600c54600a57600080fd5b' + '60025460005260206000f3';
 
 const word = (n: bigint) => `0x${n.toString(16).padStart(64, '0')}`;
 
@@ -40,6 +44,7 @@ describe('simulating on a chain read over JSON-RPC', () => {
       [READER]: { code: READ_SLOT_1, storage: { '1': 5n } },
       [SUMMER]: { code: SUM_SLOTS_1_2, storage: { '1': 1n, '2': 2n } },
       [WRITER]: { code: WRITE_7_TO_9 },
+      [GATED]: { code: LOCKED_READ_SLOT_2, storage: { '12': 1n, '2': 5n } },
     });
     await chain.start();
     state = new ChainState({ chainId: 1, rpcUrl: chain.url, hardfork: null }, createStateCache(16 << 20), 2_000, 200);
@@ -84,6 +89,15 @@ describe('simulating on a chain read over JSON-RPC', () => {
     expect(next.roundTrips).toBe(2);
   });
 
+  it('fetches the fixed slots of the code it reached with its misses, so a run that turned back early does not cost a round trip per slot', async () => {
+    // Never seen: the first run assumes the lock (slot 12) is 0 and reverts before reading slot
+    // 2; slot 2 comes in the same batch as slot 12 because the code reads it at a fixed slot.
+    const { result, stats, roundTrips } = await run({ blockNumber: 100, calls: [{ from: USER, to: GATED }] });
+    expect(result.calls[0]).toMatchObject({ status: 1, result: word(5n) });
+    expect(stats).toMatchObject({ rounds: 2, fetches: 1 });
+    expect(roundTrips).toBe(2);
+  });
+
   it('reports what a call changed, against the state before it (overrides and earlier calls included)', async () => {
     const { result } = await run({
       blockNumber: 100,
@@ -109,6 +123,7 @@ describe('Polygon (137) since Chicago: PIP-88 cold storage prices', () => {
       [USER]: { balance: 10n ** 18n },
       [READER]: { code: READ_SLOT_1_AFTER_A_JUMP, storage: { '1': 5n } },
       [WRITER]: { code: WRITE_7_TO_9 },
+      [GATED]: { code: LOCKED_READ_SLOT_2, storage: { '12': 1n, '2': 5n } },
     });
     chain.mine(); // 87,218,600: Chicago
     await chain.start();
