@@ -433,10 +433,11 @@ async function benchMain() {
   /** Follows the simulation service's request log (LOG_REQUESTS=true): when each simulation ended and what it took. */
   function followSimulationLog(entry) {
     const done = [];
-    const LINE = /^simulation\.simulate request=\S+ (\S+) ([\d.]+)ms$/;
+    // `simulation=<id> request=<id> chain=… block=… calls=… rules=… runs=… fetches=… <outcome> <ms>ms`
+    const LINE = /^simulation=\S+ request=\S+ .*?runs=(\d+) fetches=(\d+) (ok|failed:\S+) ([\d.]+)ms$/;
     onLogMessages(entry, (message) => {
       const m = LINE.exec(message);
-      if (m && done.length < 100_000) done.push({ at: Date.now(), outcome: m[1], ms: Number(m[2]) });
+      if (m && done.length < 100_000) done.push({ at: Date.now(), runs: Number(m[1]), fetches: Number(m[2]), outcome: m[3], ms: Number(m[4]) });
     });
     return done;
   }
@@ -608,7 +609,7 @@ async function benchMain() {
     const first = rounds[0];
     out.service = first;
     const sims = ctx.simLog.filter((x) => x.at >= mineEnd && x.at <= first.at);
-    out.simulations = { count: sims.length, ms: sims.map((x) => x.ms), totalMs: round(sims.reduce((a, x) => a + x.ms, 0), 1), failed: sims.filter((x) => x.outcome !== 'ok').length };
+    out.simulations = { count: sims.length, ms: sims.map((x) => x.ms), runs: sims.map((x) => x.runs), fetches: sims.map((x) => x.fetches), totalMs: round(sims.reduce((a, x) => a + x.ms, 0), 1), failed: sims.filter((x) => x.outcome !== 'ok').length };
     out.sinceSeenMs = first.sinceSeenMs;
     out.roundMs = first.roundMs;
     out.mineStart = mineStart;
@@ -745,7 +746,7 @@ async function benchMain() {
       `service: ${first.sinceSeenMs} ms after seen (round ${first.roundMs} ms)`,
       `mine → last buy in mempool ${out.observedMs ?? '–'} ms`,
       `detection ${out.detectionMs ?? '–'} ms`,
-      out.phases ? `seen → 1st sign ${out.phases.seenToFirstSignRequestMs} (probe ${out.simulations.ms.join(' + ')}), signing ${out.phases.signingWindowMs}, → submitted ${out.phases.lastSignatureToSubmittedMs} ms` : null,
+      out.phases ? `seen → 1st sign ${out.phases.seenToFirstSignRequestMs} (probe ${out.simulations.ms.join(' + ')} ms, miss fetches ${out.simulations.fetches.join(' + ')}), signing ${out.phases.signingWindowMs}, → submitted ${out.phases.lastSignatureToSubmittedMs} ms` : null,
       out.rpc ? `node: state reads ${out.rpc.stateReadsMs ?? '–'}, submission ${out.rpc.submissionMs ?? '–'} ms, ${out.rpc.whileWaiting.sendRawTransactionCalls} resends in ${out.rpc.whileWaiting.ms} ms` : null,
       `webhook p50 ${out.webhook.handlerMs.p50} ms`,
       `${out.completed}/${size} completed`,

@@ -48,7 +48,7 @@ const RESULTS = join(ROOT, 'bench', 'results', 'simulate.json');
 // ---------------------------------------------------------------- parameters
 
 const P = {
-  concurrency: envInt('BENCH_CONCURRENCY', 16, { max: 256 }),
+  concurrency: envInt('BENCH_CONCURRENCY', 8, { max: 256 }),
   latencyRequests: envInt('BENCH_LATENCY_REQUESTS', 500, { max: 100_000 }),
   throughputRequests: envInt('BENCH_THROUGHPUT_REQUESTS', 3000, { max: 1_000_000 }),
   throughputSeconds: envInt('BENCH_THROUGHPUT_SECONDS', 10, { max: 600 }),
@@ -60,8 +60,9 @@ const P = {
   /** Also run the cold samples against an upstream that has eth_createAccessList (the proxy emulates it). */
   emulatedAccessList: process.env.BENCH_EMULATED_ACCESS_LIST !== '0',
 };
-const TARGETS = { swapWarmP50Ms: 10, coldSwapRoundTrips: 4 };
-const HARDFORK = 'prague';
+const TARGETS = { swapWarmP50Ms: 10, coldSwapRoundTrips: 4, coldUnseenSwapRoundTrips: 3, swapThroughputVsEthCall: 0.5 };
+/** The node's fork: today's mainnet. The simulation service picks it by itself (no HARDFORK_1), from mainnet's schedule. */
+const HARDFORK = 'osaka';
 const DEADLINE = 4_102_444_800n; // 2100-01-01: swaps never expire during the run
 const SUPPLY = 10n ** 27n; // each test token's total supply (18 decimals: 1e9 tokens)
 const POOL = 10n ** 24n; // liquidity per side of the tokenA/tokenB pool
@@ -120,7 +121,7 @@ const rpc = (url, method, params = []) => jsonRpc(url, method, params);
 
 const packageVersion = (name) => libPackageVersion(ROOT, name);
 
-/** The reference node: chain id 1, Prague, base fee 0, automine. */
+/** The reference node: chain id 1, Osaka, base fee 0, automine. */
 function startHardhat() {
   const network = { chainId: 1, hardfork: HARDFORK, initialBaseFeePerGas: 0, allowBlocksWithSameTimestamp: true };
   return startHardhatNode({ root: ROOT, children, dir: join(tmp, 'hardhat'), network });
@@ -232,7 +233,38 @@ function workloads(chain) {
 }
 
 function simulateBody(w, blockNumber) {
+  if (w.body) return JSON.stringify(w.body(blockNumber));
   return JSON.stringify({ chainId: 1, ...(blockNumber !== null ? { blockNumber: Number(blockNumber) } : {}), calls: w.calls });
+}
+
+/**
+ * The approve + swap as a bundle of a shape never seen before: every request comes from a new
+ * sender (a random address given the tokens with a storage override), so nothing of it is in the
+ * service's memory of shapes, and its sender's accounts and slots in no cache.
+ */
+function unseenSwapWorkload(chain, swap) {
+  const { tokenA, tokenB, router } = chain.contracts;
+  const { erc20, router: r } = chain.ifaces;
+  const coder = AbiCoder.defaultAbiCoder();
+  return {
+    label: 'Uniswap V2 approve + swap, unseen shape',
+    calls: swap.calls,
+    check: swap.check,
+    body(blockNumber) {
+      const sender = `0x${randomBytes(20).toString('hex')}`;
+      // The test ERC20 (UniswapV2ERC20 layout): balanceOf at slot 1.
+      const balanceSlot = keccak256(coder.encode(['address', 'uint256'], [sender, 1n]));
+      return {
+        chainId: 1,
+        ...(blockNumber !== null ? { blockNumber: Number(blockNumber) } : {}),
+        overrides: { storage: { [tokenA]: { [balanceSlot]: hex(SWAP_AMOUNT_IN) } } },
+        calls: [
+          { from: sender, to: tokenA, data: erc20.encodeFunctionData('approve', [router, SWAP_AMOUNT_IN]) },
+          { from: sender, to: router, data: r.encodeFunctionData('swapExactTokensForTokens', [SWAP_AMOUNT_IN, 0n, [tokenA, tokenB], sender, DEADLINE]) },
+        ],
+      };
+    },
+  };
 }
 
 /** Checks one /v1/simulate answer: every call status 1, and the workload's own check. */
@@ -540,7 +572,7 @@ async function main() {
   const startSimulation = async (name, rpcUrl) => {
     const entry = children.start(name, process.execPath, simulationArgs(name), {
       cwd: ROOT,
-      env: { ...productEnv, RPC_URL_1: rpcUrl, HARDFORK_1: HARDFORK },
+      env: { ...productEnv, RPC_URL_1: rpcUrl },
       readyLine: /listening on/,
       readyTimeoutMs: 30_000,
     });
@@ -671,6 +703,11 @@ async function main() {
       results.cold[`${name}${mode === 'explicit' ? 'Explicit' : 'Latest'}`] = await coldRun(`${w.label}, cold, via the gateway, block ${mode === 'explicit' ? 'explicit (new head)' : 'latest'}`, gatewayPort, key, node, w, mode, describe);
     }
   }
+  // The same swap as a shape never seen before (a new sender every request).
+  const unseen = unseenSwapWorkload(chain, W.swap);
+  for (const mode of ['explicit', 'latest']) {
+    results.cold[`swapUnseen${mode === 'explicit' ? 'Explicit' : 'Latest'}`] = await coldRun(`${unseen.label}, cold, via the gateway, block ${mode === 'explicit' ? 'explicit (new head)' : 'latest'}`, gatewayPort, key, node, unseen, mode, describe);
+  }
 
   // ---- 6. the same cold samples with an upstream that answers eth_createAccessList (hardhat does
   //      not: the proxy emulates it from debug_traceCall, inside the same delayed round trip).
@@ -790,10 +827,19 @@ function report({ results }, totalSeconds, machine) {
       rows.push([`${label}  cold (+${P.proxyDelayMs} ms proxy)`, 'gateway', block, 1, `${c.cold.samples}${c.timeBoundHit ? ' (cut)' : ''}`, '', c.cold.p50Ms, c.cold.p99Ms, c.cold.maxMs, rt(c.cold), c.errors]);
       rows.push([`${label}  same again, warm (proxy)`, 'gateway', block, 1, c.warmRepeat.samples, '', c.warmRepeat.p50Ms, c.warmRepeat.p99Ms, c.warmRepeat.maxMs, rt(c.warmRepeat), '']);
     }
+    if (name === 'swap') {
+      for (const mode of ['Explicit', 'Latest']) {
+        const c = C[`swapUnseen${mode}`];
+        const block = mode === 'Explicit' ? 'new head' : 'latest';
+        rows.push([`${label}  cold, unseen shape (+${P.proxyDelayMs} ms proxy)`, 'gateway', block, 1, `${c.cold.samples}${c.timeBoundHit ? ' (cut)' : ''}`, '', c.cold.p50Ms, c.cold.p99Ms, c.cold.maxMs, rt(c.cold), c.errors]);
+      }
+    }
     const e = C.accessListEmulated?.[name];
     if (e) rows.push([`${label}  cold, access list emulated**`, 'gateway', 'new head', 1, `${e.cold.samples}${e.timeBoundHit ? ' (cut)' : ''}`, '', e.cold.p50Ms, e.cold.p99Ms, e.cold.maxMs, rt(e.cold), e.errors]);
   }
   const swapColdMax = Math.max(C.swapExplicit.cold.roundTrips.max, C.swapLatest.cold.roundTrips.max);
+  const unseenColdMax = Math.max(C.swapUnseenExplicit.cold.roundTrips.max, C.swapUnseenLatest.cold.roundTrips.max);
+  const throughputRatio = S.swapNodeEthCallCN.reqPerSec ? round(S.swapWarmCN.reqPerSec / S.swapNodeEthCallCN.reqPerSec, 2) : null;
   const targets = {
     swapWarmP50: { ms: S.swapWarmC1.p50Ms, target: `<= ${TARGETS.swapWarmP50Ms} ms`, met: S.swapWarmC1.p50Ms !== null && S.swapWarmC1.p50Ms <= TARGETS.swapWarmP50Ms },
     coldSwapRoundTrips: {
@@ -802,6 +848,20 @@ function report({ results }, totalSeconds, machine) {
       target: `<= ${TARGETS.coldSwapRoundTrips} per request (every sample)`,
       met: swapColdMax <= TARGETS.coldSwapRoundTrips,
     },
+    coldUnseenSwapRoundTrips: {
+      explicitBlock: C.swapUnseenExplicit.cold.roundTrips,
+      latest: C.swapUnseenLatest.cold.roundTrips,
+      target: `<= ${TARGETS.coldUnseenSwapRoundTrips} per request (every sample)`,
+      met: unseenColdMax <= TARGETS.coldUnseenSwapRoundTrips,
+    },
+    swapThroughputVsNodeEthCall: {
+      gatewayReqPerSec: S.swapWarmCN.reqPerSec,
+      nodeEthCallReqPerSec: S.swapNodeEthCallCN.reqPerSec,
+      ratio: throughputRatio,
+      concurrency: P.concurrency,
+      target: `>= ${TARGETS.swapThroughputVsEthCall} x the node's eth_call of the swap at the same concurrency`,
+      met: throughputRatio !== null && throughputRatio >= TARGETS.swapThroughputVsEthCall,
+    },
     warmThroughputVsNodeTrace: {
       transfer: { gatewayReqPerSec: S.transferWarmCN.reqPerSec, nodeDebugTraceCallReqPerSec: S.transferNodeTraceCN.reqPerSec },
       swap: { gatewayReqPerSec: S.swapWarmCN.reqPerSec, nodeDebugTraceCallReqPerSec: S.swapNodeTraceCN.reqPerSec },
@@ -809,7 +869,7 @@ function report({ results }, totalSeconds, machine) {
       met: S.transferWarmCN.reqPerSec >= S.transferNodeTraceCN.reqPerSec && S.swapWarmCN.reqPerSec >= S.swapNodeTraceCN.reqPerSec,
     },
   };
-  const coldRuns = { transferExplicit: C.transferExplicit, transferLatest: C.transferLatest, swapExplicit: C.swapExplicit, swapLatest: C.swapLatest };
+  const coldRuns = { transferExplicit: C.transferExplicit, transferLatest: C.transferLatest, swapExplicit: C.swapExplicit, swapLatest: C.swapLatest, swapUnseenExplicit: C.swapUnseenExplicit, swapUnseenLatest: C.swapUnseenLatest };
   if (C.accessListEmulated) Object.assign(coldRuns, { transferAccessListEmulated: C.accessListEmulated.transfer, swapAccessListEmulated: C.accessListEmulated.swap });
   const errors = Object.values(S).reduce((n, r) => n + r.errors, 0) + Object.values(coldRuns).reduce((n, r) => n + r.errors, 0);
   const lines = [];
@@ -829,6 +889,12 @@ function report({ results }, totalSeconds, machine) {
   lines.push(`swap warm p50 via the gateway (block pinned, concurrency 1) = ${S.swapWarmC1.p50Ms} ms (target <= ${TARGETS.swapWarmP50Ms} ms): ${verdict(targets.swapWarmP50.met)}`);
   lines.push(
     `cold swap upstream round trips = ${rt(C.swapExplicit.cold)} (block explicit), ${rt(C.swapLatest.cold)} (latest) min/median/max (target <= ${TARGETS.coldSwapRoundTrips} on every request): ${verdict(targets.coldSwapRoundTrips.met)}`,
+  );
+  lines.push(
+    `cold unseen-shape swap upstream round trips = ${rt(C.swapUnseenExplicit.cold)} (block explicit), ${rt(C.swapUnseenLatest.cold)} (latest) min/median/max (target <= ${TARGETS.coldUnseenSwapRoundTrips} on every request): ${verdict(targets.coldUnseenSwapRoundTrips.met)}`,
+  );
+  lines.push(
+    `warm swap throughput at concurrency ${P.concurrency}: ${S.swapWarmCN.reqPerSec} simulations/s via the gateway vs the node's eth_call of the swap ${S.swapNodeEthCallCN.reqPerSec}/s = ${throughputRatio}x (target >= ${TARGETS.swapThroughputVsEthCall}x): ${verdict(targets.swapThroughputVsNodeEthCall.met)}`,
   );
   lines.push(
     `warm throughput at concurrency ${P.concurrency}: transfer ${S.transferWarmCN.reqPerSec} vs node debug_traceCall ${S.transferNodeTraceCN.reqPerSec} req/s, swap ${S.swapWarmCN.reqPerSec} vs ${S.swapNodeTraceCN.reqPerSec} req/s (target >=): ${verdict(targets.warmThroughputVsNodeTrace.met)}`,
@@ -883,7 +949,7 @@ await run.complete(async () => {
       gatewayEnv: { RATE_LIMIT_PER_SECOND: 1000000, RATE_LIMIT_BURST: 1000000, LOG_FORMAT: 'json', SIMULATE_TIMEOUT_MS: env.SIMULATE_TIMEOUT_MS ?? '15000 (default)' },
       simulationServiceEnv: {
         RPC_URL_1: 'warm: the node; cold: the delay proxy',
-        HARDFORK_1: HARDFORK,
+        HARDFORK_1: 'unset: the service picks the fork from mainnet\'s schedule (osaka/bpo2 at the node\'s time)',
         SIM_CACHE_MAX_MB: env.SIM_CACHE_MAX_MB ?? '256 (default)',
         SIM_UPSTREAM_TIMEOUT_MS: env.SIM_UPSTREAM_TIMEOUT_MS ?? '10000 (default)',
         SIM_RPC_BATCH_MAX: env.SIM_RPC_BATCH_MAX ?? '200 (default)',
@@ -892,6 +958,7 @@ await run.complete(async () => {
       workloads: {
         transfer: `tokenA.transfer(recipient, ${TRANSFER_AMOUNT}) from the deployer`,
         swap: `tokenA.approve(router, ${SWAP_AMOUNT_IN}) then router.swapExactTokensForTokens(${SWAP_AMOUNT_IN}, 0, [tokenA, tokenB], deployer, ${DEADLINE}) from the deployer (allowance 0 on chain); pool ${POOL}/${POOL}`,
+        swapUnseen: 'the approve + swap from a new random sender every request (tokenA balanceOf[sender] set by a storage override): a bundle shape never seen before (cold rows only)',
         nodeSwap: 'router.swapExactTokensForTokens from a second account that approved the router on chain (eth_call and debug_traceCall take one call)',
         nodeTracer: 'debug_traceCall with no tracer option (hardhat refuses callTracer): the struct logger with stack, memory and storage',
         cold: 'evm_mine before each sample, so the new head is in no cache; block explicit (= new head) or omitted (latest)',

@@ -92,7 +92,7 @@ export class Stack {
   }
 
   async startSimulation(): Promise<void> {
-    this.simulation = await createSimulationService(loadSimulationEnv(this.baseEnv), false);
+    this.simulation = await createSimulationService(loadSimulationEnv(this.baseEnv), process.env.E2E_LOGS === '1' ? new NestConsoleLogger() : false);
   }
 
   async stopSimulation(): Promise<void> {

@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:net';
+import { getAddress, getCreateAddress } from 'ethers';
 import { freePort, HardhatNode } from '@tradeinfra/test-support';
 import { Stack } from './harness.js';
 
@@ -48,13 +49,86 @@ describe('POST /v1/simulate', () => {
     hanging?.close();
   });
 
-  it('simulates a transfer like a receipt would report it', async () => {
+  it('simulates a transfer like a receipt would report it, with what it changed and an id', async () => {
     const head = BigInt(await node.rpc.call<string>('eth_blockNumber'));
+    const [balanceA, balanceB, nonceA] = await Promise.all([
+      node.rpc.call<string>('eth_getBalance', [A, 'latest']),
+      node.rpc.call<string>('eth_getBalance', [B, 'latest']),
+      node.rpc.call<string>('eth_getTransactionCount', [A, 'latest']),
+    ]);
     const res = await simulate({ chainId: 1, calls: [{ from: A, to: B, value: '1000', data: '0x' }] });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ chainId: 1, blockNumber: `0x${head.toString(16)}` });
+    expect(res.body.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(Number.isInteger(res.body.processTime)).toBe(true);
-    expect(res.body.calls).toEqual([{ logs: [], gasUsed: '0x5208', result: '', status: 1, internalTransfers: [] }]);
+    expect(res.body.calls).toEqual([
+      {
+        logs: [],
+        gasUsed: '0x5208',
+        result: '',
+        status: 1,
+        internalTransfers: [],
+        // Gas is free in simulation: the sender pays only the value.
+        updated: {
+          accounts: {
+            [getAddress(A)]: { nonce: Number(nonceA) + 1, balance: `0x${(BigInt(balanceA) - 1000n).toString(16)}` },
+            [getAddress(B)]: { balance: `0x${(BigInt(balanceB) + 1000n).toString(16)}` },
+          },
+        },
+      },
+    ]);
+    const again = await simulate({ chainId: 1, calls: [{ from: A, to: B, value: '1000', data: '0x' }] });
+    expect(again.body.id).not.toBe(res.body.id);
+  });
+
+  it('takes gasLimit as another name for gas, and refuses both when they differ', async () => {
+    const named = await simulate({ chainId: 1, calls: [{ from: A, to: B, gasLimit: 21000 }, { from: A, to: B, gas: '0x5208', gasLimit: 21000 }] });
+    expect(named.status).toBe(200);
+    expect(named.body.calls.map((c: { status: number }) => c.status)).toEqual([1, 1]);
+    const tooLittle = await simulate({ chainId: 1, calls: [{ from: A, to: B, gasLimit: 20999 }] });
+    expect(tooLittle.status).toBe(400);
+    const differ = await simulate({ chainId: 1, calls: [{ from: A, to: B, gas: 21000, gasLimit: 30000 }] });
+    expect(differ.status).toBe(400);
+    expect(differ.body.details).toEqual([{ path: 'calls.0.gasLimit', message: 'differs from gas; send one of them' }]);
+  });
+
+  it('refuses gas above the cap and init code above EIP-3860’s limit before running anything, as a node would', async () => {
+    const gasLimit = BigInt((await node.rpc.call<{ gasLimit: string }>('eth_getBlockByNumber', ['latest', false])).gasLimit);
+    const over = await simulate({ chainId: 1, calls: [{ from: A, to: B }, { from: A, to: B, gasLimit: (gasLimit + 1n).toString() }] });
+    expect(over.status).toBe(400);
+    expect(over.body).toMatchObject({ name: 'ValidationError', details: [{ path: 'calls.1.gasLimit', message: `must be at most ${gasLimit}: the block gas limit` }] });
+    const initCode = `0x${'00'.repeat(49_153)}`;
+    const big = await simulate({ chainId: 1, calls: [{ from: A, data: initCode }] });
+    expect(big.status).toBe(400);
+    expect(big.body).toMatchObject({
+      name: 'ValidationError',
+      details: [{ path: 'calls.0.data', message: 'is 49153 bytes of init code; a creation may carry at most 49152 (EIP-3860, on prague)' }],
+    });
+    expect((await simulate({ chainId: 1, calls: [{ from: A, data: `0x${'00'.repeat(49_152)}` }] })).status).toBe(200);
+  });
+
+  it('names the contract a creation made; what a call changed continues the state when sent back as overrides', async () => {
+    // Init code that stores 0x2a in slot 0 and deploys a contract returning slot 0.
+    const runtime = '60005460005260206000f3';
+    const init = `0x602a600055600b6011600039600b6000f3${runtime}`;
+    const nonce = Number(await node.rpc.call<string>('eth_getTransactionCount', [A, 'latest']));
+    const created = await simulate({ chainId: 1, calls: [{ from: A, data: init }] });
+    expect(created.status).toBe(200);
+    const [call] = created.body.calls;
+    const address = getCreateAddress({ from: A, nonce });
+    expect(call).toMatchObject({ status: 1, addressCreated: address });
+    expect(call.updated).toEqual({
+      accounts: { [getAddress(A)]: { nonce: nonce + 1 }, [address]: { nonce: 1 } },
+      contractCodes: { [address]: `0x${runtime}` },
+      storage: { [address]: { [`0x${'0'.repeat(64)}`]: `0x${'0'.repeat(62)}2a` } },
+    });
+    // The state after that call, from its `updated` alone: the contract answers 0x2a.
+    const continued = await simulate({ chainId: 1, overrides: call.updated, calls: [{ from: B, to: address }] });
+    expect(continued.body.calls[0]).toMatchObject({ status: 1, result: `0x${'0'.repeat(62)}2a` });
+    // A creation that fails names nothing.
+    const failed = await simulate({ chainId: 1, calls: [{ from: A, data: '0x60006000fd' }] });
+    expect(failed.body.calls[0]).toMatchObject({ status: 0, error: { type: 'revert', message: 'execution reverted' } });
+    expect(failed.body.calls[0].addressCreated).toBeUndefined();
   });
 
   it('needs the simulate scope', async () => {
@@ -123,11 +197,11 @@ describe('POST /v1/simulate', () => {
     const codes = { [C]: revertWith(errorString('not enough')), [D]: revertWith(panic), [EMPTY]: revertWith(custom), [B]: '0x60006000fd' };
     const res = await simulate({ chainId: 1, overrides: { contractCodes: codes }, calls: [C, D, EMPTY, B].map((to) => ({ from: A, to })) });
     expect(res.status).toBe(200);
-    expect(res.body.calls.map((c: { status: number; error: string }) => [c.status, c.error])).toEqual([
-      [0, 'not enough'],
-      [0, 'Panic(0x11): arithmetic overflow or underflow'],
-      [0, custom],
-      [0, 'execution reverted'],
+    expect(res.body.calls.map((c: { status: number; error: unknown }) => [c.status, c.error])).toEqual([
+      [0, { type: 'revert', message: 'not enough' }],
+      [0, { type: 'panic', message: 'Panic(0x11): arithmetic overflow or underflow' }],
+      [0, { type: 'revert', message: custom }],
+      [0, { type: 'revert', message: 'execution reverted' }],
     ]);
     expect(res.body.calls[0].result).toBe(errorString('not enough'));
     expect(res.body.calls[3].result).toBe('');
@@ -160,7 +234,7 @@ describe('POST /v1/simulate', () => {
   it('ends an endless loop by gas and keeps serving', async () => {
     const res = await simulate({ chainId: 1, overrides: { contractCodes: { [C]: '0x5b600056' } }, calls: [{ from: A, to: C, gas: 5_000_000 }] });
     expect(res.status).toBe(200);
-    expect(res.body.calls[0]).toMatchObject({ status: 0, error: 'out of gas', gasUsed: `0x${(5_000_000).toString(16)}` });
+    expect(res.body.calls[0]).toMatchObject({ status: 0, error: { type: 'out_of_gas', message: 'out of gas' }, gasUsed: `0x${(5_000_000).toString(16)}` });
     expect((await simulate({ chainId: 1, calls: [{ from: A, to: B }] })).status).toBe(200);
   });
 

@@ -12,7 +12,8 @@ export function createLogger(env: Pick<SimulationEnv, 'LOG_FORMAT'>): ConsoleLog
 export function createSimulationService(env: SimulationEnv, logger: ConsoleLogger | false = createLogger(env)): Promise<INestMicroservice> {
   return startMicroservice(
     AppModule.forRoot(env),
-    { name: 'simulation-service', queue: SIMULATION_SERVICE_QUEUE, natsUrl: env.NATS_URL, logRequests: env.LOG_REQUESTS },
+    // The service logs its own line per simulation (with the simulation's id), not the generic one.
+    { name: 'simulation-service', queue: SIMULATION_SERVICE_QUEUE, natsUrl: env.NATS_URL, logRequests: false },
     logger,
   );
 }

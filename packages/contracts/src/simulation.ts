@@ -64,21 +64,6 @@ const word = () =>
     .regex(/^0x[0-9a-fA-F]{1,64}$/, { error: 'must be a 0x-prefixed hex word of at most 32 bytes' })
     .transform((v) => `0x${v.slice(2).toLowerCase().padStart(64, '0')}`);
 
-export const SimulationCallSchema = z.strictObject({
-  from: address(),
-  /** Omitted or null: a contract creation with `data` as init code. */
-  to: address().nullish().transform((v) => v ?? null),
-  data: hexBytes().optional().transform((v) => v ?? '0x'),
-  nonce: z
-    .number({ error: typeError('an integer nonce') })
-    .int({ error: 'must be an integer nonce' })
-    .min(0, { error: 'must be an integer nonce' })
-    .optional(),
-  value: quantity(UINT256_MAX, 'wei').optional(),
-  gas: quantity(UINT64_MAX, 'a gas limit').optional(),
-});
-export type SimulationCall = z.output<typeof SimulationCallSchema>;
-
 const addressKeyed = <T extends z.ZodType>(value: T) =>
   z.record(z.string(), value, { error: 'must be an object keyed by address' }).superRefine((map, ctx) => {
     for (const key of Object.keys(map)) {
@@ -86,6 +71,10 @@ const addressKeyed = <T extends z.ZodType>(value: T) =>
     }
   });
 
+/**
+ * State overrides, for the whole bundle (before the first call) or for one call (just before it).
+ * `storage` sets single slots (the rest of the account's storage stays as it is).
+ */
 export const SimulationOverridesSchema = z.strictObject({
   accounts: addressKeyed(
     z.strictObject({
@@ -109,6 +98,41 @@ export const SimulationOverridesSchema = z.strictObject({
   ).optional(),
 });
 export type SimulationOverrides = z.output<typeof SimulationOverridesSchema>;
+
+const gasLimit = quantity(UINT64_MAX, 'a gas limit').optional();
+
+/**
+ * One call. `gasLimit` is another name for `gas` (Merkle's SDKs send `gasLimit`); both present
+ * and different is refused. `gasField` says which one the caller used (for error messages).
+ */
+export const SimulationCallSchema = z
+  .strictObject({
+    from: address(),
+    /** Omitted or null: a contract creation with `data` as init code. */
+    to: address().nullish().transform((v) => v ?? null),
+    data: hexBytes().optional().transform((v) => v ?? '0x'),
+    nonce: z
+      .number({ error: typeError('an integer nonce') })
+      .int({ error: 'must be an integer nonce' })
+      .min(0, { error: 'must be an integer nonce' })
+      .optional(),
+    value: quantity(UINT256_MAX, 'wei').optional(),
+    gas: gasLimit,
+    gasLimit,
+    /** Applied just before this call, on top of what the calls before it did. */
+    overrides: SimulationOverridesSchema.optional(),
+  })
+  .superRefine((call, ctx) => {
+    if (call.gas !== undefined && call.gasLimit !== undefined && call.gas !== call.gasLimit) {
+      ctx.addIssue({ code: 'custom', path: ['gasLimit'], message: 'differs from gas; send one of them', input: undefined });
+    }
+  })
+  .transform(({ gas, gasLimit: limit, ...rest }) => ({
+    ...rest,
+    gas: gas ?? limit,
+    gasField: (gas !== undefined ? 'gas' : limit !== undefined ? 'gasLimit' : undefined) as 'gas' | 'gasLimit' | undefined,
+  }));
+export type SimulationCall = z.output<typeof SimulationCallSchema>;
 
 const blockNumber = quantity(UINT64_MAX, 'a block number').optional();
 
@@ -148,6 +172,48 @@ export interface InternalTransfer {
   amount: string;
 }
 
+/**
+ * What a failed call's `error.type` says (Merkle's SDKs read `{type, message}`): `revert` (REVERT
+ * with data other than `Panic(uint256)`, or none), `panic` (a Solidity `Panic(uint256)`), and the
+ * EVM's exceptional halts.
+ */
+export const SIMULATION_ERROR_TYPES = [
+  'revert',
+  'panic',
+  'out_of_gas',
+  'invalid_opcode',
+  'stack_overflow',
+  'stack_underflow',
+  'invalid_jump',
+  'static_state_change',
+  'create_collision',
+  'code_size_exceeded',
+  'initcode_size_exceeded',
+  'invalid_code',
+  'out_of_bounds',
+  'insufficient_balance',
+  'precompile_error',
+  'internal',
+] as const;
+export type SimulationErrorType = (typeof SIMULATION_ERROR_TYPES)[number];
+
+export interface SimulatedCallError {
+  type: SimulationErrorType;
+  /** The decoded reason: the `Error(string)` text, `Panic(0x11): arithmetic overflow or underflow`, the raw revert hex, or the EVM error. */
+  message: string;
+}
+
+/**
+ * What one call changed, in the overrides' own shape: send it back as `overrides` to continue
+ * from the state after the call. Only entries that differ from before the call; empty sections
+ * are left out. Addresses EIP-55 checksummed; balances 0x hex wei; slots and values 32-byte words.
+ */
+export interface StateUpdate {
+  accounts?: Record<string, { nonce?: number; balance?: string }>;
+  contractCodes?: Record<string, string>;
+  storage?: Record<string, Record<string, string>>;
+}
+
 export interface SimulatedCall {
   logs: SimulationLog[];
   /** Hex, as in a receipt: intrinsic gas included, refunds applied. */
@@ -157,11 +223,17 @@ export interface SimulatedCall {
   /** 1 success, 0 reverted or failed. */
   status: 0 | 1;
   internalTransfers: InternalTransfer[];
-  /** On failure: the decoded revert reason (`Error(string)`, `Panic(uint256)`), else the raw hex or the EVM error. */
-  error?: string;
+  /** On failure. */
+  error?: SimulatedCallError;
+  /** A successful contract creation (a call without `to`): the new contract, checksummed. */
+  addressCreated?: string;
+  /** The state the call changed. */
+  updated: StateUpdate;
 }
 
 export interface SimulationResult {
+  /** A UUID for this simulation (also in the simulation service's log line for it). */
+  id: string;
   chainId: number;
   /** The block whose state the calls ran on, hex. */
   blockNumber: string;

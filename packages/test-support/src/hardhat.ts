@@ -7,14 +7,21 @@ import { freePort } from './nats-server.js';
 /** The monorepo root (this file is packages/test-support/src/hardhat.ts). */
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 
-/** Hardfork of the reference node; the product is started with the same one. */
+/** Default hardfork of the reference node (suites that fix the product's fork start it with the same one). */
 export const HARDFORK = 'prague';
 
-/**
- * Every block gets this gas limit. Hardhat's default (30M) would hold only three calls with the
- * default 10M gas of a case, and a bundle must fit in one block.
- */
+/** Every block gets this gas limit unless a suite asks for another (the differential suites use mainnet's 60M). */
 export const BLOCK_GAS_LIMIT = 1_000_000_000;
+
+export interface HardhatNodeOptions {
+  chainId?: number;
+  timeoutMs?: number;
+  accounts?: number;
+  hardfork?: string;
+  blockGasLimit?: number;
+  /** The genesis block's time (ISO 8601); the node's clock runs on from there. Default: now. */
+  initialDate?: string;
+}
 
 export class JsonRpcError extends Error {
   constructor(
@@ -36,6 +43,39 @@ export class JsonRpc {
 
   async call<T = any>(method: string, params: unknown[] = []): Promise<T> {
     const body = JSON.stringify({ jsonrpc: '2.0', id: ++this.id, method, params });
+    const reply = (await this.post(method, body)) as { result?: T; error?: { code: number; message: string; data?: unknown } };
+    if (reply.error) throw new JsonRpcError(method, reply.error.code, reply.error.message, reply.error.data);
+    return reply.result as T;
+  }
+
+  /**
+   * Several calls in one HTTP request; results in order, the first error thrown. Hardhat answers
+   * the calls of a batch concurrently, in no set order: batch reads and independent writes, never
+   * calls whose order matters.
+   */
+  async batch<T = any>(calls: Array<[method: string, params?: unknown[]]>): Promise<T[]> {
+    return (await this.batchSettled<T>(calls)).map((r) => {
+      if (r instanceof JsonRpcError) throw r;
+      return r;
+    });
+  }
+
+  /** Like {@link batch}, with each call's error in its place instead of thrown. */
+  async batchSettled<T = any>(calls: Array<[method: string, params?: unknown[]]>): Promise<Array<T | JsonRpcError>> {
+    if (calls.length === 0) return [];
+    const first = this.id + 1;
+    const body = JSON.stringify(calls.map(([method, params = []]) => ({ jsonrpc: '2.0', id: ++this.id, method, params })));
+    const replies = (await this.post(calls.map((c) => c[0]).join(','), body)) as Array<{ id: number; result?: T; error?: { code: number; message: string; data?: unknown } }>;
+    const byId = new Map(replies.map((r) => [r.id, r]));
+    return calls.map(([method], i) => {
+      const reply = byId.get(first + i);
+      if (!reply) throw new Error(`${method}: no answer in the batch`);
+      if (reply.error) return new JsonRpcError(method, reply.error.code, reply.error.message, reply.error.data);
+      return reply.result as T;
+    });
+  }
+
+  private async post(what: string, body: string): Promise<unknown> {
     const post = () => fetch(this.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     let res: Response;
     try {
@@ -48,14 +88,11 @@ export class JsonRpc {
       res = await post();
     }
     const text = await res.text();
-    let reply: { result?: T; error?: { code: number; message: string; data?: unknown } };
     try {
-      reply = JSON.parse(text);
+      return JSON.parse(text);
     } catch {
-      throw new Error(`${method}: HTTP ${res.status}, not JSON: ${text.slice(0, 200)}`);
+      throw new Error(`${what}: HTTP ${res.status}, not JSON: ${text.slice(0, 200)}`);
     }
-    if (reply.error) throw new JsonRpcError(method, reply.error.code, reply.error.message, reply.error.data);
-    return reply.result as T;
   }
 }
 
@@ -88,8 +125,15 @@ export class HardhatNode {
     });
   }
 
-  static async start(options: number | { chainId?: number; timeoutMs?: number; accounts?: number } = {}): Promise<HardhatNode> {
-    const { chainId = 1, timeoutMs = 60_000, accounts = 20 } = typeof options === 'number' ? { timeoutMs: options } : options;
+  static async start(options: number | HardhatNodeOptions = {}): Promise<HardhatNode> {
+    const {
+      chainId = 1,
+      timeoutMs = 60_000,
+      accounts = 20,
+      hardfork = HARDFORK,
+      blockGasLimit = BLOCK_GAS_LIMIT,
+      initialDate,
+    } = typeof options === 'number' ? { timeoutMs: options } : options;
     const pkgDir = join(ROOT, 'node_modules', 'hardhat');
     const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as { bin: string | Record<string, string> };
     const bin = typeof pkg.bin === 'string' ? pkg.bin : pkg.bin.hardhat;
@@ -98,10 +142,11 @@ export class HardhatNode {
       networks: {
         hardhat: {
           chainId,
-          hardfork: HARDFORK,
+          hardfork,
           initialBaseFeePerGas: 0,
           allowBlocksWithSameTimestamp: true,
-          blockGasLimit: BLOCK_GAS_LIMIT,
+          blockGasLimit,
+          ...(initialDate ? { initialDate } : {}),
           mining: { auto: true, mempool: { order: 'fifo' } },
           accounts: { count: accounts },
         },

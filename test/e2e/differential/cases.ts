@@ -1110,6 +1110,71 @@ function overrides(c: Cases, r: Rng): void {
       ],
     }), checks.all(checks.status(1, 1), checks.transfers(0, (d) => [{ from: target, to: d.sink, amount: 3n * E18 }])));
   }
+  // A call's own overrides: applied just before it, on top of what the calls before it did.
+  {
+    const fresh = r.address();
+    const first = eth(r.int(1, 900));
+    const refill = eth(r.int(1000, 5000));
+    c.add('call-overrides', `balance override before call 1 replaces what call 0 left; call 1 then spends from it`, (d) => ({
+      overrides: { accounts: { [fresh]: { balance: first } } },
+      calls: [
+        { from: fresh, to: d.sink, value: first / 2n },
+        { from: fresh, to: d.sink, value: refill / 3n, overrides: { accounts: { [fresh]: { balance: refill } } } },
+        { from: fresh, to: d.store, data: enc(d, 'Store', 'balanceOf', [fresh]) },
+      ],
+    }), checks.all(checks.status(1, 1, 1), (calls) => {
+      if (BigInt(calls[2].result) !== refill - refill / 3n) fail('balance after the refill and the send');
+    }));
+  }
+  {
+    const fresh = r.address();
+    const sender = r.pick(APPROVED_TRADERS);
+    const bal = r.big(E18, 10n ** 24n);
+    c.add('call-overrides', `token balance slot overridden before call 1 (after call 0 moved tokens to the same holder)`, (d) => ({
+      calls: [
+        { from: d.accounts[sender], to: d.tokenA, data: enc(d, 'TestToken', 'transfer', [fresh, E18]) },
+        { from: fresh, to: d.tokenA, data: enc(d, 'TestToken', 'transfer', [d.accounts[sender], bal / 2n]), overrides: { storage: { [d.tokenA]: { [erc20BalanceSlot(fresh)]: word(bal) } } } },
+        { from: fresh, to: d.tokenA, data: enc(d, 'TestToken', 'balanceOf', [fresh]) },
+      ],
+    }), checks.all(checks.status(1, 1, 1), (calls) => {
+      if (BigInt(calls[2].result) !== bal - bal / 2n) fail('token balance after the override and the transfer');
+    }));
+  }
+  {
+    const target = r.address();
+    const sender = r.pick(APPROVED_TRADERS);
+    c.add('call-overrides', `code override before call 1 only: call 0 sees an empty account, call 1 a Forwarder`, (d) => ({
+      calls: [
+        { from: d.accounts[sender], to: target, value: 2n * E18 },
+        { from: d.accounts[sender], to: target, data: enc(d, 'Forwarder', 'fanOut', [[d.sink], [E18]]), overrides: { contractCodes: { [target]: d.artifacts.Forwarder.deployedBytecode } } },
+      ],
+    }), checks.all(checks.status(1, 1), checks.transfers(1, (d) => [{ from: target, to: d.sink, amount: E18 }])));
+  }
+  {
+    const fresh = r.address();
+    const nonce = r.int(10, 500);
+    c.add('call-overrides', `nonce override before call 1: its deployment lands at the address of the new nonce`, (d) => ({
+      overrides: { accounts: { [fresh]: { balance: E18 } } },
+      calls: [
+        { from: fresh, data: deployData(d, 'Counter') },
+        { from: fresh, nonce, data: deployData(d, 'Counter'), overrides: { accounts: { [fresh]: { nonce } } } },
+        { from: fresh, to: getCreateAddress({ from: fresh, nonce }), data: enc(d, 'Counter', 'incrementBy', [3]) },
+      ],
+    }), checks.all(checks.status(1, 1, 1), (calls) => {
+      if (BigInt(calls[2].result) !== 3n) fail('counter at the overridden nonce’s address');
+    }));
+  }
+  {
+    const sender = r.pick(APPROVED_TRADERS);
+    const count = r.int(100, 1000);
+    c.add('call-overrides', `storage override before call 2 resets what calls 0 and 1 wrote`, (d) => ({
+      calls: [
+        { from: d.accounts[sender], to: d.counter, data: enc(d, 'Counter', 'increment') },
+        { from: d.accounts[sender], to: d.counter, data: enc(d, 'Counter', 'increment') },
+        { from: d.accounts[sender], to: d.counter, data: enc(d, 'Counter', 'expectCount', [count]), overrides: { storage: { [d.counter]: { [word(0n)]: word(BigInt(count)) } } } },
+      ],
+    }), checks.status(1, 1, 1));
+  }
 }
 
 function dependent(c: Cases, r: Rng): void {

@@ -1,41 +1,55 @@
 import type { SimulatedCall } from '@tradeinfra/contracts';
 import type { BlockParam } from './cases.js';
-import { DEFAULT_GAS, type Bundle, type CallOutcome } from './reference.js';
+import { DEFAULT_GAS, type Bundle, type CallOutcome, type CaseOverrides, type GasMode } from './reference.js';
 
 const quantity = (v: bigint) => '0x' + v.toString(16);
 
-/** The `POST /v1/simulate` body for a bundle, on block N, with the same gas as the node ran with. */
-export function simulateBody(bundle: Bundle, blockNumber: number, block: BlockParam = 'blockNumber'): Record<string, unknown> {
-  const o = bundle.overrides;
+function overridesBody(o: CaseOverrides): Record<string, unknown> {
+  return {
+    ...(o.accounts
+      ? {
+          accounts: Object.fromEntries(
+            Object.entries(o.accounts).map(([a, acc]) => [
+              a,
+              { ...(acc.nonce !== undefined ? { nonce: acc.nonce } : {}), ...(acc.balance !== undefined ? { balance: quantity(acc.balance) } : {}) },
+            ]),
+          ),
+        }
+      : {}),
+    ...(o.contractCodes ? { contractCodes: o.contractCodes } : {}),
+    ...(o.storage ? { storage: o.storage } : {}),
+  };
+}
+
+/**
+ * The `POST /v1/simulate` body for a bundle, on block N: with each call's gas as the node ran it
+ * (`explicit`, as `gas` or `gasLimit`), or with no gas at all (`default`: the service's default,
+ * the fork's cap).
+ */
+export function simulateBody(bundle: Bundle, blockNumber: number, block: BlockParam = 'blockNumber', gasMode: GasMode = 'explicit'): Record<string, unknown> {
   const body: Record<string, unknown> = {
     chainId: 1,
     ...(block === 'latest' ? {} : { [block]: blockNumber }),
-    calls: bundle.calls.map((c) => ({
+    calls: bundle.calls.map((c, i) => ({
       from: c.from,
       ...(c.to ? { to: c.to } : {}),
       data: c.data ?? '0x',
       ...(c.value !== undefined ? { value: quantity(c.value) } : {}),
-      gas: quantity(c.gas ?? DEFAULT_GAS),
+      // Every other call names its gas `gasLimit` (Merkle's SDKs' name for it).
+      ...(gasMode === 'explicit' ? { [i % 2 ? 'gasLimit' : 'gas']: quantity(c.gas ?? DEFAULT_GAS) } : {}),
       ...(c.nonce !== undefined ? { nonce: c.nonce } : {}),
+      ...(c.overrides ? { overrides: overridesBody(c.overrides) } : {}),
     })),
   };
-  if (o) {
-    body.overrides = {
-      ...(o.accounts
-        ? {
-            accounts: Object.fromEntries(
-              Object.entries(o.accounts).map(([a, acc]) => [
-                a,
-                { ...(acc.nonce !== undefined ? { nonce: acc.nonce } : {}), ...(acc.balance !== undefined ? { balance: quantity(acc.balance) } : {}) },
-              ]),
-            ),
-          }
-        : {}),
-      ...(o.contractCodes ? { contractCodes: o.contractCodes } : {}),
-      ...(o.storage ? { storage: o.storage } : {}),
-    };
-  }
+  if (bundle.overrides) body.overrides = overridesBody(bundle.overrides);
   return body;
+}
+
+/** JSON with object keys sorted at every level (two equal values print the same). */
+export function canonical(v: unknown): string {
+  const sort = (x: unknown): unknown =>
+    Array.isArray(x) ? x.map(sort) : x && typeof x === 'object' ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, sort((x as Record<string, unknown>)[k])])) : x;
+  return JSON.stringify(sort(v));
 }
 
 const show = (v: unknown) => JSON.stringify(v, (_, x) => (typeof x === 'bigint' ? '0x' + x.toString(16) : x));
@@ -68,8 +82,13 @@ export function diffCalls(node: CallOutcome[], service: SimulatedCall[] | undefi
     if (hexOrEmpty(s.result) !== n.result) out.push(`${at} result: node ${n.result}, service ${show(s.result)}`);
     const gas = big(s.gasUsed);
     if (gas !== n.gasUsed) out.push(`${at} gasUsed: node ${n.gasUsed}, service ${typeof gas === 'bigint' ? gas : gas} (${typeof gas === 'bigint' ? `${gas - n.gasUsed > 0n ? '+' : ''}${gas - n.gasUsed}` : '?'})`);
-    if (n.status === 0 && !(typeof s.error === 'string' && s.error.length > 0)) out.push(`${at} error: the call reverted on the node, service gave no error reason (${show(s.error)})`);
+    const error = s.error as { type?: unknown; message?: unknown } | undefined;
+    if (n.status === 0 && !(error && typeof error.type === 'string' && typeof error.message === 'string' && error.message.length > 0)) {
+      out.push(`${at} error: the call failed on the node, service gave no {type, message} (${show(s.error)})`);
+    }
     if (n.status === 1 && s.error !== undefined) out.push(`${at} error: the call succeeded on the node, service says ${show(s.error)}`);
+    if ((n.addressCreated ?? null) !== (s.addressCreated ?? null)) out.push(`${at} addressCreated: node ${n.addressCreated ?? '(none)'}, service ${show(s.addressCreated ?? '(none)')}`);
+    if (canonical(n.updated) !== canonical(s.updated)) out.push(`${at} updated: node ${canonical(n.updated)}, service ${canonical(s.updated)}`);
 
     const sl = Array.isArray(s.logs) ? s.logs : [];
     if (!Array.isArray(s.logs)) out.push(`${at} logs: service returned ${show(s.logs)}`);

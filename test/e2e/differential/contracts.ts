@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { AbiCoder, Interface, MaxUint256, keccak256, solidityPackedKeccak256, zeroPadValue, toBeHex, type InterfaceAbi } from 'ethers';
-import { HARDFORK, ROOT, type JsonRpc } from './node.js';
+import { ROOT, type JsonRpc } from './node.js';
 
 const require = createRequire(join(ROOT, 'package.json'));
 
@@ -405,7 +405,7 @@ function findImport(path: string): { contents: string } | { error: string } {
   }
 }
 
-/** Compiles SOURCES (optimizer on, EVM version of the node's hardfork). */
+/** Compiles SOURCES (optimizer on, EVM version prague: the code runs the same on osaka). */
 export function compile(): Record<string, Artifact> {
   const solc = require('solc') as { compile(input: string, callbacks: { import: typeof findImport }): string };
   const input = {
@@ -413,7 +413,7 @@ export function compile(): Record<string, Artifact> {
     sources: Object.fromEntries(Object.entries(SOURCES).map(([name, content]) => [name, { content }])),
     settings: {
       optimizer: { enabled: true, runs: 200 },
-      evmVersion: HARDFORK,
+      evmVersion: 'prague',
       outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } },
     },
   };

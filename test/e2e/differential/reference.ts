@@ -1,8 +1,15 @@
-import { getCreateAddress, toBeHex } from 'ethers';
-import type { JsonRpc } from './node.js';
+import { getAddress, getCreateAddress, toBeHex } from 'ethers';
+import { JsonRpcError, type JsonRpc } from './node.js';
 
 // ---------------------------------------------------------------------------------------------
 // Case shape (what cases.ts produces and both sides run)
+
+export interface CaseOverrides {
+  accounts?: Record<string, { nonce?: number; balance?: bigint }>;
+  contractCodes?: Record<string, string>;
+  /** address → 32-byte slot → 32-byte value. */
+  storage?: Record<string, Record<string, string>>;
+}
 
 export interface CaseCall {
   from: string;
@@ -12,13 +19,8 @@ export interface CaseCall {
   value?: bigint;
   gas?: bigint;
   nonce?: number;
-}
-
-export interface CaseOverrides {
-  accounts?: Record<string, { nonce?: number; balance?: bigint }>;
-  contractCodes?: Record<string, string>;
-  /** address → 32-byte slot → 32-byte value. */
-  storage?: Record<string, Record<string, string>>;
+  /** Applied just before this call. */
+  overrides?: CaseOverrides;
 }
 
 export interface Bundle {
@@ -26,7 +28,11 @@ export interface Bundle {
   overrides?: CaseOverrides;
 }
 
+/** Gas of a call without its own, in the suites' "explicit gas" run. */
 export const DEFAULT_GAS = 10_000_000n;
+
+/** How a case's calls carry gas: each its own (or DEFAULT_GAS), or none (the service's default, the fork's cap). */
+export type GasMode = 'explicit' | 'default';
 
 // ---------------------------------------------------------------------------------------------
 // Outcome of one call (the fields compared with the simulation)
@@ -43,6 +49,13 @@ export interface Transfer {
   amount: bigint;
 }
 
+/** What a call changed, in the service's `updated` form (checksummed addresses, hex balances, 32-byte words). */
+export interface StateDiff {
+  accounts?: Record<string, { nonce?: number; balance?: string }>;
+  contractCodes?: Record<string, string>;
+  storage?: Record<string, Record<string, string>>;
+}
+
 export interface CallOutcome {
   status: 0 | 1;
   /** Return data (revert data when it reverted), `0x` when empty. */
@@ -50,6 +63,10 @@ export interface CallOutcome {
   logs: Log[];
   gasUsed: bigint;
   internalTransfers: Transfer[];
+  /** A top-level creation that succeeded: the new contract (checksummed). */
+  addressCreated?: string;
+  /** The node's state after the call's block against the state before it, over every account and slot the call could have changed. */
+  updated: StateDiff;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -101,6 +118,8 @@ export interface Frame {
   /** The frame returned successfully (the value pushed on the caller's stack was not 0). */
   success: boolean;
   children: Frame[];
+  /** Slots SSTORE wrote to in this frame's context (root frame: every frame's, see buildFrames). */
+  sstores?: Array<{ context: Ref; slot: string }>;
 }
 
 const CALL_OPS: Record<string, FrameKind> = {
@@ -138,6 +157,8 @@ export function buildFrames(trace: Trace, tx: SentTx, status: 0 | 1): Frame {
     children: [],
   };
   const active: Frame[] = [root];
+  const sstores: Array<{ context: Ref; slot: string }> = [];
+  root.sstores = sstores;
   const logs = trace.structLogs;
   const base = logs.length ? logs[0].depth : 1;
   let pending: Frame | null = null;
@@ -193,6 +214,8 @@ export function buildFrames(trace: Trace, tx: SentTx, status: 0 | 1): Frame {
       }
       current.children.push(frame);
       pending = frame;
+    } else if (step.op === 'SSTORE') {
+      sstores.push({ context: current.context, slot: '0x' + top(step, 0).replace(/^0x/, '').padStart(64, '0').toLowerCase() });
     } else if (step.op === 'SELFDESTRUCT') {
       current.children.push({
         kind: 'SELFDESTRUCT',
@@ -215,9 +238,9 @@ export function buildFrames(trace: Trace, tx: SentTx, status: 0 | 1): Frame {
 // Balances across the bundle (for SELFDESTRUCT amounts)
 
 /**
- * Native balances during the bundle, journaled so a reverted frame undoes its moves. Balances
- * not seen yet are read from the node: `known` (taken after overrides, before mining) or the
- * state at block N.
+ * Native balances during one transaction, journaled so a reverted frame undoes its moves.
+ * Balances not seen yet are read from the node at the block before the transaction's (its state
+ * includes overrides set on it: hardhat keeps them in that block's state).
  */
 class Balances {
   private readonly values = new Map<string, bigint>();
@@ -226,10 +249,7 @@ class Balances {
   constructor(
     private readonly rpc: JsonRpc,
     private readonly block: number,
-    known: Map<string, bigint>,
-  ) {
-    for (const [a, v] of known) this.values.set(a, v);
-  }
+  ) {}
 
   async get(a: string): Promise<bigint> {
     let v = this.values.get(a);
@@ -239,6 +259,13 @@ class Balances {
       this.values.set(a, v);
     }
     return v;
+  }
+
+  /** Reads the balances of these accounts in one batch (the replay then needs no round trip per account). */
+  async preload(accounts: Iterable<string>): Promise<void> {
+    const missing = [...new Set(accounts)].filter((a) => /^0x[0-9a-f]{40}$/.test(a) && !this.values.has(a));
+    const values = await this.rpc.batch<string>(missing.map((a) => ['eth_getBalance', [a, toBeHex(this.block)]]));
+    missing.forEach((a, i) => this.values.set(a, BigInt(values[i]!)));
   }
 
   async set(a: string, v: bigint): Promise<void> {
@@ -321,97 +348,178 @@ export interface ReferenceResult {
   calls: CallOutcome[];
 }
 
+/** Accounts and slots (beyond those the trace names) whose change must be checked, e.g. what the service says changed. */
+export interface Candidates {
+  accounts: Set<string>;
+  slots: Set<string>; // `${address}:${slot}`
+}
+
+export interface ReferenceOptions {
+  /** Gas of a call without its own (the service's default when the run leaves gas out). */
+  defaultGas: bigint;
+  gasMode: GasMode;
+  /** Candidates per call (lowercase addresses, 32-byte slots). */
+  candidates?: (call: number) => Candidates;
+}
+
 const normLog = (l: { address: string; topics: string[]; data: string }): Log => ({
   address: l.address.toLowerCase(),
   topics: l.topics.map((t) => t.toLowerCase()),
   data: l.data.toLowerCase(),
 });
 
+async function applyOverrides(rpc: JsonRpc, o: CaseOverrides): Promise<void> {
+  const calls: Array<[string, unknown[]]> = [];
+  for (const [a, acc] of Object.entries(o.accounts ?? {})) {
+    if (acc.balance !== undefined) calls.push(['hardhat_setBalance', [a, toBeHex(acc.balance)]]);
+    if (acc.nonce !== undefined) calls.push(['hardhat_setNonce', [a, toBeHex(acc.nonce)]]);
+  }
+  for (const [a, code] of Object.entries(o.contractCodes ?? {})) calls.push(['hardhat_setCode', [a, code]]);
+  for (const [a, slots] of Object.entries(o.storage ?? {})) {
+    for (const [slot, value] of Object.entries(slots)) calls.push(['hardhat_setStorageAt', [a, slot, value]]);
+  }
+  // Independent writes (one field of one account each): one batch, in any order.
+  if (calls.length) await rpc.batch(calls);
+}
+
+const word32 = (hex: string) => '0x' + hex.replace(/^0x/, '').toLowerCase().padStart(64, '0');
+
 /**
- * Runs the bundle on the node as real transactions in one new block on top of the head block N
- * (same timestamp as N, gas price 0), reads receipts and traces, and reverts the chain to N.
+ * Runs the bundle on the node as real transactions on top of the head block N, one block per
+ * call (N+1, N+2, …, all with N's timestamp and base fee 0, gas price 0), so that the state
+ * before and after each call is a block's state. Reads receipts and traces, compares the state
+ * of every account and slot the call could have changed, and reverts the chain to N.
  */
-export async function runReference(rpc: JsonRpc, bundle: Bundle): Promise<ReferenceResult> {
-  const snapshot = await rpc.call<string>('evm_snapshot');
+export async function runReference(rpc: JsonRpc, bundle: Bundle, options: ReferenceOptions): Promise<ReferenceResult> {
+  const [snapshot, head] = await rpc.batch<any>([
+    ['evm_snapshot', []],
+    ['eth_getBlockByNumber', ['latest', false]],
+  ]);
   try {
-    const head = await rpc.call<any>('eth_getBlockByNumber', ['latest', false]);
     const block = Number(head.number);
-    const o = bundle.overrides ?? {};
-    for (const [a, acc] of Object.entries(o.accounts ?? {})) {
-      if (acc.balance !== undefined) await rpc.call('hardhat_setBalance', [a, toBeHex(acc.balance)]);
-      if (acc.nonce !== undefined) await rpc.call('hardhat_setNonce', [a, toBeHex(acc.nonce)]);
-    }
-    for (const [a, code] of Object.entries(o.contractCodes ?? {})) await rpc.call('hardhat_setCode', [a, code]);
-    for (const [a, slots] of Object.entries(o.storage ?? {})) {
-      for (const [slot, value] of Object.entries(slots)) await rpc.call('hardhat_setStorageAt', [a, slot, value]);
-    }
+    const coinbase = String(head.miner).toLowerCase();
+    const overrideSlots = new Set<string>();
+    const noteOverrides = (o: CaseOverrides | undefined) => {
+      for (const [a, slots] of Object.entries(o?.storage ?? {})) for (const slot of Object.keys(slots)) overrideSlots.add(`${a.toLowerCase()}:${word32(slot)}`);
+    };
+    noteOverrides(bundle.overrides);
+    if (bundle.overrides) await applyOverrides(rpc, bundle.overrides);
+    await rpc.batch([...new Set(bundle.calls.map((c) => c.from.toLowerCase()))].map((sender): [string, unknown[]] => ['hardhat_impersonateAccount', [sender]]));
 
-    // balances that the overrides may have changed, read before the block is mined
-    const known = new Map<string, bigint>();
-    const touched = new Set<string>([...Object.keys(o.accounts ?? {}), ...Object.keys(o.contractCodes ?? {}), ...Object.keys(o.storage ?? {})]);
-    for (const c of bundle.calls) {
-      touched.add(c.from);
-      if (c.to) touched.add(c.to);
-    }
-    for (const a of touched) known.set(a.toLowerCase(), BigInt(await rpc.call<string>('eth_getBalance', [a, 'latest'])));
-
-    await rpc.call('evm_setAutomine', [false]);
-    const nonces = new Map<string, number>();
-    const sent: SentTx[] = [];
-    for (const sender of new Set(bundle.calls.map((c) => c.from.toLowerCase()))) {
-      await rpc.call('hardhat_impersonateAccount', [sender]);
-      nonces.set(sender, Number(await rpc.call<string>('eth_getTransactionCount', [sender, 'latest'])));
-    }
-    for (const c of bundle.calls) {
-      const from = c.from.toLowerCase();
-      const nonce = nonces.get(from)!;
-      if (c.nonce !== undefined && c.nonce !== nonce) throw new Error(`case error: call nonce ${c.nonce}, sender nonce ${nonce}`);
-      nonces.set(from, nonce + 1);
-      const hash = await rpc.call<string>('eth_sendTransaction', [
-        {
-          from,
-          ...(c.to ? { to: c.to } : {}),
-          data: c.data ?? '0x',
-          value: toBeHex(c.value ?? 0n),
-          gas: toBeHex(c.gas ?? DEFAULT_GAS),
-          gasPrice: '0x0',
-          nonce: toBeHex(nonce),
-        },
-      ]);
-      const to = c.to ? c.to.toLowerCase() : getCreateAddress({ from, nonce }).toLowerCase();
-      sent.push({ hash, from, to, value: c.value ?? 0n, create: !c.to });
-    }
-    await rpc.call('evm_setNextBlockTimestamp', [Number(head.timestamp)]);
-    await rpc.call('hardhat_setNextBlockBaseFeePerGas', ['0x0']);
-    await rpc.call('evm_mine');
-
-    const balances = new Balances(rpc, block, known);
     const calls: CallOutcome[] = [];
-    for (const [i, tx] of sent.entries()) {
-      const receipt = await rpc.call<any>('eth_getTransactionReceipt', [tx.hash]);
-      if (!receipt) throw new Error(`call #${i} was not mined in the bundle's block`);
-      if (Number(receipt.blockNumber) !== block + 1 || Number(receipt.transactionIndex) !== i) {
-        throw new Error(`call #${i} mined at block ${Number(receipt.blockNumber)} index ${Number(receipt.transactionIndex)}, expected block ${block + 1} index ${i}`);
+    for (const [i, c] of bundle.calls.entries()) {
+      const before = block + i;
+      if (c.overrides) {
+        noteOverrides(c.overrides);
+        await applyOverrides(rpc, c.overrides);
+      }
+      const from = c.from.toLowerCase();
+      // Hardhat answers the calls of a batch concurrently, in no set order: a batch holds only
+      // requests that do not depend on each other; the transaction goes after them.
+      const [, , txCount] = await rpc.batch<string>([
+        ['evm_setNextBlockTimestamp', [Number(head.timestamp)]],
+        ['hardhat_setNextBlockBaseFeePerGas', ['0x0']],
+        ['eth_getTransactionCount', [from, 'latest']],
+      ]);
+      const nonce = Number(txCount);
+      if (c.nonce !== undefined && c.nonce !== nonce) throw new Error(`case error: call nonce ${c.nonce}, sender nonce ${nonce}`);
+      const gas = options.gasMode === 'explicit' ? (c.gas ?? DEFAULT_GAS) : options.defaultGas;
+      // Automine: the transaction is mined in a block of its own; one that reverts is mined too
+      // (hardhat then answers with an error that carries its hash).
+      const [sent] = await rpc.batchSettled<string>([
+        [
+          'eth_sendTransaction',
+          [{ from, ...(c.to ? { to: c.to } : {}), data: c.data ?? '0x', value: toBeHex(c.value ?? 0n), gas: toBeHex(gas), gasPrice: '0x0', nonce: toBeHex(nonce) }],
+        ],
+      ]);
+      const hash = sent instanceof JsonRpcError ? (sent.data as { txHash?: string } | undefined)?.txHash : sent;
+      if (!hash) throw sent;
+      const to = c.to ? c.to.toLowerCase() : getCreateAddress({ from, nonce }).toLowerCase();
+      const tx: SentTx = { hash, from, to, value: c.value ?? 0n, create: !c.to };
+      const [receipt, trace] = await rpc.batch<any>([
+        ['eth_getTransactionReceipt', [hash]],
+        ['debug_traceTransaction', [hash, { disableStorage: true, disableMemory: true }]],
+      ]);
+      if (!receipt) throw new Error(`call #${i} was not mined`);
+      if (Number(receipt.blockNumber) !== before + 1 || Number(receipt.transactionIndex) !== 0) {
+        throw new Error(`call #${i} mined at block ${Number(receipt.blockNumber)} index ${Number(receipt.transactionIndex)}, expected block ${before + 1} index 0`);
       }
       const status = Number(receipt.status) as 0 | 1;
-      const trace = await rpc.call<Trace>('debug_traceTransaction', [tx.hash, { disableStorage: true, disableMemory: true }]);
       if (BigInt(trace.gas) !== BigInt(receipt.gasUsed) && trace.structLogs.length > 0) {
         // hardhat reports the receipt's gas in the trace; a difference would mean a wrong trace
         throw new Error(`call #${i}: trace gas ${trace.gas} != receipt gasUsed ${BigInt(receipt.gasUsed)}`);
       }
-      const root = buildFrames(trace, tx, status);
+      const root = buildFrames(trace as Trace, tx, status);
+      const balances = new Balances(rpc, before);
+      const moving: string[] = [];
+      const movers = (f: Frame) => {
+        if (f.value > 0n || f.kind === 'SELFDESTRUCT') for (const ref of [f.from, f.to]) if (ref.address) moving.push(ref.address);
+        f.children.forEach(movers);
+      };
+      movers(root);
+      await balances.preload(moving);
       const internalTransfers = await replay(root, tx, balances);
+
+      // Everything the call could have changed: the accounts its frames touched, the slots it
+      // wrote, the bundle's overridden slots (a creation may clear them), and what the service
+      // says it changed (so a change the node does not see shows up too).
+      const accounts = new Set<string>([from, to, coinbase]);
+      const slots = new Set<string>(overrideSlots);
+      const visit = (f: Frame) => {
+        for (const ref of [f.from, f.to, f.context]) if (ref.address && /^0x[0-9a-f]{40}$/.test(ref.address)) accounts.add(ref.address);
+        f.children.forEach(visit);
+      };
+      visit(root);
+      for (const w of root.sstores ?? []) if (w.context.address && /^0x[0-9a-f]{40}$/.test(w.context.address)) slots.add(`${w.context.address}:${w.slot}`);
+      const extra = options.candidates?.(i);
+      for (const a of extra?.accounts ?? []) accounts.add(a);
+      for (const s of extra?.slots ?? []) slots.add(s);
+      for (const s of slots) accounts.add(s.slice(0, 42));
+      const updated = await stateDiff(rpc, before, [...accounts], [...slots]);
+
       calls.push({
         status,
         result: (trace.returnValue || '0x').toLowerCase().replace(/^(?!0x)/, '0x'),
         logs: (receipt.logs as Log[]).map(normLog),
         gasUsed: BigInt(receipt.gasUsed),
         internalTransfers,
+        ...(tx.create && status === 1 && receipt.contractAddress ? { addressCreated: getAddress(receipt.contractAddress) } : {}),
+        updated,
       });
     }
     return { block, calls };
   } finally {
-    await rpc.call('evm_revert', [snapshot]);
-    await rpc.call('evm_setAutomine', [true]);
+    if (!(await rpc.call<boolean>('evm_revert', [snapshot]))) throw new Error(`evm_revert ${snapshot} failed`);
   }
+}
+
+/** The state at block `before + 1` against block `before`, over the given accounts and slots, in the service's `updated` form. */
+async function stateDiff(rpc: JsonRpc, before: number, accounts: string[], slots: string[]): Promise<StateDiff> {
+  const tags = [toBeHex(before), toBeHex(before + 1)];
+  const reads: Array<[string, unknown[]]> = [];
+  for (const a of accounts) for (const tag of tags) reads.push(['eth_getBalance', [a, tag]], ['eth_getTransactionCount', [a, tag]], ['eth_getCode', [a, tag]]);
+  for (const s of slots) for (const tag of tags) reads.push(['eth_getStorageAt', [s.slice(0, 42), s.slice(43), tag]]);
+  const values = await rpc.batch<string>(reads);
+  const diff: Required<StateDiff> = { accounts: {}, contractCodes: {}, storage: {} };
+  accounts.forEach((a, i) => {
+    const [b0, n0, c0, b1, n1, c1] = values.slice(i * 6, i * 6 + 6);
+    const key = getAddress(a);
+    const fields: { nonce?: number; balance?: string } = {};
+    if (BigInt(n0!) !== BigInt(n1!)) fields.nonce = Number(BigInt(n1!));
+    if (BigInt(b0!) !== BigInt(b1!)) fields.balance = '0x' + BigInt(b1!).toString(16);
+    if (Object.keys(fields).length) diff.accounts[key] = fields;
+    if (c0!.toLowerCase() !== c1!.toLowerCase()) diff.contractCodes[key] = c1!.toLowerCase();
+  });
+  const k = accounts.length * 6;
+  slots.forEach((s, i) => {
+    const [v0, v1] = [values[k + i * 2]!, values[k + i * 2 + 1]!];
+    if (BigInt(v0) === BigInt(v1)) return;
+    const key = getAddress(s.slice(0, 42));
+    (diff.storage[key] ??= {})[s.slice(43)] = word32(v1);
+  });
+  const out: StateDiff = {};
+  if (Object.keys(diff.accounts).length) out.accounts = diff.accounts;
+  if (Object.keys(diff.contractCodes).length) out.contractCodes = diff.contractCodes;
+  if (Object.keys(diff.storage).length) out.storage = diff.storage;
+  return out;
 }

@@ -5,6 +5,7 @@ import {
   INTENT_STATUSES,
   SearchIntentsRequestSchema,
   SimulateRequestSchema,
+  SIMULATION_ERROR_TYPES,
   MevCaptureEventSchema,
   PayoutTransitionSchema,
   RequestPayoutSchema,
@@ -71,10 +72,29 @@ const intentRecord: Json = {
 };
 
 const hexString = { type: 'string', pattern: '^0x[0-9a-fA-F]*$' };
+const word32 = { type: 'string', pattern: '^0x[0-9a-f]{64}$', description: '32-byte word' };
+const stateUpdate: Json = {
+  type: 'object',
+  description:
+    'What the call changed, in the overrides\' own shape (send it back as `overrides` to continue from the state after the call): only entries that differ from before the call (after its own overrides); empty sections left out. ' +
+    'An account the call deleted (created and self-destructed in one transaction, EIP-6780) reads nonce 0, balance 0x0, code 0x, and every slot of it the simulation knows of 0.',
+  properties: {
+    accounts: {
+      type: 'object',
+      additionalProperties: {
+        type: 'object',
+        properties: { nonce: { type: 'integer' }, balance: { ...hexString, description: 'Wei, 0x hex (a string, as overrides take it)' } },
+      },
+    },
+    contractCodes: { type: 'object', additionalProperties: hexString },
+    storage: { type: 'object', additionalProperties: { type: 'object', additionalProperties: word32, description: 'slot (32-byte word) → value (32-byte word)' } },
+  },
+};
 const simulationResult: Json = {
   type: 'object',
-  required: ['chainId', 'blockNumber', 'processTime', 'calls'],
+  required: ['id', 'chainId', 'blockNumber', 'processTime', 'calls'],
   properties: {
+    id: { type: 'string', format: 'uuid', description: 'This simulation (also in the simulation service\'s log line for it)' },
     chainId: { type: 'integer' },
     blockNumber: { ...hexString, description: 'The block whose state the calls ran on' },
     processTime: { type: 'integer', description: 'Milliseconds' },
@@ -82,7 +102,7 @@ const simulationResult: Json = {
       type: 'array',
       items: {
         type: 'object',
-        required: ['logs', 'gasUsed', 'result', 'status', 'internalTransfers'],
+        required: ['logs', 'gasUsed', 'result', 'status', 'internalTransfers', 'updated'],
         properties: {
           logs: {
             type: 'array',
@@ -96,7 +116,17 @@ const simulationResult: Json = {
             description: 'Native value moved by nested CALL/CALLCODE, CREATE/CREATE2 endowments and SELFDESTRUCT, in frames that did not revert',
             items: { type: 'object', properties: { from: address, to: address, amount: hexString } },
           },
-          error: { type: 'string', description: 'On failure: Error(string) reason, Panic(code): meaning, raw revert hex, or the EVM error' },
+          error: {
+            type: 'object',
+            description: 'On failure only (Merkle\'s SDKs read this shape)',
+            required: ['type', 'message'],
+            properties: {
+              type: { type: 'string', enum: [...SIMULATION_ERROR_TYPES], description: '`panic`: a Solidity Panic(uint256); `precompile_error`: a failing call straight to a precompile' },
+              message: { type: 'string', description: 'The Error(string) reason, Panic(code): meaning, the raw revert hex, "execution reverted", or the EVM error' },
+            },
+          },
+          addressCreated: { ...address, description: 'A creation (no `to`) that succeeded: the new contract' },
+          updated: stateUpdate,
         },
       },
     },
@@ -320,9 +350,13 @@ export function buildOpenApiDocument(): Json {
           summary: 'Simulate a bundle of calls',
           description:
             'Scope simulate. Runs the calls in order on one shared state on top of the state after block `blockNumber` (or `block_number`; latest when omitted), ' +
-            'each as a transaction with gas price 0 (the sender\'s nonce increments, no fee is charged), with the block environment eth_call uses at that block (BASEFEE reads 0). ' +
-            'Overrides apply before the first call. A call whose `nonce` differs from its sender\'s fails the request with 400 `Nonce mismatch. Expected <n>, got <m> on call #<index>` (0-based). ' +
-            'At most 100 calls; each call\'s gas defaults to the block gas limit. A failing chain RPC answers 502 within 10 s.',
+            'each as a transaction with gas price 0 (the sender\'s nonce increments, no fee is charged), with the block environment eth_call uses at that block (BASEFEE reads 0), ' +
+            'under the EVM rules the chain ran at that block (see the README\'s fork schedule; HARDFORK_<chainId> fixes one). ' +
+            'The bundle\'s overrides apply before the first call, a call\'s own `overrides` just before it. A call\'s gas is `gas` or `gasLimit` (both and different: 400); ' +
+            'it defaults to the block gas limit capped by the fork\'s transaction gas cap (2^24 since Osaka, EIP-7825); more, or init code above 49,152 bytes (EIP-3860), is a 400 ValidationError. ' +
+            'A call whose `nonce` differs from its sender\'s fails the request with 400 `Nonce mismatch. Expected <n>, got <m> on call #<index>` (0-based). ' +
+            'At most 100 calls. Integers are exact at any size, also as bare JSON numbers. A failing chain RPC answers 502 within 10 s. ' +
+            'Merkle\'s Go and TypeScript SDKs work as they are (Authorization: Token KEY).',
           requestBody: { required: true, content: json({ $ref: '#/components/schemas/Simulate' }) },
           responses: {
             '200': { description: 'One result per call, in order', content: json({ $ref: '#/components/schemas/SimulationResult' }) },

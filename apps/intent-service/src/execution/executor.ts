@@ -440,7 +440,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
       ],
     });
     const [before, bought, after, reservesAfter, ...sale] = first.calls as SimulationResult['calls'];
-    if (bought!.status !== 1) return { reverted: bought!.error ?? 'no reason given' };
+    if (bought!.status !== 1) return { reverted: bought!.error?.message ?? 'no reason given' };
     const received = BigInt(after!.result || '0x0') - BigInt(before!.result || '0x0');
     const buyTax = lossScaled(quoted, received);
     const buyGas = BigInt(bought!.gasUsed);

@@ -104,13 +104,22 @@ describe('ChainState', () => {
     expect((await chain.account(16n, '0x00000000000000000000000000000000000000cc')).exists).toBe(false);
   });
 
-  it('prefetches what the access lists name in one more round trip', async () => {
-    await chain.prefetch(16n, [{ from: ADDR, to: '0x00000000000000000000000000000000000000dd', data: '0x' }]);
+  it('names what the access lists name, then fetches those keys in one batch', async () => {
+    const keys = await chain.accessListKeys(16n, [{ from: ADDR, to: '0x00000000000000000000000000000000000000dd', data: '0x' }]);
+    expect(keys).toEqual(['a:0x00000000000000000000000000000000000000bb', `s:0x00000000000000000000000000000000000000bb:0x${'0'.repeat(63)}1`]);
+    expect(upstream.batches).toHaveLength(1);
+    const values = await chain.fetchMisses(16n, [...keys, 'a:0x00000000000000000000000000000000000000dd', 'h:16']);
     expect(upstream.batches).toHaveLength(2);
-    const before = upstream.batches.length;
-    await chain.storage(16n, '0x00000000000000000000000000000000000000bb', `0x${'0'.repeat(63)}1`);
-    await chain.account(16n, '0x00000000000000000000000000000000000000dd');
-    expect(upstream.batches.length).toBe(before);
+    expect([...values.keys()]).toHaveLength(4);
+    expect(chain.cachedStorage(16n, '0x00000000000000000000000000000000000000bb', `0x${'0'.repeat(63)}1`)).toBeDefined();
+    expect(chain.cachedBlockHash(16n)).toEqual(new Uint8Array(32).fill(0x11));
+  });
+
+  it('remembers the newest value of each key at any block (what a run at a new block assumes)', async () => {
+    expect(chain.lastKnownAccount(ADDR)).toBeUndefined();
+    await chain.account(16n, ADDR);
+    expect(chain.lastKnownAccount(ADDR)).toMatchObject({ balance: 5n, exists: true });
+    expect(chain.cachedAccount(17n, ADDR)).toBeUndefined();
   });
 
   it('refuses an unknown block as bad input and a failing upstream as UpstreamError', async () => {

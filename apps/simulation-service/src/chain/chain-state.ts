@@ -63,6 +63,12 @@ interface RpcBlock {
 
 const hex = (n: bigint) => `0x${n.toString(16)}`;
 
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** Minimal big-endian bytes (zero → empty), the form the EVM compares storage values in. */
 export function stripWord(word: string): Uint8Array {
   const digits = word.slice(2).replace(/^0+/, '');
@@ -79,6 +85,12 @@ export class ChainState {
   private readonly inflight = new Map<string, Promise<CacheValue>>();
   /** Set once the upstream says it has no eth_createAccessList. */
   private accessListUnsupported = false;
+  /**
+   * The newest value fetched for each account and slot, whatever its block: what a run assumes
+   * for a key it has not fetched at its own block yet (state rarely changes between blocks, so
+   * the run takes the path the exact one will, and one batch fetches every key it needs).
+   */
+  private readonly lastKnown = new LRUCache<string, AccountState | Uint8Array>({ max: 200_000 });
 
   constructor(
     readonly config: ChainConfig,
@@ -105,9 +117,26 @@ export class ChainState {
     return block as BlockEnv;
   }
 
+  /** A block's hash (32 zero bytes for a block the chain does not have). */
   async blockHash(number: bigint): Promise<Uint8Array> {
     const block = await this.block(number).catch(() => null);
     return block ? hexToBytes(block.hash as `0x${string}`) : new Uint8Array(32);
+  }
+
+  /** The cached hash of a block, or undefined without asking the upstream. */
+  cachedBlockHash(number: bigint): Uint8Array | undefined {
+    const block = this.cache.get(this.key('h', number.toString())) as BlockEnv | undefined;
+    return block ? hexToBytes(block.hash as `0x${string}`) : undefined;
+  }
+
+  /** The newest account state fetched for this address at any block, if any. */
+  lastKnownAccount(address: string): AccountState | undefined {
+    return this.lastKnown.get(`a:${address}`) as AccountState | undefined;
+  }
+
+  /** The newest value fetched for this slot at any block, if any. */
+  lastKnownStorage(address: string, slot: string): Uint8Array | undefined {
+    return this.lastKnown.get(`s:${address}:${slot}`) as Uint8Array | undefined;
   }
 
   account(block: bigint, address: string): Promise<AccountState> {
@@ -127,6 +156,13 @@ export class ChainState {
         exists: false,
       };
       state.exists = state.balance !== 0n || state.nonce !== 0n || codeBytes.length > 0;
+      const known = this.lastKnown.get(`a:${address}`) as AccountState | undefined;
+      // Keep one Uint8Array per code: analyses cached per code object (jump destinations) carry over.
+      if (known && known.code.length === codeBytes.length && equalBytes(known.codeHash, state.codeHash)) {
+        state.code = known.code;
+        state.codeHash = known.codeHash;
+      }
+      this.lastKnown.set(`a:${address}`, state);
       return state;
     }) as Promise<AccountState>;
   }
@@ -135,36 +171,34 @@ export class ChainState {
   storage(block: bigint, address: string, slot: string): Promise<Uint8Array> {
     return this.cached(this.key('s', block.toString(), address, slot), async () => {
       const word = await this.state<string>('eth_getStorageAt', [address, slot, hex(block)]);
-      return stripWord(word);
+      const value = stripWord(word);
+      this.lastKnown.set(`s:${address}:${slot}`, value);
+      return value;
     }) as Promise<Uint8Array>;
   }
 
   /**
-   * Warms the cache for a bundle: asks the upstream for each call's access list (one batch),
-   * then fetches every account and slot it names (one more batch). Best effort: failures here
-   * only mean more misses later.
+   * The keys (`a:<address>`, `s:<address>:<slot>`) the calls' access lists name, from the
+   * upstream's `eth_createAccessList` (one batch), or none where it has no such method. Best
+   * effort: a failure here only means more misses later.
    */
-  async prefetch(block: bigint, calls: { from: string; to: string | null; data: string; value?: bigint }[]): Promise<void> {
-    const addresses = new Set<string>();
-    const slots: [string, string][] = [];
-    for (const c of calls) {
-      addresses.add(c.from);
-      if (c.to) addresses.add(c.to);
-    }
-    if (!this.accessListUnsupported) {
-      const lists = await Promise.all(calls.map((c) => this.accessList(block, c)));
-      for (const list of lists) {
-        for (const entry of list ?? []) {
-          const address = entry.address.toLowerCase();
-          addresses.add(address);
-          for (const key of entry.storageKeys) slots.push([address, `0x${key.slice(2).toLowerCase().padStart(64, '0')}`]);
-        }
+  async accessListKeys(block: bigint, calls: { from: string; to: string | null; data: string; value?: bigint }[]): Promise<string[]> {
+    if (this.accessListUnsupported) return [];
+    const keys = new Set<string>();
+    const lists = await Promise.all(calls.map((c) => this.accessList(block, c)));
+    for (const list of lists) {
+      for (const entry of list ?? []) {
+        const address = entry.address.toLowerCase();
+        keys.add(`a:${address}`);
+        for (const key of entry.storageKeys) keys.add(`s:${address}:0x${key.slice(2).toLowerCase().padStart(64, '0')}`);
       }
     }
-    await Promise.all([
-      ...[...addresses].map((a) => this.account(block, a).catch(() => undefined)),
-      ...slots.map(([a, s]) => this.storage(block, a, s).catch(() => undefined)),
-    ]);
+    return [...keys];
+  }
+
+  /** Whether the upstream may answer eth_createAccessList (until it says it cannot). */
+  get hasAccessLists(): boolean {
+    return !this.accessListUnsupported;
   }
 
   /** The cached account, or undefined without asking the upstream. */
@@ -177,14 +211,21 @@ export class ChainState {
     return this.cache.get(this.key('s', block.toString(), address, slot)) as Uint8Array | undefined;
   }
 
-  /** Fetches the misses an optimistic run recorded (`a:<address>`, `s:<address>:<slot>`), in one batch. */
-  async fetchMisses(block: bigint, misses: Iterable<string>): Promise<void> {
-    await Promise.all(
-      [...misses].map((miss) => {
+  /**
+   * Fetches what a run missed (`a:<address>`, `s:<address>:<slot>`, `h:<block number>`), in one
+   * batch, and gives each value back.
+   */
+  async fetchMisses(block: bigint, misses: Iterable<string>): Promise<Map<string, AccountState | Uint8Array>> {
+    const keys = [...misses];
+    const values = await Promise.all(
+      keys.map((miss) => {
         const [kind, address, slot] = miss.split(':') as [string, string, string | undefined];
-        return kind === 'a' ? this.account(block, address) : this.storage(block, address, slot!);
+        if (kind === 'a') return this.account(block, address);
+        if (kind === 's') return this.storage(block, address, slot!);
+        return this.blockHash(BigInt(address));
       }),
     );
+    return new Map(keys.map((k, i) => [k, values[i]!]));
   }
 
   /** A call's access list at a block (cached), or null when the upstream cannot say. */

@@ -1,3 +1,4 @@
+import { Hardfork } from '@ethereumjs/common';
 import { z } from 'zod';
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
@@ -10,7 +11,7 @@ const EnvSchema = z.object({
   SIM_TIMEOUT_MS: int(100, 120_000).default(10_000),
   /** Memory cap of the shared chain-state cache. */
   SIM_CACHE_MAX_MB: int(1, 64 * 1024).default(256),
-  /** Per-call gas cap; 0: the block gas limit. */
+  /** Per-call gas cap; 0: none beyond the block gas limit and the fork's transaction gas cap (EIP-7825). */
   SIM_MAX_CALL_GAS: int(0).default(0),
   /** Largest JSON-RPC batch sent upstream. */
   SIM_RPC_BATCH_MAX: int(1, 1000).default(200),
@@ -46,12 +47,19 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): SimulationEnv 
       problems.push(`  ${name}: must be an http(s) URL`);
       continue;
     }
-    chains.set(chainId, { chainId, rpcUrl: value, hardfork: source[`HARDFORK_${chainId}`] || null });
+    const hardfork = source[`HARDFORK_${chainId}`] || null;
+    if (hardfork !== null && !HARDFORKS.includes(hardfork)) {
+      problems.push(`  HARDFORK_${chainId}: must be a hardfork name (${HARDFORKS.join(', ')})`);
+      continue;
+    }
+    chains.set(chainId, { chainId, rpcUrl: value, hardfork });
   }
   if (problems.length > 0 || !result.success) {
     throw new Error(`Invalid simulation-service configuration:\n${problems.join('\n')}`);
   }
   return { ...result.data, chains };
 }
+
+const HARDFORKS: string[] = Object.values(Hardfork);
 
 export const ENV = Symbol('SimulationEnv');

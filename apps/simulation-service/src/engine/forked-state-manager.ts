@@ -2,12 +2,23 @@ import type { AccountFields, StateManagerInterface } from '@ethereumjs/common';
 import { OriginalStorageCache } from '@ethereumjs/statemanager';
 import { Account, bytesToHex, EthereumJSErrorWithoutCode, KECCAK256_NULL, type Address } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import type { AccountState, ChainState } from '../chain/chain-state.js';
+import type { AccountState } from '../chain/chain-state.js';
 
 const DELETED = Symbol('deleted');
 const EMPTY = new Uint8Array(0);
 
-/** One checkpoint's writes. */
+/**
+ * What the state under a simulation reads: the chain at one block. Synchronous: an answer the
+ * reader does not have yet is an assumption it records (see `BundleReads`), never a wait, so a
+ * run is a function of the request, the block and what is known, with no I/O of its own.
+ */
+export interface StateReads {
+  account(address: string): AccountState;
+  /** `slot` as 0x + 64 hex digits; minimal bytes back (zero: empty). */
+  storage(address: string, slot: string): Uint8Array;
+}
+
+/** One layer's writes. */
 class Layer {
   readonly accounts = new Map<string, Account | typeof DELETED>();
   readonly code = new Map<string, Uint8Array>();
@@ -17,29 +28,46 @@ class Layer {
   readonly cleared = new Set<string>();
 }
 
+/** One account's change in a layer: before and after (undefined: no account). */
+export interface AccountChange {
+  address: string;
+  before: { nonce: bigint; balance: bigint; code: Uint8Array };
+  after: { nonce: bigint; balance: bigint; code: Uint8Array };
+  /** Slot (0x + 64 hex) → [before, after], minimal bytes; only slots whose value changed. */
+  storage: Map<string, [Uint8Array, Uint8Array]>;
+}
+
 const ABSENT: AccountState = { exists: false, balance: 0n, nonce: 0n, code: EMPTY, codeHash: KECCAK256_NULL };
 
 /**
- * The state one simulation runs on: the chain at one block, read lazily through the shared
- * {@link ChainState} cache, under this simulation's own write layers (checkpoint = new layer,
- * commit = merge down, revert = drop). No simulation ever sees another's writes.
- *
- * Optimistic mode (`misses` given): a read the cache cannot answer does not wait for the
- * upstream; it is recorded in `misses` and answered as empty, and the run is thrown away and
- * repeated once the misses are fetched. A run with no misses is exact.
+ * The state one simulation runs on: the chain at one block (through its {@link StateReads}),
+ * under this simulation's own write layers. The layers are a stack: the bundle's overrides,
+ * then per call its own overrides and its writes (so the state before any call is a prefix of
+ * the stack, and a run can resume from there), and on top the EVM's checkpoints during a
+ * transaction (checkpoint = new layer, commit = merge down, revert = drop).
  */
 export class ForkedStateManager implements StateManagerInterface {
   private layers: Layer[] = [new Layer()];
   readonly originalStorageCache: OriginalStorageCache;
 
-  constructor(
-    private readonly chain: ChainState,
-    private readonly blockNumber: bigint,
-    private readonly misses: Set<string> | null = null,
-    /** Every chain key this simulation read (`a:<address>`, `s:<address>:<slot>`). */
-    readonly touched: Set<string> = new Set(),
-  ) {
+  constructor(private reads: StateReads) {
     this.originalStorageCache = new OriginalStorageCache(this.getStorage.bind(this));
+  }
+
+  /** Number of layers: pass it to {@link truncate} to come back to this state. */
+  get depth(): number {
+    return this.layers.length;
+  }
+
+  /** Starts a layer that EVM checkpoints commit into and never merge away. */
+  pushLayer(): void {
+    this.layers.push(new Layer());
+  }
+
+  /** Drops every layer above `depth` (the state as it was when `depth` was read). */
+  truncate(depth: number): void {
+    this.layers.length = depth;
+    this.originalStorageCache.clear();
   }
 
   private get top(): Layer {
@@ -47,12 +75,16 @@ export class ForkedStateManager implements StateManagerInterface {
   }
 
   async getAccount(address: Address): Promise<Account | undefined> {
-    const key = address.toString();
-    for (let i = this.layers.length - 1; i >= 0; i--) {
+    return this.accountAt(address.toString(), this.layers.length);
+  }
+
+  /** The account as the layers below `limit` see it. */
+  private accountAt(key: string, limit: number): Account | undefined {
+    for (let i = limit - 1; i >= 0; i--) {
       const found = this.layers[i]!.accounts.get(key);
       if (found !== undefined) return found === DELETED ? undefined : copy(found);
     }
-    const state = await this.baseAccount(key);
+    const state = this.reads.account(key);
     if (!state.exists) return undefined;
     return new Account(state.nonce, state.balance, undefined, state.codeHash);
   }
@@ -78,23 +110,17 @@ export class ForkedStateManager implements StateManagerInterface {
   }
 
   async getCode(address: Address): Promise<Uint8Array> {
-    const key = address.toString();
-    for (let i = this.layers.length - 1; i >= 0; i--) {
+    return this.codeAt(address.toString(), this.layers.length);
+  }
+
+  private codeAt(key: string, limit: number): Uint8Array {
+    for (let i = limit - 1; i >= 0; i--) {
       const layer = this.layers[i]!;
       const code = layer.code.get(key);
       if (code !== undefined) return code;
       if (layer.accounts.get(key) === DELETED) return EMPTY;
     }
-    return (await this.baseAccount(key)).code;
-  }
-
-  private async baseAccount(address: string): Promise<AccountState> {
-    this.touched.add(`a:${address}`);
-    if (!this.misses) return this.chain.account(this.blockNumber, address);
-    const cached = this.chain.cachedAccount(this.blockNumber, address);
-    if (cached) return cached;
-    this.misses.add(`a:${address}`);
-    return ABSENT;
+    return this.reads.account(key).code;
   }
 
   async putCode(address: Address, value: Uint8Array): Promise<void> {
@@ -108,21 +134,18 @@ export class ForkedStateManager implements StateManagerInterface {
 
   async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
     if (key.length !== 32) throw EthereumJSErrorWithoutCode('Storage key must be 32 bytes long');
-    const account = address.toString();
-    const slot = bytesToHex(key);
+    return this.storageAt(address.toString(), bytesToHex(key), this.layers.length);
+  }
+
+  private storageAt(account: string, slot: string, limit: number): Uint8Array {
     const storageKey = `${account}:${slot}`;
-    for (let i = this.layers.length - 1; i >= 0; i--) {
+    for (let i = limit - 1; i >= 0; i--) {
       const layer = this.layers[i]!;
       const value = layer.storage.get(storageKey);
       if (value !== undefined) return value;
       if (layer.cleared.has(account)) return EMPTY;
     }
-    this.touched.add(`s:${account}:${slot}`);
-    if (!this.misses) return this.chain.storage(this.blockNumber, account, slot);
-    const cached = this.chain.cachedStorage(this.blockNumber, account, slot);
-    if (cached) return cached;
-    this.misses.add(`s:${account}:${slot}`);
-    return EMPTY;
+    return this.reads.storage(account, slot);
   }
 
   async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
@@ -155,12 +178,59 @@ export class ForkedStateManager implements StateManagerInterface {
     if (this.layers.length > 1) this.layers.pop();
   }
 
+  /**
+   * What the top layer changed against the state below it: every account whose nonce, balance,
+   * code or storage differs. A cleared account's storage is compared slot by slot for every slot
+   * this simulation knows of (written in a layer below, or read): `knownSlots` lists the read ones.
+   */
+  changesOfTop(knownSlots: (account: string) => Iterable<string>): AccountChange[] {
+    const limit = this.layers.length - 1;
+    const top = this.layers[limit]!;
+    const addresses = new Set<string>([...top.accounts.keys(), ...top.code.keys(), ...top.cleared]);
+    const slotsOf = new Map<string, Set<string>>();
+    const slotSet = (a: string) => {
+      let s = slotsOf.get(a);
+      if (!s) slotsOf.set(a, (s = new Set()));
+      return s;
+    };
+    for (const key of top.storage.keys()) {
+      const at = key.indexOf(':');
+      const account = key.slice(0, at);
+      addresses.add(account);
+      slotSet(account).add(key.slice(at + 1));
+    }
+    for (const account of top.cleared) {
+      const slots = slotSet(account);
+      const prefix = `${account}:`;
+      for (let i = 0; i < limit; i++) for (const key of this.layers[i]!.storage.keys()) if (key.startsWith(prefix)) slots.add(key.slice(prefix.length));
+      for (const slot of knownSlots(account)) slots.add(slot);
+    }
+    const out: AccountChange[] = [];
+    for (const address of addresses) {
+      const beforeAccount = this.accountAt(address, limit);
+      const afterAccount = this.accountAt(address, limit + 1);
+      const change: AccountChange = {
+        address,
+        before: { nonce: beforeAccount?.nonce ?? 0n, balance: beforeAccount?.balance ?? 0n, code: this.codeAt(address, limit) },
+        after: { nonce: afterAccount?.nonce ?? 0n, balance: afterAccount?.balance ?? 0n, code: this.codeAt(address, limit + 1) },
+        storage: new Map(),
+      };
+      for (const slot of slotsOf.get(address) ?? []) {
+        const before = this.storageAt(address, slot, limit);
+        const after = this.storageAt(address, slot, limit + 1);
+        if (!sameBytes(before, after)) change.storage.set(slot, [before, after]);
+      }
+      out.push(change);
+    }
+    return out;
+  }
+
   async flush(): Promise<void> {}
 
   clearCaches(): void {}
 
   shallowCopy(): StateManagerInterface {
-    const copyOf = new ForkedStateManager(this.chain, this.blockNumber, this.misses, this.touched);
+    const copyOf = new ForkedStateManager(this.reads);
     copyOf.layers = this.layers.map((layer) => {
       const l = new Layer();
       for (const [k, v] of layer.accounts) l.accounts.set(k, v);
@@ -182,6 +252,15 @@ export class ForkedStateManager implements StateManagerInterface {
   async hasStateRoot(): Promise<boolean> {
     return false;
   }
+}
+
+export { ABSENT as ABSENT_ACCOUNT };
+
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function copy(account: Account): Account {

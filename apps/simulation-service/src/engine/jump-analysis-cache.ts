@@ -3,13 +3,16 @@ import { pathToFileURL } from 'node:url';
 
 /**
  * The EVM finds a contract's valid jump destinations by scanning its whole bytecode at every
- * call frame (a Uniswap router: ~1.3 ms a time). Code read from the chain is the same
- * Uint8Array for every simulation (it comes from the shared state cache), so the analysis is
- * kept per code object and hardfork, and dropped with the code when the cache evicts it.
+ * call frame (a Uniswap router: ~1.3 ms a time), and the analysis also holds the opcode
+ * table entry of every instruction. Code read from the chain is the same Uint8Array for every
+ * simulation (it comes from the shared state cache, and stays the same object across blocks while
+ * the code is unchanged), so the analysis is kept per code object and EVM rules (the rules key
+ * the simulator sets on each EVM: two rules on the same hardfork may differ in opcodes, CLZ, or in
+ * gas functions, PIP-88), and dropped with the code when the cache evicts it.
  *
- * This is sound only because every opcode handler is the same for all simulations of one
- * hardfork: the instrumented opcodes find their simulation through the interpreter's EVM
- * (see simulator.ts), never through a closure.
+ * This is sound only because every opcode handler is the same for all simulations of one set of
+ * rules: the instrumented opcodes find their simulation through the interpreter's EVM (see
+ * simulator.ts), never through a closure.
  */
 const require = createRequire(import.meta.url);
 const esmInterpreter = pathToFileURL(
@@ -17,8 +20,12 @@ const esmInterpreter = pathToFileURL(
 ).href;
 
 type Analysis = unknown;
+/** Set by the simulator on each EVM it makes: the key of its rules. */
+export const RULES_KEY = Symbol.for('tradeinfra.simulation.rules');
+
 interface InterpreterLike {
   common: { hardfork(): string };
+  _evm: { [RULES_KEY]?: string };
   _getValidJumpDestinations(code: Uint8Array): Analysis;
 }
 
@@ -31,7 +38,7 @@ export async function installJumpAnalysisCache(): Promise<void> {
   const { Interpreter } = (await import(esmInterpreter)) as { Interpreter: { prototype: InterpreterLike } };
   const analyse = Interpreter.prototype._getValidJumpDestinations;
   Interpreter.prototype._getValidJumpDestinations = function (this: InterpreterLike, code: Uint8Array): Analysis {
-    const fork = this.common.hardfork();
+    const fork = this._evm[RULES_KEY] ?? `hardfork:${this.common.hardfork()}`;
     let byFork = cache.get(code);
     const hit = byFork?.get(fork);
     if (hit) return hit;

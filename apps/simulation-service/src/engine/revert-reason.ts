@@ -1,3 +1,4 @@
+import type { SimulatedCallError, SimulationErrorType } from '@tradeinfra/contracts';
 import { AbiCoder } from 'ethers';
 
 const ERROR_SELECTOR = '0x08c379a0';
@@ -36,3 +37,44 @@ export function decodeRevertReason(data: string): string {
   }
   return data;
 }
+
+/** The `{type, message}` of a failed call, from the EVM's error and the call's return data. */
+export function callError(evmError: string, returnData: string): SimulatedCallError {
+  if (evmError === 'revert') {
+    const message = decodeRevertReason(returnData);
+    return { type: returnData.startsWith(PANIC_SELECTOR) && message.startsWith('Panic(') ? 'panic' : 'revert', message };
+  }
+  return { type: EVM_ERROR_TYPES[evmError] ?? (PRECOMPILE_ERRORS.has(evmError) ? 'precompile_error' : 'internal'), message: evmError };
+}
+
+/** ethereumjs's EVM error texts (EVMError.errorMessages) by the type a client sees. */
+const EVM_ERROR_TYPES: Record<string, SimulationErrorType> = {
+  'out of gas': 'out_of_gas',
+  'code store out of gas': 'out_of_gas',
+  'code size to deposit exceeds maximum code size': 'code_size_exceeded',
+  'stack underflow': 'stack_underflow',
+  'stack overflow': 'stack_overflow',
+  'invalid JUMP': 'invalid_jump',
+  'invalid opcode': 'invalid_opcode',
+  'value out of range': 'out_of_bounds',
+  'static state change': 'static_state_change',
+  'create collision': 'create_collision',
+  'insufficient balance': 'insufficient_balance',
+  'invalid bytecode deployed': 'invalid_code',
+  'invalid EOF format': 'invalid_code',
+  'initcode exceeds max initcode size': 'initcode_size_exceeded',
+  'internal error': 'internal',
+  'refund exhausted': 'internal',
+  'value overflow': 'internal',
+};
+
+/** Errors a precompile ends with (bad input to BLS12-381, BN254, KZG, …). */
+const PRECOMPILE_ERRORS = new Set([
+  'invalid input length',
+  'point not on curve',
+  'input is empty',
+  'fp point not in field',
+  'kzg commitment does not match versioned hash',
+  'kzg inputs invalid',
+  'kzg proof invalid',
+]);

@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { SIMULATION_HEALTH, SIMULATION_SIMULATE, type SimulateMessage, type SimulationResult } from '@tradeinfra/contracts';
+import { Ctx, MessagePattern, NatsContext, Payload } from '@nestjs/microservices';
+import { REQUEST_ID_HEADER, SIMULATION_HEALTH, SIMULATION_SIMULATE, type SimulateMessage, type SimulationResult } from '@tradeinfra/contracts';
 import { ChainRegistry } from '../chain/chain-registry.js';
 import { SimulationService } from './simulation.service.js';
 
@@ -12,8 +12,8 @@ export class SimulationController {
   ) {}
 
   @MessagePattern(SIMULATION_SIMULATE)
-  simulate(@Payload() message: SimulateMessage): Promise<SimulationResult> {
-    return this.simulations.simulate(message);
+  simulate(@Payload() message: SimulateMessage, @Ctx() context: NatsContext): Promise<SimulationResult> {
+    return this.simulations.simulate(message, context.getHeaders()?.get(REQUEST_ID_HEADER) || '-');
   }
 
   @MessagePattern(SIMULATION_HEALTH)

@@ -1,0 +1,156 @@
+import { parseInput, SimulateRequestSchema } from '@tradeinfra/contracts';
+import { ChainState, createStateCache } from '../chain/chain-state.js';
+import { simulateBundle, type SimulationStats } from '../engine/simulator.js';
+import { FakeChain } from './fake-chain.js';
+
+const USER = '0x00000000000000000000000000000000000000a1';
+const OTHER = '0x00000000000000000000000000000000000000a2';
+/** Returns storage slot 1. */
+const READER = '0x00000000000000000000000000000000000000c1';
+/** Returns the sum of storage slots 1 and 2. */
+const SUMMER = '0x00000000000000000000000000000000000000c2';
+/** Writes 7 to slot 9. */
+const WRITER = '0x00000000000000000000000000000000000000c3';
+
+/** Reverts unless slot 12 (a lock) is set, then returns slot 2. */
+const GATED = '0x00000000000000000000000000000000000000c4';
+
+const READ_SLOT_1 = '0x60015460005260206000f3';
+/** The same behind a JUMP (so the code's jump analysis, cached per code object and rules, is used). */
+const READ_SLOT_1_AFTER_A_JUMP = '0x600456005b60015460005260206000f3';
+const SUM_SLOTS_1_2 = '0x600254600154016000526020' + '6000f3';
+const WRITE_7_TO_9 = '0x6007600955' + '00';
+const LOCKED_READ_SLOT_2 = '0x600c54600a57600080fd5b' + '60025460005260206000f3';
+
+const word = (n: bigint) => `0x${n.toString(16).padStart(64, '0')}`;
+
+function request(body: Record<string, unknown>) {
+  return parseInput(SimulateRequestSchema, { chainId: 1, ...body });
+}
+
+describe('simulating on a chain read over JSON-RPC', () => {
+  let chain: FakeChain;
+  let state: ChainState;
+  const run = async (body: Record<string, unknown>, chainState = state) => {
+    const stats: SimulationStats = { rounds: 0, fetches: 0, callRuns: 0, rules: '' };
+    chain.reset();
+    const result = await simulateBundle(chainState, request(body), { deadline: performance.now() + 10_000, maxCallGas: 0 }, stats);
+    return { result, stats, roundTrips: chain.roundTrips };
+  };
+
+  beforeEach(async () => {
+    chain = new FakeChain(100, 1_790_000_000, {
+      [USER]: { balance: 10n ** 18n },
+      [READER]: { code: READ_SLOT_1, storage: { '1': 5n } },
+      [SUMMER]: { code: SUM_SLOTS_1_2, storage: { '1': 1n, '2': 2n } },
+      [WRITER]: { code: WRITE_7_TO_9 },
+      [GATED]: { code: LOCKED_READ_SLOT_2, storage: { '12': 1n, '2': 5n } },
+    });
+    await chain.start();
+    state = new ChainState({ chainId: 1, rpcUrl: chain.url, hardfork: null }, createStateCache(16 << 20), 2_000, 200);
+  });
+  afterEach(() => chain.stop());
+
+  it('answers a warm bundle without asking the upstream', async () => {
+    const body = { blockNumber: 100, calls: [{ from: USER, to: READER }] };
+    const first = await run(body);
+    expect(first.result.calls[0]!.result).toBe(word(5n));
+    const again = await run(body);
+    expect(again.roundTrips).toBe(0);
+    expect(again.stats.rounds).toBe(1);
+    expect(again.result.calls).toEqual(first.result.calls);
+  });
+
+  it('runs a known shape on a new block in one round trip when the block is named', async () => {
+    await run({ blockNumber: 100, calls: [{ from: USER, to: SUMMER }] });
+    const block = chain.mine();
+    const next = await run({ blockNumber: block, calls: [{ from: USER, to: SUMMER }] });
+    expect(next.result.calls[0]!.result).toBe(word(3n));
+    expect(next.roundTrips).toBe(1);
+  });
+
+  it('assumes what it knew from an older block, fetches what it read in one batch, and stands by a run whose assumptions held', async () => {
+    await run({ calls: [{ from: USER, to: SUMMER }] });
+    chain.mine();
+    // latest: the header, then one batch with every key the run read; nothing changed, so no second run.
+    const next = await run({ calls: [{ from: OTHER, to: SUMMER }] });
+    expect(next.result.calls[0]!.result).toBe(word(3n));
+    expect(next.roundTrips).toBe(2);
+    expect(next.stats).toMatchObject({ rounds: 1, fetches: 1, callRuns: 1 });
+  });
+
+  it('runs again only from the first call whose assumption was wrong', async () => {
+    await run({ calls: [{ from: USER, to: READER }, { from: USER, to: SUMMER }] });
+    // Slot 2 of SUMMER changes: call 0 (READER) assumed right, call 1 did not.
+    chain.mine({ [SUMMER]: { storage: { '2': 40n } } });
+    const next = await run({ calls: [{ from: USER, to: READER }, { from: USER, to: SUMMER }] });
+    expect(next.result.calls.map((c) => c.result)).toEqual([word(5n), word(41n)]);
+    expect(next.stats).toMatchObject({ rounds: 2, fetches: 1, callRuns: 3 });
+    expect(next.roundTrips).toBe(2);
+  });
+
+  it('fetches the fixed slots of the code it reached with its misses, so a run that turned back early does not cost a round trip per slot', async () => {
+    // Never seen: the first run assumes the lock (slot 12) is 0 and reverts before reading slot
+    // 2; slot 2 comes in the same batch as slot 12 because the code reads it at a fixed slot.
+    const { result, stats, roundTrips } = await run({ blockNumber: 100, calls: [{ from: USER, to: GATED }] });
+    expect(result.calls[0]).toMatchObject({ status: 1, result: word(5n) });
+    expect(stats).toMatchObject({ rounds: 2, fetches: 1 });
+    expect(roundTrips).toBe(2);
+  });
+
+  it('reports what a call changed, against the state before it (overrides and earlier calls included)', async () => {
+    const { result } = await run({
+      blockNumber: 100,
+      calls: [
+        { from: USER, to: WRITER },
+        { from: USER, to: WRITER, overrides: { storage: { [WRITER]: { '0x9': '0x1' } } } },
+        { from: USER, to: WRITER },
+      ],
+    });
+    const slot9 = word(9n);
+    expect(result.calls[0]!.updated.storage).toEqual({ '0x00000000000000000000000000000000000000C3': { [slot9]: word(7n) } });
+    // Its own override set 1: writing 7 is a change again.
+    expect(result.calls[1]!.updated.storage).toEqual({ '0x00000000000000000000000000000000000000C3': { [slot9]: word(7n) } });
+    // 7 over 7: no change.
+    expect(result.calls[2]!.updated.storage).toBeUndefined();
+    expect(result.calls.map((c) => c.updated.accounts)).toEqual([1, 2, 3].map((nonce) => ({ '0x00000000000000000000000000000000000000A1': { nonce } })));
+  });
+});
+
+describe('Polygon (137) since Chicago: PIP-88 cold storage prices', () => {
+  it('charges 5460 for a cold SLOAD and 2940 + 20000 for a cold SSTORE that sets a slot', async () => {
+    const chain = new FakeChain(87_218_599, 1_779_000_000, {
+      [USER]: { balance: 10n ** 18n },
+      [READER]: { code: READ_SLOT_1_AFTER_A_JUMP, storage: { '1': 5n } },
+      [WRITER]: { code: WRITE_7_TO_9 },
+      [GATED]: { code: LOCKED_READ_SLOT_2, storage: { '12': 1n, '2': 5n } },
+    });
+    chain.mine(); // 87,218,600: Chicago
+    await chain.start();
+    try {
+      const state = new ChainState({ chainId: 137, rpcUrl: chain.url, hardfork: null }, createStateCache(16 << 20), 2_000, 200);
+      const gas = async (block: number, to: string) => {
+        const body = parseInput(SimulateRequestSchema, { chainId: 137, blockNumber: block, calls: [{ from: USER, to }] });
+        const stats: SimulationStats = { rounds: 0, fetches: 0, callRuns: 0, rules: '' };
+        const result = await simulateBundle(state, body, { deadline: performance.now() + 10_000, maxCallGas: 0 }, stats);
+        return { gas: BigInt(result.calls[0]!.gasUsed), rules: stats.rules };
+      };
+      const before = await gas(87_218_599, READER);
+      const after = await gas(87_218_600, READER);
+      expect([before.rules, after.rules]).toEqual(['polygon lisovo', 'polygon chicago']);
+      expect(after.gas - before.gas).toBe(5460n - 2100n);
+      const writeBefore = await gas(87_218_599, WRITER);
+      const writeAfter = await gas(87_218_600, WRITER);
+      expect(writeAfter.gas - writeBefore.gas).toBe(2940n - 2100n);
+      // A transaction may carry 2^25 gas there.
+      const big = parseInput(SimulateRequestSchema, { chainId: 137, blockNumber: 87_218_600, calls: [{ from: USER, to: READER, gas: 2 ** 25 }] });
+      await expect(simulateBundle(state, big, { deadline: performance.now() + 10_000, maxCallGas: 0 })).resolves.toBeDefined();
+      const over = parseInput(SimulateRequestSchema, { chainId: 137, blockNumber: 87_218_600, calls: [{ from: USER, to: READER, gas: 2 ** 25 + 1 }] });
+      await expect(simulateBundle(state, over, { deadline: performance.now() + 10_000, maxCallGas: 0 })).rejects.toMatchObject({
+        message: 'calls.0.gas: must be at most 33554432: a transaction may carry at most 33554432 gas on polygon chicago',
+      });
+    } finally {
+      await chain.stop();
+    }
+  });
+});
