@@ -44,13 +44,15 @@ COPY . .
 RUN npx turbo run build
 
 # Shared by the runtime images: production node_modules (workspace packages are symlinks into
-# apps/ and packages/), every workspace manifest, the compiled contracts. Files stay owned by
+# apps/ and packages/), every workspace manifest, the compiled shared packages. Files stay owned by
 # root and read-only to the process, which runs as `node`.
 FROM base AS runtime
 ENV NODE_ENV=production
 COPY --from=prod-deps /app ./
 COPY --from=build /app/packages/contracts/dist packages/contracts/dist
 COPY --from=build /app/packages/service-kit/dist packages/service-kit/dist
+# The executor contract's artifact and helpers (wallet intents, in the intent service).
+COPY --from=build /app/packages/executor/dist packages/executor/dist
 USER node
 
 FROM runtime AS gateway

@@ -6,13 +6,14 @@ module.exports = (dir) => ({
   rootDir: dir,
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
-  testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/e2e/**/*.spec.ts'],
-  displayName: path.relative(__dirname, dir) === 'test' ? 'e2e' : path.relative(__dirname, dir),
+  testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/e2e/**/*.spec.ts', '<rootDir>/integration/**/*.spec.ts'],
+  displayName: path.relative(__dirname, dir) === 'test' ? 'test' : path.relative(__dirname, dir),
   moduleNameMapper: {
     '^@tradeinfra/contracts$': path.join(__dirname, 'packages/contracts/src/index.ts'),
     '^@tradeinfra/test-support$': path.join(__dirname, 'packages/test-support/src/index.ts'),
     '^@tradeinfra/service-kit$': path.join(__dirname, 'packages/service-kit/src/index.ts'),
     '^@tradeinfra/executor$': path.join(__dirname, 'packages/executor/src/index.ts'),
+    '^@tradeinfra/sdk$': path.join(__dirname, 'packages/sdk/src/index.ts'),
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   transform: {

@@ -6,6 +6,8 @@
 //
 //   1. baseline create load  (bench/baseline-server.mjs: Express + pg, the same SQL, nothing else)
 //   2. gateway create load   (gateway → NATS → intent service → Postgres), with outbox drain time
+//   2b. gateway batch create (POST /v1/intents, BENCH_BATCH_SIZE intents a request): intents/s
+//       against the single creates of step 2, in the same run (target: at least 5×)
 //   3. seed BENCH_SEED_ROWS intents in SQL, VACUUM (ANALYZE)
 //   4. fetch by id, gateway and baseline, at concurrency 1 and BENCH_CONCURRENCY
 //   5. search: 1 wallet, 10 wallets, the next page of a 10-wallet search, 1 wallet under load,
@@ -52,10 +54,14 @@ const P = {
   seedWallets: envInt('BENCH_SEED_WALLETS', 20_000, { min: 10, max: 1_000_000 }),
   createWallets: 1000,
   searchLimit: 100,
+  batchSize: envInt('BENCH_BATCH_SIZE', 100, { max: 100 }),
+  batchRequests: envInt('BENCH_BATCH_REQUESTS', 300, { max: 100_000 }),
+  batchWarmup: envInt('BENCH_BATCH_WARMUP', 30, { min: 0, max: 10_000 }),
+  batchConcurrency: envInt('BENCH_BATCH_CONCURRENCY', 8, { max: 256 }),
   phaseMaxSeconds: envInt('BENCH_PHASE_MAX_SECONDS', 60, { max: 3600 }),
   maxSeconds: envInt('BENCH_MAX_SECONDS', 600, { max: 24 * 3600 }),
 };
-const TARGETS = { gatewayVsBaselinePct: 40, searchP99Ms: 10 };
+const TARGETS = { gatewayVsBaselinePct: 40, searchP99Ms: 10, batchVsSingleFactor: 5 };
 const TOKEN = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48';
 /** Seeded statuses, cumulative % (the rest is `error`). */
 const SEED_MIX = [
@@ -349,6 +355,56 @@ async function main() {
     log(`  ${fmtRun(r)}; outbox backlog ${r.outboxBacklogAtEnd}, drained in ${r.outboxDrainSeconds ?? '>30'} s`);
   }
 
+  // ---- 2b. batch create through the gateway: the same bodies, BENCH_BATCH_SIZE to a request
+  step(
+    `batch create load on the gateway: ${P.batchWarmup} warm-up + ${P.batchRequests} requests of ${P.batchSize} intents at concurrency ${P.batchConcurrency}`,
+  );
+  {
+    const single = makeCreate(auth);
+    const makeBatch = (i) => ({
+      method: 'POST',
+      path: '/v1/intents',
+      headers: auth,
+      body: `[${Array.from({ length: P.batchSize }, (_, k) => single(i * P.batchSize + k).body).join(',')}]`,
+    });
+    const checkBatch = (res, i) => {
+      if (i % 10 !== 0) return null;
+      const body = JSON.parse(res.body);
+      return Array.isArray(body) && body.length === P.batchSize && body.every((x) => x.status === 'pending') ? null : `unexpected body ${res.body.slice(0, 200)}`;
+    };
+    const before = await countIntents();
+    const meter = cpuMeter(productPids);
+    const r = await runLoad({
+      port: gatewayPort,
+      concurrency: P.batchConcurrency,
+      warmup: P.batchWarmup,
+      total: P.batchRequests,
+      maxMs: phaseLimitMs(),
+      make: makeBatch,
+      expect: 201,
+      check: checkBatch,
+    });
+    r.cpuPercentOfOneCore = meter.stop();
+    r.batchSize = P.batchSize;
+    r.intentsPerSec = round(r.reqPerSec * P.batchSize, 0);
+    r.rowsInserted = (await countIntents()) - before;
+    // fmtRows subtracts one row per failed request; a failed batch stores none of its rows.
+    r.rowsExpected = (r.completed + P.batchWarmup) * P.batchSize - r.errors * (P.batchSize - 1);
+    r.singleIntentsPerSec = results.scenarios.createGateway.reqPerSec;
+    r.factorVsSingle = r.singleIntentsPerSec > 0 ? round(r.intentsPerSec / r.singleIntentsPerSec, 1) : null;
+    const t0 = performance.now();
+    const unpublished = async () => (await db.query('SELECT count(*)::int AS n FROM intent.outbox WHERE published_at IS NULL')).rows[0].n;
+    r.outboxBacklogAtEnd = await unpublished();
+    let left = r.outboxBacklogAtEnd;
+    while (left > 0 && performance.now() - t0 < 60_000) {
+      await sleep(100);
+      left = await unpublished();
+    }
+    r.outboxDrainSeconds = left === 0 ? round((performance.now() - t0) / 1000, 2) : null;
+    results.scenarios.createGatewayBatch = r;
+    log(`  ${fmtRun(r)}; ${r.intentsPerSec} intents/s = ${r.factorVsSingle}× single creates (${r.singleIntentsPerSec}/s); outbox backlog ${r.outboxBacklogAtEnd}, drained in ${r.outboxDrainSeconds ?? '>60'} s`);
+  }
+
   // ---- 3. seed
   step(`seeding ${P.seedRows.toLocaleString('en-US')} intents over ${P.seedWallets.toLocaleString('en-US')} wallets`);
   const seeded = await seed(db, tenantId);
@@ -595,6 +651,13 @@ function report({ results, machine, nats }, totalSeconds) {
   const verdict = (ok) => (ok ? 'MET' : 'MISSED');
   const targets = {
     gatewayCreateVsBaseline: { percent: ratio, target: `>= ${TARGETS.gatewayVsBaselinePct}%`, met: ratio !== null && ratio >= TARGETS.gatewayVsBaselinePct },
+    batchCreateVsSingle: {
+      factor: s.createGatewayBatch.factorVsSingle,
+      intentsPerSecBatch: s.createGatewayBatch.intentsPerSec,
+      intentsPerSecSingle: s.createGatewayBatch.singleIntentsPerSec,
+      target: `>= ${TARGETS.batchVsSingleFactor}x`,
+      met: s.createGatewayBatch.factorVsSingle !== null && s.createGatewayBatch.factorVsSingle >= TARGETS.batchVsSingleFactor,
+    },
     search1WalletP99: { ms: s.search1.p99Ms, target: `<= ${TARGETS.searchP99Ms} ms`, met: s.search1.p99Ms <= TARGETS.searchP99Ms },
     search10WalletsP99: { ms: s.search10.p99Ms, target: `<= ${TARGETS.searchP99Ms} ms`, met: s.search10.p99Ms <= TARGETS.searchP99Ms },
     searchUsesIndex: {
@@ -607,6 +670,7 @@ function report({ results, machine, nats }, totalSeconds) {
   const rows = [
     ['create  POST /v1/intent', 'gateway', s.createGateway],
     ['create  POST /v1/intent', 'baseline', s.createBaseline],
+    [`batch   POST /v1/intents (${P.batchSize} a request)`, `>= ${TARGETS.batchVsSingleFactor}x single`, s.createGatewayBatch],
     ['fetch   GET /v1/intent/:id', 'gateway', s.fetchGatewayC1],
     ['fetch   GET /v1/intent/:id', 'gateway', s.fetchGatewayCN],
     ['fetch   GET /v1/intent/:id', 'baseline', s.fetchBaselineC1],
@@ -637,6 +701,9 @@ function report({ results, machine, nats }, totalSeconds) {
   lines.push(table(rows, ['scenario', 'target', 'conc', 'requests', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'rows', 'errors']));
   lines.push('');
   lines.push(`gateway create throughput = ${ratio}% of baseline (target >= ${TARGETS.gatewayVsBaselinePct}%): ${verdict(targets.gatewayCreateVsBaseline.met)}`);
+  lines.push(
+    `batch create through the gateway: ${s.createGatewayBatch.intentsPerSec} intents/s (${s.createGatewayBatch.reqPerSec} req/s of ${P.batchSize}) vs single ${s.createGateway.reqPerSec} intents/s = ${s.createGatewayBatch.factorVsSingle}x (target >= ${TARGETS.batchVsSingleFactor}x): ${verdict(targets.batchCreateVsSingle.met)}; rows ${fmtRows(s.createGatewayBatch)}, outbox drained in ${s.createGatewayBatch.outboxDrainSeconds ?? '> 60'} s`,
+  );
   lines.push(
     `search p99 on ${P.seedRows.toLocaleString('en-US')} rows: 1 wallet ${s.search1.p99Ms} ms, 10 wallets ${s.search10.p99Ms} ms (target <= ${TARGETS.searchP99Ms} ms): ${verdict(targets.search1WalletP99.met && targets.search10WalletsP99.met)}`,
   );

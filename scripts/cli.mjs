@@ -14,10 +14,11 @@ const COMMANDS = {
   'bench:payouts': ['bench/payouts.mjs'],
   'bench:launch': ['bench/launch.mjs'],
   'bench:executor-gas': ['bench/executor-gas.mjs'],
+  'bench:sim-isolation': ['bench/sim-isolation.mjs'],
   'executor:deploy': ['packages/executor/dist/cli/deploy.js'],
 };
 /** Commands that need no database (only a chain's node). */
-const NO_DATABASE = new Set(['bench:executor-gas', 'executor:deploy']);
+const NO_DATABASE = new Set(['bench:executor-gas', 'bench:sim-isolation', 'executor:deploy']);
 
 const [name, ...args] = process.argv.slice(2);
 const command = COMMANDS[name];

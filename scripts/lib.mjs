@@ -34,6 +34,30 @@ export function run(command, args, { quiet = false, env = process.env } = {}) {
   return result.stdout;
 }
 
+/** Where the dashboard's end-to-end test finds Chromium (Debian's `chromium` package); CHROMIUM_PATH overrides. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/**
+ * The dashboard test drives headless Chromium. When it is missing and we run as root (CI, a
+ * container), install Debian's package; otherwise say how, and let that test fail saying so.
+ */
+export function ensureChromium({ quiet = true } = {}) {
+  if (existsSync(CHROMIUM)) return;
+  if (process.platform !== 'linux' || process.getuid?.() !== 0 || !existsSync('/usr/bin/apt-get')) {
+    say(`Chromium is missing at ${CHROMIUM}: the dashboard test (test/e2e/dashboard.spec.ts) will fail. Install it with: sudo apt-get install -y chromium (or set CHROMIUM_PATH)`);
+    return;
+  }
+  say('installing Chromium for the dashboard test (apt-get install -y chromium)');
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  try {
+    run('apt-get', ['update', '-q'], { quiet, env });
+    run('apt-get', ['install', '-y', '-q', '--no-install-recommends', 'chromium'], { quiet, env });
+  } catch (err) {
+    // The other tests still run; the dashboard test fails saying Chromium is missing.
+    say(`could not install Chromium (${err.message}): the dashboard test will fail`);
+  }
+}
+
 /** `npm ci` when node_modules is missing or older than the lockfile. */
 export function ensureInstalled({ quiet = false } = {}) {
   const marker = join(ROOT, 'node_modules', '.package-lock.json');
@@ -41,6 +65,16 @@ export function ensureInstalled({ quiet = false } = {}) {
   if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
   say('installing dependencies (npm ci)');
   run('npm', ['ci', '--no-audit', '--no-fund'], { quiet });
+}
+
+/** `npm ci` in tools/lint (ESLint, typescript-eslint, Prettier) when missing or older than its lockfile. */
+export function ensureLintTools({ quiet = true } = {}) {
+  const dir = join(ROOT, 'tools', 'lint');
+  const marker = join(dir, 'node_modules', '.package-lock.json');
+  const lock = join(dir, 'package-lock.json');
+  if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
+  say('installing lint tools (npm ci in tools/lint)');
+  run('npm', ['ci', '--no-audit', '--no-fund', '--prefix', dir], { quiet });
 }
 
 /** Builds every workspace (turbo caches unchanged ones). */

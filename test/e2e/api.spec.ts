@@ -118,9 +118,7 @@ describe('gateway end to end: intents', () => {
 
   it('lets exactly one of 25 concurrent cancels win', async () => {
     const created = await stack.request('POST', '/v1/intent', { key, body: intentBody() });
-    const results = await Promise.all(
-      Array.from({ length: 25 }, () => stack.request('POST', `/v1/intent/${created.body.id}/cancel`, { key })),
-    );
+    const results = await Promise.all(Array.from({ length: 25 }, () => stack.request('POST', `/v1/intent/${created.body.id}/cancel`, { key })));
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     expect(results.filter((r) => r.status === 409)).toHaveLength(24);
   });

@@ -43,8 +43,10 @@ describe('authentication headers and limits (UNAUTH 0.25/s burst 5, TRUST_PROXY=
   afterAll(() => stack?.close());
 
   /** Each test sends from its own client address (X-Forwarded-For, trusted from loopback). */
-  const from = (address: string) => (method: string, path: string, options: RequestOptions = {}) =>
-    within(stack.request(method, path, { ...options, headers: { 'x-forwarded-for': address, ...options.headers } }), 10_000, `${method} ${path}`);
+  const from =
+    (address: string) =>
+    (method: string, path: string, options: RequestOptions = {}) =>
+      within(stack.request(method, path, { ...options, headers: { 'x-forwarded-for': address, ...options.headers } }), 10_000, `${method} ${path}`);
 
   describe('WWW-Authenticate on every 401', () => {
     it.each([

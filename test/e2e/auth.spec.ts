@@ -42,8 +42,7 @@ describe('gateway auth, limits and operational endpoints', () => {
   let writer: string;
   const tenant = `t-${randomUUID()}`;
 
-  const req = (method: string, path: string, options: RequestOptions = {}) =>
-    within(stack.request(method, path, options), 10_000, `${method} ${path}`);
+  const req = (method: string, path: string, options: RequestOptions = {}) => within(stack.request(method, path, options), 10_000, `${method} ${path}`);
 
   async function intentCount(): Promise<number> {
     const [{ n }] = await stack.db.query<{ n: number }>('SELECT count(*)::int AS n FROM intent.intents');
@@ -260,7 +259,10 @@ describe('gateway auth, limits and operational endpoints', () => {
       ['a 404 (unknown route)', (headers) => req('GET', '/nope', { key: writer, headers })],
       ['a 400', (headers) => req('POST', '/v1/intent', { key: writer, headers, body: {} })],
       ['a 400 (malformed JSON)', (headers) => req('POST', '/v1/intent', { key: writer, rawBody: '{', headers: { ...json, ...headers } })],
-      ['a 413', (headers) => req('POST', '/v1/intent', { key: writer, rawBody: JSON.stringify({ pad: 'x'.repeat(70 * 1024) }), headers: { ...json, ...headers } })],
+      [
+        'a 413',
+        (headers) => req('POST', '/v1/intent', { key: writer, rawBody: JSON.stringify({ pad: 'x'.repeat(70 * 1024) }), headers: { ...json, ...headers } }),
+      ],
       ['GET /metrics', (headers) => req('GET', '/metrics', { headers })],
     ];
 
@@ -329,9 +331,7 @@ describe('gateway auth, limits and operational endpoints', () => {
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
       expect(res.body.openapi).toMatch(/^3\.\d+\.\d+$/);
       const paths = res.body.paths ?? {};
-      expect(Object.keys(paths)).toEqual(
-        expect.arrayContaining(['/v1/intent', '/v1/intents/search', '/v1/intent/{id}', '/v1/intent/{id}/cancel']),
-      );
+      expect(Object.keys(paths)).toEqual(expect.arrayContaining(['/v1/intent', '/v1/intents/search', '/v1/intent/{id}', '/v1/intent/{id}/cancel']));
       expect(paths['/v1/intent']).toHaveProperty('post');
       expect(paths['/v1/intents/search']).toHaveProperty('post');
       expect(paths['/v1/intent/{id}']).toHaveProperty('get');
@@ -364,7 +364,11 @@ describe('gateway auth, limits and operational endpoints', () => {
       expect(down.headers.get('retry-after')).toMatch(/^\d+$/);
       expect(Date.now() - started).toBeLessThan(3_000);
       await stack.addIntentReplica();
-      await until('the intent service to be up again', async () => (await req('GET', '/health/services')).body.services['intent-service'].state === 'up', 5_000);
+      await until(
+        'the intent service to be up again',
+        async () => (await req('GET', '/health/services')).body.services['intent-service'].state === 'up',
+        5_000,
+      );
       expect((await req('GET', `/v1/intent/${id}`, { key: writer })).status).toBe(200);
     });
   });

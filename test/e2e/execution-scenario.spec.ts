@@ -39,7 +39,7 @@ interface SignCall {
 interface Notification {
   headers: IncomingHttpHeaders;
   raw: string;
-  body: { id: string; type: string; intent: IntentRecord };
+  body: { id: string; type: string; event: string; intent: IntentRecord };
 }
 
 interface RpcBlock {
@@ -199,8 +199,13 @@ describe('intent execution: a scenario from the README', () => {
   async function reservesAt(token: string, at: bigint): Promise<{ native: bigint; token: bigint }> {
     const pair = await dex.pairOf(token);
     const iface = dex.a.UniswapV2Pair!.iface;
-    const [r0, r1] = iface.decodeFunctionResult('getReserves', await rpc<string>('eth_call', [{ to: pair, data: iface.encodeFunctionData('getReserves') }, hex(at)])) as unknown as [bigint, bigint];
-    const token0 = lower(iface.decodeFunctionResult('token0', await rpc<string>('eth_call', [{ to: pair, data: iface.encodeFunctionData('token0') }, hex(at)]))[0] as string);
+    const [r0, r1] = iface.decodeFunctionResult(
+      'getReserves',
+      await rpc<string>('eth_call', [{ to: pair, data: iface.encodeFunctionData('getReserves') }, hex(at)]),
+    ) as unknown as [bigint, bigint];
+    const token0 = lower(
+      iface.decodeFunctionResult('token0', await rpc<string>('eth_call', [{ to: pair, data: iface.encodeFunctionData('token0') }, hex(at)]))[0] as string,
+    );
     return token0 === lower(dex.weth) ? { native: r0, token: r1 } : { native: r1, token: r0 };
   }
 
@@ -376,19 +381,57 @@ describe('intent execution: a scenario from the README', () => {
     beforeAll(async () => {
       const notify = `${hookBase}/notify`;
       // Highest bribe first: the four good buys are checked, signed and sent before the others.
-      I.alpha = await createIntent(plain, { bribe: (9n * MILLI).toString(), buyAmount: (500n * MILLI).toString(), feeBps: 100, feeRecipient, maxSlippageBps: 3000, minOut: '1', gasTip: '0', notificationWebhookUrl: notify });
+      I.alpha = await createIntent(plain, {
+        bribe: (9n * MILLI).toString(),
+        buyAmount: (500n * MILLI).toString(),
+        feeBps: 100,
+        feeRecipient,
+        maxSlippageBps: 3000,
+        minOut: '1',
+        gasTip: '0',
+        notificationWebhookUrl: notify,
+      });
       I.bravo = await createIntent(plain, { bribe: (8n * MILLI).toString(), buyAmount: (300n * MILLI).toString(), feeBps: 250, feeRecipient, gasTip: '0' });
-      I.devSigned = await createIntent(plain, { mode: null, wallet: await newWallet(10n * ETHER, devSigned), bribe: (7n * MILLI).toString(), buyAmount: (250n * MILLI).toString(), gasTip: '0' });
-      I.charlie = await createIntent(plain, { bribe: (6n * MILLI).toString(), buyAmount: (200n * MILLI).toString(), minIn: (200n * MILLI).toString(), minLiquidity: '7000000', gasTip: '0' });
+      I.devSigned = await createIntent(plain, {
+        mode: null,
+        wallet: await newWallet(10n * ETHER, devSigned),
+        bribe: (7n * MILLI).toString(),
+        buyAmount: (250n * MILLI).toString(),
+        gasTip: '0',
+      });
+      I.charlie = await createIntent(plain, {
+        bribe: (6n * MILLI).toString(),
+        buyAmount: (200n * MILLI).toString(),
+        minIn: (200n * MILLI).toString(),
+        minLiquidity: '7000000',
+        gasTip: '0',
+      });
       // Signers that misbehave.
       I.wrongKey = await createIntent(plain, { mode: 'wrong-key', bribe: '5900000000000000', buyAmount: (100n * MILLI).toString(), gasTip: '0' });
       I.tampered = await createIntent(plain, { mode: 'tamper', bribe: '5800000000000000', buyAmount: (100n * MILLI).toString(), gasTip: '0' });
       I.slow = await createIntent(plain, { mode: 'slow', bribe: '5700000000000000', buyAmount: (100n * MILLI).toString(), gasTip: '0' });
       I.refused = await createIntent(plain, { mode: 'refuse', bribe: '5600000000000000', buyAmount: (100n * MILLI).toString(), gasTip: '0' });
-      I.unreachable = await createIntent(plain, { mode: null, webhookUrl: deadUrl, bribe: '5500000000000000', buyAmount: (100n * MILLI).toString(), gasTip: '0' });
+      I.unreachable = await createIntent(plain, {
+        mode: null,
+        webhookUrl: deadUrl,
+        bribe: '5500000000000000',
+        buyAmount: (100n * MILLI).toString(),
+        gasTip: '0',
+      });
       // Limits that are not met.
-      I.minOut = await createIntent(plain, { bribe: (5n * MILLI).toString(), buyAmount: (100n * MILLI).toString(), minOut: (1_000_000n * ETHER).toString(), notificationWebhookUrl: notify });
-      I.minIn = await createIntent(plain, { bribe: (4n * MILLI).toString(), buyAmount: (100n * MILLI).toString(), feeBps: 1000, feeRecipient, minIn: (90n * MILLI + 1n).toString() });
+      I.minOut = await createIntent(plain, {
+        bribe: (5n * MILLI).toString(),
+        buyAmount: (100n * MILLI).toString(),
+        minOut: (1_000_000n * ETHER).toString(),
+        notificationWebhookUrl: notify,
+      });
+      I.minIn = await createIntent(plain, {
+        bribe: (4n * MILLI).toString(),
+        buyAmount: (100n * MILLI).toString(),
+        feeBps: 1000,
+        feeRecipient,
+        minIn: (90n * MILLI + 1n).toString(),
+      });
       I.liquidity = await createIntent(plain, { bribe: (3n * MILLI).toString(), buyAmount: (100n * MILLI).toString(), minLiquidity: '20000000' });
       I.slippage = await createIntent(plain, { bribe: '2500000000000000', buyAmount: (3n * ETHER).toString(), maxSlippageBps: 100 });
       I.nothing = await createIntent(plain, { bribe: (2n * MILLI).toString(), buyAmount: (100n * MILLI).toString(), feeBps: 10_000, feeRecipient });
@@ -400,7 +443,9 @@ describe('intent execution: a scenario from the README', () => {
       cancelAgain = await stack.request('POST', `/v1/intent/${I.cancelled.id}/cancel`, { key });
 
       launchBlock = await dex.launch(plain, LAUNCH_TOKENS, LAUNCH_NATIVE);
-      const executing = Object.entries(I).filter(([n]) => n !== 'cancelled').map(([, m]) => m.id);
+      const executing = Object.entries(I)
+        .filter(([n]) => n !== 'cancelled')
+        .map(([, m]) => m.id);
       await settled(executing);
       whileSubmitted = await get(I.alpha.id);
       cancelSubmitted = await stack.request('POST', `/v1/intent/${I.alpha.id}/cancel`, { key });
@@ -610,10 +655,14 @@ describe('intent execution: a scenario from the README', () => {
     });
 
     it('notifies creation and outcome to notificationWebhookUrl, signed with the tenant secret', async () => {
-      const of = (id: string, type: string) => notifications.filter((n) => n.body.intent?.id === id && n.body.type === type);
+      const of = (id: string, event: string) => notifications.filter((n) => n.body.intent?.id === id && n.body.event === event);
       await eventually(
         'created and terminal notifications',
-        () => of(I.alpha!.id, 'created').length > 0 && of(I.alpha!.id, 'completed').length > 0 && of(I.minOut!.id, 'created').length > 0 && of(I.minOut!.id, 'failed').length > 0,
+        () =>
+          of(I.alpha!.id, 'created').length > 0 &&
+          of(I.alpha!.id, 'completed').length > 0 &&
+          of(I.minOut!.id, 'created').length > 0 &&
+          of(I.minOut!.id, 'failed').length > 0,
         20_000,
         100,
       );
@@ -624,6 +673,12 @@ describe('intent execution: a scenario from the README', () => {
       }
       expect(of(I.alpha!.id, 'completed')[0]!.body.intent).toMatchObject({ status: 'completed', txHash: result('alpha').txHash, statusReason: null });
       expect(of(I.minOut!.id, 'failed')[0]!.body.intent).toMatchObject({ status: 'failed', statusReason: 'min_out_not_met' });
+      expect(of(I.minOut!.id, 'failed')[0]!.body).toMatchObject({
+        type: 'intent_ignored',
+        reason: 'min_out_not_met',
+        data: { minOut: I.minOut!.record.minOut },
+      });
+      expect(of(I.alpha!.id, 'completed')[0]!.body).toMatchObject({ type: 'intent_completed', data: { txHash: result('alpha').txHash } });
       // Only intents with a notificationWebhookUrl are notified.
       const notified = new Set(notifications.map((n) => n.body.intent.id));
       expect([...notified].sort()).toEqual([I.alpha!.id, I.minOut!.id].sort());
@@ -639,7 +694,11 @@ describe('intent execution: a scenario from the README', () => {
       const byId = new Map(all.body.map((r) => [r.id, r]));
       expect(byId.size).toBe(Object.keys(I).length);
       for (const [name, m] of Object.entries(I)) {
-        expect({ name, status: byId.get(m.id)?.status, reason: byId.get(m.id)?.statusReason }).toEqual({ name, status: result(name).status, reason: result(name).statusReason });
+        expect({ name, status: byId.get(m.id)?.status, reason: byId.get(m.id)?.statusReason }).toEqual({
+          name,
+          status: result(name).status,
+          reason: result(name).statusReason,
+        });
       }
       const pending = await stack.request<IntentRecord[]>('POST', '/v1/intents/search', { key, body: { addresses } });
       expect(pending.status).toBe(200);
@@ -659,12 +718,23 @@ describe('intent execution: a scenario from the README', () => {
       const limits = { maxBuyTax: 0.08, maxSellTax: 0.08 };
       const preTaxQuote = amountOut(400n * MILLI, LAUNCH_NATIVE, LAUNCH_TOKENS);
       // minOut just under the pool's quote, above it after the 5 % buy tax.
-      I.taxedMinOut = await createIntent(taxed, { ...limits, bribe: (9n * MILLI).toString(), buyAmount: (400n * MILLI).toString(), minOut: (preTaxQuote - 1n).toString() });
+      I.taxedMinOut = await createIntent(taxed, {
+        ...limits,
+        bribe: (9n * MILLI).toString(),
+        buyAmount: (400n * MILLI).toString(),
+        minOut: (preTaxQuote - 1n).toString(),
+      });
       I.taxedOk = await createIntent(taxed, { ...limits, bribe: (8n * MILLI).toString(), buyAmount: (400n * MILLI).toString(), gasTip: '0' });
       I.buyTax = await createIntent(taxed, { maxBuyTax: 0.03, bribe: (7n * MILLI).toString(), buyAmount: (100n * MILLI).toString() });
       I.sellTax = await createIntent(taxed, { maxBuyTax: 0.08, maxSellTax: 0.03, bribe: (6n * MILLI).toString(), buyAmount: (100n * MILLI).toString() });
       I.honeypot = await createIntent(honey, { maxSellTax: 0.5, bribe: (5n * MILLI).toString(), buyAmount: (100n * MILLI).toString() });
-      I.anySellTax = await createIntent(honey, { maxBuyTax: 0.01, maxSellTax: 1, bribe: (4n * MILLI).toString(), buyAmount: (250n * MILLI).toString(), gasTip: '0' });
+      I.anySellTax = await createIntent(honey, {
+        maxBuyTax: 0.01,
+        maxSellTax: 1,
+        bribe: (4n * MILLI).toString(),
+        buyAmount: (250n * MILLI).toString(),
+        gasTip: '0',
+      });
       I.reverting = await createIntent(broken, { bribe: (3n * MILLI).toString(), buyAmount: (100n * MILLI).toString() });
 
       // Approvals first, then the three first liquidities in one block.
@@ -676,7 +746,13 @@ describe('intent execution: a scenario from the README', () => {
       for (const token of [taxed, honey, broken]) {
         hashes.push(
           await rpc<string>('eth_sendTransaction', [
-            { from: dex.owner, to: dex.router, data: router.encodeFunctionData('addLiquidityETH', [token, LAUNCH_TOKENS, 0, 0, dex.owner, deadline]), value: hex(LAUNCH_NATIVE), gas: '0x7a1200' },
+            {
+              from: dex.owner,
+              to: dex.router,
+              data: router.encodeFunctionData('addLiquidityETH', [token, LAUNCH_TOKENS, 0, 0, dex.owner, deadline]),
+              value: hex(LAUNCH_NATIVE),
+              gas: '0x7a1200',
+            },
           ]),
         );
       }
@@ -793,7 +869,12 @@ describe('intent execution: a scenario from the README', () => {
     beforeAll(async () => {
       I.strict = await createIntent(plain, { firstOrFail: true, bribe: (3n * MILLI).toString(), buyAmount: (100n * MILLI).toString(), gasTip: '0' });
       I.patient = await createIntent(plain, { bribe: (2n * MILLI).toString(), buyAmount: (100n * MILLI).toString(), gasTip: '0' });
-      I.shortLived = await createIntent(plain, { expiry: Math.floor(Date.now() / 1000) + 300, bribe: (1n * MILLI).toString(), buyAmount: (100n * MILLI).toString(), gasTip: '0' });
+      I.shortLived = await createIntent(plain, {
+        expiry: Math.floor(Date.now() / 1000) + 300,
+        bribe: (1n * MILLI).toString(),
+        buyAmount: (100n * MILLI).toString(),
+        gasTip: '0',
+      });
       const ids = Object.values(I).map((m) => m.id);
       await settled(ids);
       targetBlock = (await head()) + 1n;

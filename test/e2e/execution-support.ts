@@ -1,6 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { SigningRequest, UnsignedTransaction } from '@tradeinfra/contracts';
+import type { IntentRecord, SigningRequest, UnsignedTransaction } from '@tradeinfra/contracts';
+import { eventually, type HardhatNode, type LocalDex } from '@tradeinfra/test-support';
+import type { Stack } from './harness.js';
 import { Transaction, type HDNodeWallet } from 'ethers';
 
 /** How the test signing webhook answers for one wallet. */
@@ -86,7 +88,10 @@ export class SigningWebhook {
     if (typeof behaviour === 'object' && 'gate' in behaviour) await behaviour.gate();
     const signedTransactions = await Promise.all(
       request.transactions.map((tx) => {
-        const key = behaviour === 'wrong-key' ? [...this.keys.values()].find((k) => k.address.toLowerCase() !== tx.from.toLowerCase())! : this.keys.get(tx.from.toLowerCase());
+        const key =
+          behaviour === 'wrong-key'
+            ? [...this.keys.values()].find((k) => k.address.toLowerCase() !== tx.from.toLowerCase())!
+            : this.keys.get(tx.from.toLowerCase());
         if (!key) throw new Error(`no key for ${tx.from}`);
         return key.signTransaction(toEthers(tx, behaviour === 'tamper'));
       }),
@@ -112,11 +117,18 @@ function toEthers(tx: UnsignedTransaction, tamper: boolean): Transaction {
 
 export interface ReceivedNotification {
   id: string;
+  /** Merkle's notification type (`intent_created`, …). */
   type: string;
+  /** Our event name (`created`, `tx_pending`, …). */
+  event: string;
+  reason: string;
+  data: Record<string, string | number>;
   intentId: string;
   status: string;
   statusReason: string | null;
   verified: boolean;
+  /** The body exactly as delivered. */
+  raw: string;
 }
 
 /** A notification webhook that verifies every notification's signature. */
@@ -135,10 +147,21 @@ export class NotificationSink {
         const body = Buffer.concat(chunks).toString('utf8');
         const timestamp = String(req.headers['x-notification-timestamp']);
         const expected = `v1=${createHmac('sha256', this.secret()).update(`${timestamp}.${body}`).digest('hex')}`;
-        const event = JSON.parse(body) as { id: string; type: string; intent: { id: string; status: string; statusReason: string | null } };
+        const event = JSON.parse(body) as {
+          id: string;
+          type: string;
+          event: string;
+          reason: string;
+          data: Record<string, string | number>;
+          intent: { id: string; status: string; statusReason: string | null };
+        };
         this.received.push({
           id: event.id,
           type: event.type,
+          event: event.event,
+          reason: event.reason,
+          data: event.data,
+          raw: body,
           intentId: event.intent.id,
           status: event.intent.status,
           statusReason: event.intent.statusReason,
@@ -153,12 +176,62 @@ export class NotificationSink {
     return this;
   }
 
+  /** An intent's notifications in event order (ids are UUIDv7; deliveries run concurrently), first delivery of each. */
   for(intentId: string): ReceivedNotification[] {
-    return this.received.filter((n) => n.intentId === intentId);
+    const seen = new Set<string>();
+    return this.received.filter((n) => n.intentId === intentId && !seen.has(n.id) && seen.add(n.id)).sort((a, b) => (a.id < b.id ? -1 : 1));
   }
 
   async close(): Promise<void> {
     this.server.closeAllConnections();
     await new Promise((resolve) => this.server.close(resolve));
+  }
+}
+
+/**
+ * Launches on a local chain that does not automine, as the execution tests drive them: launch
+ * the token, wait until every intent is decided (terminal, or its buy in the node's mempool),
+ * mine the next block, wait for the outcomes.
+ */
+export class LaunchDriver {
+  constructor(
+    private readonly stack: Stack,
+    private readonly node: HardhatNode,
+    private readonly dex: LocalDex,
+    private readonly key: () => string,
+    /** Tokens the launch adds to the pool. */
+    private readonly tokens: bigint,
+  ) {}
+
+  async get(id: string): Promise<IntentRecord> {
+    return (await this.stack.request<IntentRecord>('GET', `/v1/intent/${id}`, { key: this.key() })).body;
+  }
+
+  /** Every intent is terminal, or its buy is in the node's mempool (marked submitted, then sent). */
+  async decided(ids: string[]): Promise<boolean> {
+    const rows = await this.stack.db.query<{ status: string; phase: string | null; tx_hash: string | null }>(
+      'SELECT status, phase, tx_hash FROM intent.intents WHERE id = ANY($1::uuid[])',
+      [ids],
+    );
+    for (const r of rows) {
+      if (r.status !== 'pending') continue;
+      if (r.phase !== 'submitted' || (await this.node.rpc.call('eth_getTransactionByHash', [r.tx_hash])) === null) return false;
+    }
+    return true;
+  }
+
+  async terminal(ids: string[]): Promise<boolean> {
+    const rows = await this.stack.db.query<{ status: string }>('SELECT status FROM intent.intents WHERE id = ANY($1::uuid[])', [ids]);
+    return rows.every((r) => r.status !== 'pending');
+  }
+
+  /** Launches `token` with `native` wei, settles the next block, and answers every intent's record. */
+  async launchAndSettle(token: string, intents: IntentRecord[], native: bigint): Promise<Map<string, IntentRecord>> {
+    const ids = intents.map((i) => i.id);
+    await this.dex.launch(token, this.tokens, native);
+    await eventually('every intent decided', () => this.decided(ids), 30_000);
+    await this.node.rpc.call('evm_mine', []);
+    await eventually('every outcome recorded', () => this.terminal(ids), 30_000);
+    return new Map(await Promise.all(ids.map(async (id) => [id, await this.get(id)] as const)));
   }
 }

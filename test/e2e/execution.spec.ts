@@ -1,7 +1,7 @@
 import type { IntentRecord } from '@tradeinfra/contracts';
 import { devWallet, eventually, HardhatNode, LocalDex } from '@tradeinfra/test-support';
 import { Stack } from './harness.js';
-import { NotificationSink, SigningWebhook } from './execution-support.js';
+import { LaunchDriver, NotificationSink, SigningWebhook } from './execution-support.js';
 
 /**
  * Intents executed on a local chain: a hardhat node with WETH, the Uniswap V2 factory and router
@@ -32,37 +32,42 @@ describe('intent execution on a local chain', () => {
   async function create(body: Record<string, unknown>): Promise<IntentRecord> {
     const res = await stack.request<IntentRecord>('POST', '/v1/intent', {
       key,
-      body: { chainId: CHAIN_ID, bribe: '0', buyAmount: (ETH / 100n).toString(), expiry: expiry(), gasTip: '0', webhookUrl: signer.url, notificationWebhookUrl: sink.url, ...body },
+      body: {
+        chainId: CHAIN_ID,
+        bribe: '0',
+        buyAmount: (ETH / 100n).toString(),
+        expiry: expiry(),
+        gasTip: '0',
+        webhookUrl: signer.url,
+        notificationWebhookUrl: sink.url,
+        ...body,
+      },
     });
     expect(res.status).toBe(201);
     return res.body;
   }
-  const get = async (id: string) => (await stack.request<IntentRecord>('GET', `/v1/intent/${id}`, { key })).body;
-  const rows = (ids: string[]) =>
-    stack.db.query<{ id: string; status: string; phase: string | null }>('SELECT id::text, status, phase FROM intent.intents WHERE id = ANY($1::uuid[])', [ids]);
-  /** Every intent is decided: terminal, or its buy is in the node's mempool (marked submitted, then sent). */
-  const decided = async (ids: string[]) => {
-    const all = await stack.db.query<{ status: string; phase: string | null; tx_hash: string | null }>(
-      'SELECT status, phase, tx_hash FROM intent.intents WHERE id = ANY($1::uuid[])',
-      [ids],
-    );
-    for (const r of all) {
-      if (r.status !== 'pending') continue;
-      if (r.phase !== 'submitted' || (await rpc('eth_getTransactionByHash', [r.tx_hash])) === null) return false;
-    }
-    return true;
+  let driver: LaunchDriver;
+  const get = (id: string) => driver.get(id);
+  const decided = (ids: string[]) => driver.decided(ids);
+  const terminal = (ids: string[]) => driver.terminal(ids);
+  const launchAndSettle = (token: string, intents: IntentRecord[], native = ETH) => driver.launchAndSettle(token, intents, native);
+  /** The intent's notifications have exactly these types (the last one awaited). */
+  const notified = async (id: string, types: string[]) => {
+    await eventually(
+      `${id} notified ${types.join(', ')}`,
+      () =>
+        sink
+          .for(id)
+          .map((n) => n.type)
+          .join() === types.join(),
+      30_000,
+    ).catch(() => undefined);
+    expect(sink.for(id).map((n) => n.type)).toEqual(types);
   };
-  const terminal = async (ids: string[]) => (await rows(ids)).every((r) => r.status !== 'pending');
-
-  /** Launches `token`, waits until every intent is decided, mines the next block and waits for the outcomes. */
-  async function launchAndSettle(token: string, intents: IntentRecord[], native = ETH): Promise<Map<string, IntentRecord>> {
-    const ids = intents.map((i) => i.id);
-    await dex.launch(token, SUPPLY / 10n, native);
-    await eventually('every intent decided', () => decided(ids), 30_000);
-    await rpc('evm_mine');
-    await eventually('every outcome recorded', () => terminal(ids), 30_000);
-    return new Map(await Promise.all(ids.map(async (id) => [id, await get(id)] as const)));
-  }
+  const rows = (ids: string[]) =>
+    stack.db.query<{ id: string; status: string; phase: string | null }>('SELECT id::text, status, phase FROM intent.intents WHERE id = ANY($1::uuid[])', [
+      ids,
+    ]);
 
   beforeAll(async () => {
     node = await HardhatNode.start({ chainId: CHAIN_ID });
@@ -88,6 +93,7 @@ describe('intent execution on a local chain', () => {
       WEBHOOK_ALLOW_PRIVATE: 'true',
     });
     key = await stack.createKey();
+    driver = new LaunchDriver(stack, node, dex, () => key, SUPPLY / 10n);
     secret = (await stack.request('GET', '/v1/intents/notifications/secret', { key })).body.secret;
     signer = await new SigningWebhook(() => secret, wallets).start();
     sink = await new NotificationSink(() => secret).start();
@@ -106,7 +112,15 @@ describe('intent execution on a local chain', () => {
     const [a, b, c] = [wallets[0]!, wallets[1]!, wallets[2]!];
     const low = await create({ wallet: a.address, tokenAddress: token, bribe: '1000' });
     const high = await create({ wallet: b.address, tokenAddress: token, bribe: '5000000', feeBps: 100, feeRecipient, firstOrFail: true });
-    const limited = await create({ wallet: c.address, tokenAddress: token, bribe: '2000', minOut: '1', maxSlippageBps: 5000, maxBuyTax: 0.01, maxSellTax: 0.01 });
+    const limited = await create({
+      wallet: c.address,
+      tokenAddress: token,
+      bribe: '2000',
+      minOut: '1',
+      maxSlippageBps: 5000,
+      maxBuyTax: 0.01,
+      maxSellTax: 0.01,
+    });
     const feeBefore = BigInt(await rpc('eth_getBalance', [feeRecipient, 'latest']));
 
     const done = await launchAndSettle(token, [low, high, limited]);
@@ -147,9 +161,8 @@ describe('intent execution on a local chain', () => {
     }
     expect(signer.requestsFor(high.id)[0]!.request.transactions[0]!.summary.onlyInBlock).not.toBeNull();
     // Notifications: created, then completed, each signed.
-    await eventually('completion notified', () => [low, high, limited].every((i) => sink.for(i.id).some((n) => n.type === 'completed')));
     for (const intent of [low, high, limited]) {
-      expect(sink.for(intent.id).map((n) => n.type)).toEqual(['created', 'completed']);
+      await notified(intent.id, ['intent_created', 'intent_tx_pending', 'intent_completed']);
       expect(sink.for(intent.id).every((n) => n.verified)).toBe(true);
     }
   });
@@ -161,8 +174,10 @@ describe('intent execution on a local chain', () => {
     const sellTax = await create({ wallet: w4.address, tokenAddress: taxed, maxBuyTax: 0.2, maxSellTax: 0.05 });
     const accepted = await create({ wallet: w5.address, tokenAddress: taxed, maxBuyTax: 0.2, maxSellTax: 0.25 });
     let done = await launchAndSettle(taxed, [buyTax, sellTax, accepted]);
-    expect(done.get(buyTax.id)).toMatchObject({ status: 'failed', statusReason: 'buy_tax_too_high', txHash: null });
-    expect(done.get(sellTax.id)).toMatchObject({ status: 'failed', statusReason: 'sell_tax_too_high', txHash: null });
+    expect(done.get(buyTax.id)).toMatchObject({ status: 'failed', statusReason: 'buy_tax_too_high', txHash: null, statusData: { max: 0.05 } });
+    expect(done.get(buyTax.id)!.statusData!.actual).toBeCloseTo(0.1, 12); // 10 %, measured (rounded down by the token)
+    expect(done.get(sellTax.id)).toMatchObject({ status: 'failed', statusReason: 'sell_tax_too_high', txHash: null, statusData: { max: 0.05 } });
+    expect(done.get(sellTax.id)!.statusData!.actual).toBeGreaterThan(0.05);
     expect(done.get(accepted.id)).toMatchObject({ status: 'completed' });
     expect(await dex.balanceOf(taxed, w3.address)).toBe(0n);
     expect(await dex.balanceOf(taxed, w5.address)).toBeGreaterThan(0n);
@@ -174,14 +189,16 @@ describe('intent execution on a local chain', () => {
     const trapped = await create({ wallet: w3.address, tokenAddress: honeypot });
     const reckless = await create({ wallet: w4.address, tokenAddress: honeypot, maxSellTax: 1 });
     done = await launchAndSettle(honeypot, [trapped, reckless]);
-    expect(done.get(trapped.id)).toMatchObject({ status: 'failed', statusReason: 'honeypot' });
+    expect(done.get(trapped.id)).toMatchObject({ status: 'failed', statusReason: 'honeypot', statusData: null });
     expect(done.get(reckless.id)).toMatchObject({ status: 'completed' }); // maxSellTax 1: the client accepts anything
 
     const broken = await dex.deployToken('RevertingToken', [SUPPLY]);
     const doomed = await create({ wallet: w5.address, tokenAddress: broken });
     done = await launchAndSettle(broken, [doomed]);
     expect(done.get(doomed.id)).toMatchObject({ status: 'failed', statusReason: 'buy_reverted' });
-    await eventually('failure notified', () => sink.for(doomed.id).some((n) => n.type === 'failed' && n.statusReason === 'buy_reverted' && n.verified));
+    await eventually('failure notified', () =>
+      sink.for(doomed.id).some((n) => n.type === 'intent_ignored' && n.reason === 'buy_reverted' && n.statusReason === 'buy_reverted' && n.verified),
+    );
   });
 
   it('checks minLiquidity at the stable pair’s price, minIn, minOut, slippage and funds', async () => {
@@ -196,13 +213,26 @@ describe('intent execution on a local chain', () => {
     await rpc('hardhat_setBalance', [w11.address, `0x${(ETH / 1000n).toString(16)}`]);
     const poor = await create({ wallet: w11.address, tokenAddress: token });
     const done = await launchAndSettle(token, [shallow, deepEnough, greedy, smallIn, impact, poor]);
-    expect(done.get(shallow.id)).toMatchObject({ status: 'failed', statusReason: 'liquidity_too_low' });
+    // Each failure stores what was measured (statusData), exactly.
+    expect(done.get(shallow.id)).toMatchObject({
+      status: 'failed',
+      statusReason: 'liquidity_too_low',
+      statusData: { minLiquidity: '600001', actual: '600000' },
+    });
     expect(done.get(deepEnough.id)).toMatchObject({ status: 'completed' });
-    expect(done.get(greedy.id)).toMatchObject({ status: 'failed', statusReason: 'min_out_not_met' });
-    expect(done.get(smallIn.id)).toMatchObject({ status: 'failed', statusReason: 'min_in_not_met' });
-    expect(done.get(impact.id)).toMatchObject({ status: 'failed', statusReason: 'slippage_too_high' });
-    expect(done.get(poor.id)).toMatchObject({ status: 'failed', statusReason: 'insufficient_funds' });
+    expect(done.get(greedy.id)).toMatchObject({ status: 'failed', statusReason: 'min_out_not_met', statusData: { minOut: (SUPPLY / 10n).toString() } });
+    expect(BigInt(done.get(greedy.id)!.statusData!.quoted as string)).toBeLessThan(SUPPLY / 10n);
+    expect(done.get(smallIn.id)).toMatchObject({
+      status: 'failed',
+      statusReason: 'min_in_not_met',
+      statusData: { minIn: (ETH / 100n).toString(), actual: (ETH / 200n).toString() },
+    });
+    expect(done.get(impact.id)).toMatchObject({ status: 'failed', statusReason: 'slippage_too_high', statusData: { maxSlippageBps: 100 } });
+    expect(done.get(impact.id)!.statusData!.actual).toBeGreaterThan(100);
+    expect(done.get(poor.id)).toMatchObject({ status: 'failed', statusReason: 'insufficient_funds', statusData: { balance: (ETH / 1000n).toString() } });
     await rpc('hardhat_setBalance', [w11.address, `0x${(10_000n * ETH).toString(16)}`]);
+    // What the buy needs at most: its value (buyAmount + bribe) and its gas at the base fee (0 here) and tip (0).
+    expect(BigInt(done.get(poor.id)!.statusData!.required as string)).toBeGreaterThanOrEqual(ETH / 100n);
   });
 
   it('fails only the intents whose signer misbehaves; the rest of the launch completes', async () => {
@@ -255,7 +285,11 @@ describe('intent execution on a local chain', () => {
     for (const r of sent) expect(await rpc('hardhat_dropTransaction', [r.tx_hash])).toBe(true);
     await rpc('evm_mine');
     await eventually('strict failed', async () => (await get(strict.id)).status === 'failed', 30_000);
-    expect(await get(strict.id)).toMatchObject({ statusReason: 'not_included', txHash: byId.get(strict.id)!.tx_hash });
+    expect(await get(strict.id)).toMatchObject({
+      statusReason: 'not_included',
+      txHash: byId.get(strict.id)!.tx_hash,
+      statusData: { txHash: byId.get(strict.id)!.tx_hash, targetBlock: target.toString() },
+    });
     // The other buy is sent again and lands in a later block.
     await eventually('patient buy sent again', async () => (await rpc('eth_getTransactionByHash', [byId.get(patient.id)!.tx_hash])) !== null, 30_000);
     await rpc('evm_mine');
@@ -311,19 +345,17 @@ describe('intent execution on a local chain', () => {
     expect(await dex.balanceOf(token, w3.address)).toBe(0n);
     expect(await dex.balanceOf(token, w4.address)).toBe(0n);
     // One terminal notification each.
-    await eventually('terminal notifications', () => [cancelled, expiring, executing].every((i) => sink.for(i.id).length === 2));
-    expect([cancelled, expiring, executing].map((i) => sink.for(i.id).map((n) => n.type))).toEqual([
-      ['created', 'cancelled'],
-      ['created', 'expired'],
-      ['created', 'completed'],
-    ]);
+    await notified(cancelled.id, ['intent_created', 'intent_cancelled']);
+    await notified(expiring.id, ['intent_created', 'intent_expired']);
+    await notified(executing.id, ['intent_created', 'intent_tx_pending', 'intent_completed']);
   });
 
   it('many cancels fired at the launch: each intent ends once, and only executed intents spent a nonce', async () => {
     const token = await dex.deployToken('PlainToken', [SUPPLY]);
     const racers = wallets.slice(6, 12);
     const intents: IntentRecord[] = [];
-    for (const w of racers) for (let i = 0; i < 2; i++) intents.push(await create({ wallet: w.address, tokenAddress: token, bribe: String(100 + intents.length) }));
+    for (const w of racers)
+      for (let i = 0; i < 2; i++) intents.push(await create({ wallet: w.address, tokenAddress: token, bribe: String(100 + intents.length) }));
     const before = await Promise.all(racers.map(async (w) => BigInt(await rpc('eth_getTransactionCount', [w.address, 'pending']))));
     // Half the signers take a moment: cancels land while some buys are being signed and others
     // are already submitted.
@@ -350,15 +382,16 @@ describe('intent execution on a local chain', () => {
       const completed = final.filter((f) => f.wallet === w.address && f.status === 'completed').length;
       expect(after[k]! - before[k]!).toBe(BigInt(completed));
     });
-    await eventually('terminal notifications', () => intents.every((i) => sink.for(i.id).length === 2));
-    for (const i of intents) expect(sink.for(i.id).filter((n) => n.type !== 'created')).toHaveLength(1);
+    await eventually('terminal notifications', () => intents.every((i) => sink.for(i.id).some((n) => n.status !== 'pending')));
+    for (const i of intents) expect(sink.for(i.id).filter((n) => n.status !== 'pending')).toHaveLength(1);
   });
 
   it('loses nothing across a restart of the intent service while intents wait, and two replicas never execute one intent twice', async () => {
     const token = await dex.deployToken('PlainToken', [SUPPLY]);
     const buyers = wallets.slice(0, 4);
     const intents: IntentRecord[] = [];
-    for (const w of buyers) for (let i = 0; i < 3; i++) intents.push(await create({ wallet: w.address, tokenAddress: token, bribe: String(1000 - intents.length) }));
+    for (const w of buyers)
+      for (let i = 0; i < 3; i++) intents.push(await create({ wallet: w.address, tokenAddress: token, bribe: String(1000 - intents.length) }));
     const before = await Promise.all(buyers.map(async (w) => BigInt(await rpc('eth_getTransactionCount', [w.address, 'latest']))));
     // The only replica stops; the launch happens while none runs; two start.
     await stack.intentReplicas.shift()!.close();
@@ -395,6 +428,121 @@ describe('intent execution on a local chain', () => {
     expect((await get(intent.id)).statusReason).toBeNull();
   });
 
+  it('notifies every change in Merkle’s shape, with the measured values stored on the intent; the event stream sends the same bodies', async () => {
+    // The tenant's event stream, open before anything happens.
+    const controller = new AbortController();
+    const res = await fetch(`${stack.baseUrl}/v1/intents/events`, { headers: { 'x-api-key': key }, signal: controller.signal });
+    expect(res.status).toBe(200);
+    let text = '';
+    const reader = res.body!.getReader();
+    const reading = (async () => {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        text += Buffer.from(value).toString();
+      }
+    })().catch(() => undefined);
+    await eventually('stream open', () => text.includes(': connected'));
+
+    const plain = await dex.deployToken('PlainToken', [SUPPLY]);
+    const taxed = await dex.deployToken('TaxToken', [SUPPLY, wallets[13]!.address, 1000]); // 10 % on every transfer
+    const never = await dex.deployToken('PlainToken', [SUPPLY]); // never launched
+    const buyAmount = ETH / 100n;
+    const minOut = (SUPPLY / 10n).toString();
+    // The highest bribe is checked first, on the pool exactly as the launch left it.
+    const greedy = await create({ wallet: wallets[1]!.address, tokenAddress: plain, bribe: '20', minOut });
+    const bought = await create({ wallet: wallets[0]!.address, tokenAddress: plain, bribe: '10' });
+    const overTaxed = await create({ wallet: wallets[2]!.address, tokenAddress: taxed, maxBuyTax: 0.05 });
+    const cancelled = await create({ wallet: wallets[3]!.address, tokenAddress: never });
+    expect((await stack.request('POST', `/v1/intent/${cancelled.id}/cancel`, { key })).status).toBe(200);
+    const expiring = await create({ wallet: wallets[4]!.address, tokenAddress: never, expiry: expiry(2) });
+
+    await launchAndSettle(plain, [greedy, bought]);
+    await launchAndSettle(taxed, [overTaxed]);
+    await eventually('expired', async () => (await get(expiring.id)).status === 'expired', 30_000);
+
+    await notified(bought.id, ['intent_created', 'intent_tx_pending', 'intent_completed']);
+    await notified(greedy.id, ['intent_created', 'intent_ignored']);
+    await notified(overTaxed.id, ['intent_created', 'intent_ignored']);
+    await notified(cancelled.id, ['intent_created', 'intent_cancelled']);
+    await notified(expiring.id, ['intent_created', 'intent_expired']);
+
+    const body = (id: string, type: string) => JSON.parse(sink.for(id).find((n) => n.type === type)!.raw);
+    // Every body: Merkle's fields beside ours, the intent as of the change.
+    for (const intent of [bought, greedy, overTaxed, cancelled, expiring]) {
+      for (const n of sink.for(intent.id)) {
+        const b = JSON.parse(n.raw);
+        expect(Object.keys(b)).toEqual(['id', 'intentId', 'chainId', 'type', 'reason', 'data', 'event', 'occurredAt', 'tenantId', 'intent']);
+        expect(b).toMatchObject({ intentId: intent.id, chainId: CHAIN_ID, intent: { id: intent.id } });
+        expect(b.id).toBe(n.id);
+        expect(new Date(b.occurredAt).toISOString()).toBe(b.occurredAt);
+        expect(n.verified).toBe(true);
+      }
+      expect(body(intent.id, 'intent_created')).toMatchObject({
+        type: 'intent_created',
+        event: 'created',
+        reason: 'created',
+        data: {},
+        intent: { status: 'pending', statusData: null },
+      });
+    }
+    expect(body(cancelled.id, 'intent_cancelled')).toMatchObject({ event: 'cancelled', reason: 'cancelled', data: {}, intent: { status: 'cancelled' } });
+    expect(body(expiring.id, 'intent_expired')).toMatchObject({ event: 'expired', reason: 'expired', data: {}, intent: { status: 'expired' } });
+
+    // Bought: the buy's hash once sent, then the outcome.
+    const boughtRecord = await get(bought.id);
+    expect(boughtRecord).toMatchObject({ status: 'completed', statusData: { txHash: boughtRecord.txHash } });
+    expect(body(bought.id, 'intent_tx_pending')).toMatchObject({
+      event: 'tx_pending',
+      reason: 'launch_detected',
+      data: { txHash: boughtRecord.txHash },
+      intent: { status: 'pending' },
+    });
+    expect(body(bought.id, 'intent_completed')).toMatchObject({
+      event: 'completed',
+      reason: 'completed',
+      data: { txHash: boughtRecord.txHash },
+      intent: { status: 'completed' },
+    });
+
+    // minOut: the quote, exactly (Uniswap V2's formula on the launch reserves, no tax).
+    const withFee = buyAmount * 997n;
+    const quoted = (withFee * (SUPPLY / 10n)) / (ETH * 1000n + withFee);
+    const greedyData = { minOut, quoted: quoted.toString() };
+    expect(body(greedy.id, 'intent_ignored')).toMatchObject({
+      event: 'failed',
+      reason: 'min_out_not_met',
+      data: greedyData,
+      intent: { status: 'failed', statusData: greedyData },
+    });
+    expect((await get(greedy.id)).statusData).toEqual(greedyData);
+
+    // Buy tax: the limit and the measured tax.
+    const taxBody = body(overTaxed.id, 'intent_ignored');
+    expect(taxBody).toMatchObject({ event: 'failed', reason: 'buy_tax_too_high', data: { max: 0.05 } });
+    expect(taxBody.data.actual).toBeCloseTo(0.1, 12);
+    expect((await get(overTaxed.id)).statusData).toEqual(taxBody.data);
+    expect((await get(cancelled.id)).statusData).toBeNull();
+    expect((await get(expiring.id)).statusData).toBeNull();
+
+    // The event stream: the same bodies, byte for byte, with `event:` the type.
+    const all = [bought, greedy, overTaxed, cancelled, expiring].flatMap((i) => sink.for(i.id));
+    await eventually('every event streamed', () => all.every((n) => text.includes(`id: ${n.id}\n`)), 30_000);
+    controller.abort();
+    await reading;
+    const streamed = new Map(
+      text
+        .split('\n\n')
+        .filter((block) => block.startsWith('id: '))
+        .map((block) => {
+          const lines = block.split('\n');
+          const field = (name: string) => lines.find((l) => l.startsWith(`${name}: `))!.slice(name.length + 2);
+          return [field('id'), { event: field('event'), data: field('data') }] as const;
+        }),
+    );
+    for (const n of all) expect(streamed.get(n.id)).toEqual({ event: n.type, data: n.raw });
+  });
+
   it('fails nonce_used when another transaction of the wallet takes the buy’s nonce', async () => {
     const token = await dex.deployToken('PlainToken', [SUPPLY]);
     const w = wallets[12]!;
@@ -410,7 +558,9 @@ describe('intent execution on a local chain', () => {
     await rpc('eth_sendTransaction', [{ from: w.address, to: w.address, value: '0x1', nonce: `0x${BigInt(nonce).toString(16)}` }]);
     await rpc('evm_mine');
     await eventually('nonce_used', async () => (await get(intent.id)).status === 'failed', 30_000);
-    expect(await get(intent.id)).toMatchObject({ statusReason: 'nonce_used', txHash: hash });
+    expect(await get(intent.id)).toMatchObject({ statusReason: 'nonce_used', txHash: hash, statusData: { txHash: hash } });
+    await notified(intent.id, ['intent_created', 'intent_tx_pending', 'intent_failed']);
+    expect(sink.for(intent.id)[2]).toMatchObject({ reason: 'nonce_used', data: { txHash: hash } });
     expect(await rpc('eth_getTransactionReceipt', [hash])).toBeNull();
   });
 
@@ -429,10 +579,7 @@ describe('intent execution on a local chain', () => {
     const done = await launchAndSettle(token, [intent]);
     expect(done.get(intent.id)).toMatchObject({ status: 'completed', statusReason: null });
     expect(signer.requestsFor(intent.id).map((r) => r.verified)).toEqual([true]);
-    await eventually('completion notified', () => sink.for(intent.id).some((n) => n.type === 'completed'));
-    expect(sink.for(intent.id).map((n) => [n.type, n.verified])).toEqual([
-      ['created', true],
-      ['completed', true],
-    ]);
+    await notified(intent.id, ['intent_created', 'intent_tx_pending', 'intent_completed']);
+    expect(sink.for(intent.id).every((n) => n.verified)).toBe(true);
   });
 });

@@ -24,9 +24,15 @@ const ANSWER_WITHIN_MS = 2_000;
 
 /** sfc32: a small, fast, seedable PRNG (the same seed gives the same requests). */
 function prng(seed: number) {
-  let a = 0x9e3779b9, b = 0x243f6a88, c = 0xb7e15162, d = seed;
+  let a = 0x9e3779b9,
+    b = 0x243f6a88,
+    c = 0xb7e15162,
+    d = seed;
   const next = () => {
-    a >>>= 0; b >>>= 0; c >>>= 0; d >>>= 0;
+    a >>>= 0;
+    b >>>= 0;
+    c >>>= 0;
+    d >>>= 0;
     const t = (((a + b) | 0) + d) | 0;
     d = (d + 1) | 0;
     a = b ^ (b >>> 9);
@@ -49,14 +55,61 @@ const LEAKS = [/\bSELECT\b/, /\bINSERT INTO\b/, /\bUPDATE \w+\.\w+ SET\b/, /Quer
 
 /** Strings that break things: NUL, surrogates, controls, direction overrides, huge ones. */
 const NASTY_STRINGS = [
-  '', ' ', 'a\u0000b', '\u0000', '\ud800', 'x\udc00y', '\ud83d', '🚀', '\u202egnp.exe', '\u200b\u200d\ufeff', 'e\u0301\u0301\u0301', '\u0007\u001b[31m',
-  '\\', '"', "' or '1'='1", '%00', '%FF', '../../etc/passwd', '<script>alert(1)</script>', '${7*7}', '{{7*7}}', 'null', 'true', '1e400', '-0',
-  'ünïcødé', '日本語', 'x'.repeat(300), 'y'.repeat(70_000), '0x', '0x' + 'g'.repeat(40), 'NaN', 'Infinity', '\r\n', '\t',
+  '',
+  ' ',
+  'a\u0000b',
+  '\u0000',
+  '\ud800',
+  'x\udc00y',
+  '\ud83d',
+  '🚀',
+  '\u202egnp.exe',
+  '\u200b\u200d\ufeff',
+  'e\u0301\u0301\u0301',
+  '\u0007\u001b[31m',
+  '\\',
+  '"',
+  "' or '1'='1",
+  '%00',
+  '%FF',
+  '../../etc/passwd',
+  '<script>alert(1)</script>',
+  '${7*7}',
+  '{{7*7}}',
+  'null',
+  'true',
+  '1e400',
+  '-0',
+  'ünïcødé',
+  '日本語',
+  'x'.repeat(300),
+  'y'.repeat(70_000),
+  '0x',
+  '0x' + 'g'.repeat(40),
+  'NaN',
+  'Infinity',
+  '\r\n',
+  '\t',
 ];
 /** Numbers as JSON text, so huge and odd ones go out exactly as written. */
 const NASTY_NUMBERS = [
-  '0', '-1', '1', '1.5', '-0', '1e400', '-1e400', '1e-400', '2147483648', '4294967296', '9007199254740993', '18446744073709551617',
-  '115792089237316195423570985008687907853269984665640564039457584007913129639936', '1' + '0'.repeat(500), '0.1e1', '1E+2', '123456789012345678901234567890.5',
+  '0',
+  '-1',
+  '1',
+  '1.5',
+  '-0',
+  '1e400',
+  '-1e400',
+  '1e-400',
+  '2147483648',
+  '4294967296',
+  '9007199254740993',
+  '18446744073709551617',
+  '115792089237316195423570985008687907853269984665640564039457584007913129639936',
+  '1' + '0'.repeat(500),
+  '0.1e1',
+  '1E+2',
+  '123456789012345678901234567890.5',
 ];
 
 interface Target {
@@ -106,7 +159,10 @@ describe('fuzzing every route of the gateway', () => {
       const event = { id: randomUUID(), chainId: 1, txHash: TX, sourceId: SOURCE, asset: 'ETH', amount: '0.5', type: 'mev', time: new Date().toISOString() };
       expect((await stack.request('POST', '/v1/payouts/entries', { ...admin, body: event })).status).toBe(201);
     }
-    const payout = await stack.request('POST', `/v1/cashback/source/${SOURCE}/payout`, { ...admin, body: { address: `0x${'1'.repeat(40)}`, chainId: 1, asset: 'ETH' } });
+    const payout = await stack.request('POST', `/v1/cashback/source/${SOURCE}/payout`, {
+      ...admin,
+      body: { address: `0x${'1'.repeat(40)}`, chainId: 1, asset: 'ETH' },
+    });
     expect(payout.status).toBe(201);
     payoutId = payout.body.id;
   });
@@ -115,7 +171,16 @@ describe('fuzzing every route of the gateway', () => {
   function targets(r: Rng): Target[] {
     const id = () => (r.chance(0.6) ? r.pick(intentIds) : r.chance(0.5) ? randomUUID() : nastyPathSegment(r));
     const wallet = () => `0x${r.hex(40)}`;
-    const event = () => ({ id: randomUUID(), chainId: r.pick([1, 56, 137]), txHash: `0x${r.hex(64)}`, sourceId: r.chance(0.5) ? SOURCE : null, asset: r.pick(['ETH', 'USDC']), amount: `${r.int(1000)}.${r.int(100)}`, type: 'mev', time: new Date().toISOString() });
+    const event = () => ({
+      id: randomUUID(),
+      chainId: r.pick([1, 56, 137]),
+      txHash: `0x${r.hex(64)}`,
+      sourceId: r.chance(0.5) ? SOURCE : null,
+      asset: r.pick(['ETH', 'USDC']),
+      amount: `${r.int(1000)}.${r.int(100)}`,
+      type: 'mev',
+      time: new Date().toISOString(),
+    });
     return [
       { method: 'POST', path: '/v1/intent', body: () => intentBody({ wallet: wallet() }) },
       { method: 'GET', path: `/v1/intent/${id()}` },
@@ -123,13 +188,29 @@ describe('fuzzing every route of the gateway', () => {
       { method: 'POST', path: `/v1/intent/${id()}/cancel`, body: () => ({}) },
       { method: 'GET', path: '/v1/intents/events' },
       { method: 'GET', path: '/v1/intents/notifications/secret' },
-      { method: 'POST', path: '/v1/simulate', body: () => ({ chainId: 1, calls: [{ from: wallet(), to: wallet(), data: `0x${r.hex(8)}`, value: '0x1' }], overrides: { accounts: { [wallet()]: { balance: '1000' } } } }) },
+      {
+        method: 'POST',
+        path: '/v1/simulate',
+        body: () => ({
+          chainId: 1,
+          calls: [{ from: wallet(), to: wallet(), data: `0x${r.hex(8)}`, value: '0x1' }],
+          overrides: { accounts: { [wallet()]: { balance: '1000' } } },
+        }),
+      },
       { method: 'GET', path: `/v1/payouts/tx/${r.chance(0.5) ? TX : nastyPathSegment(r)}` },
       { method: 'GET', path: `/v1/payouts${payoutsQuery(r)}` },
       { method: 'GET', path: `/v1/cashback/source/${r.chance(0.6) ? SOURCE : nastyPathSegment(r)}` },
-      { method: 'POST', path: `/v1/cashback/source/${r.chance(0.6) ? SOURCE : nastyPathSegment(r)}/payout`, body: () => ({ address: wallet(), chainId: 1, asset: 'ETH' }) },
+      {
+        method: 'POST',
+        path: `/v1/cashback/source/${r.chance(0.6) ? SOURCE : nastyPathSegment(r)}/payout`,
+        body: () => ({ address: wallet(), chainId: 1, asset: 'ETH' }),
+      },
       { method: 'GET', path: `/v1/cashback/payout/${r.chance(0.6) ? payoutId : nastyPathSegment(r)}` },
-      { method: 'POST', path: `/v1/cashback/payout/${r.chance(0.6) ? payoutId : randomUUID()}/status`, body: () => r.pick([{ status: 'TX_PENDING', txHash: TX }, { status: 'PAID' }, { status: 'TX_FAILED' }]) },
+      {
+        method: 'POST',
+        path: `/v1/cashback/payout/${r.chance(0.6) ? payoutId : randomUUID()}/status`,
+        body: () => r.pick([{ status: 'TX_PENDING', txHash: TX }, { status: 'PAID' }, { status: 'TX_FAILED' }]),
+      },
       { method: 'POST', path: '/v1/payouts/entries', body: event },
       { method: 'POST', path: '/v1/sources', body: () => ({ id: `src-${r.hex(6)}`, tenant: 'fuzz' }) },
       { method: 'GET', path: '/health' },
@@ -144,7 +225,21 @@ describe('fuzzing every route of the gateway', () => {
   }
 
   function nastyPathSegment(r: Rng): string {
-    return r.pick(['%00', '%FF', `${randomUUID()}%00`, 'a'.repeat(2000), '..%2F..%2Fetc%2Fpasswd', encodeURIComponent("' or 1=1 --"), '%E2%82', '%', 'null', '-1', '0x', encodeURIComponent('🚀\u202e'), '%ED%A0%80']);
+    return r.pick([
+      '%00',
+      '%FF',
+      `${randomUUID()}%00`,
+      'a'.repeat(2000),
+      '..%2F..%2Fetc%2Fpasswd',
+      encodeURIComponent("' or 1=1 --"),
+      '%E2%82',
+      '%',
+      'null',
+      '-1',
+      '0x',
+      encodeURIComponent('🚀\u202e'),
+      '%ED%A0%80',
+    ]);
   }
 
   function payoutsQuery(r: Rng): string {
@@ -154,8 +249,20 @@ describe('fuzzing every route of the gateway', () => {
       const name = r.pick(['limit', 'chainId', 'status', 'sourceId', 'type', 'from', 'to', 'cursor', 'unknown', 'limit[]', '__proto__', '%00', '%FF']);
       const value = r.pick([
         ...NASTY_NUMBERS,
-        'PENDING', 'PAID', 'mev', SOURCE, '2024-01-01T00:00:00Z', '0000-01-01T00:00:00Z', '2024-02-30T00:00:00Z', '99999-01-01T00:00:00Z',
-        '%00', '%FF', '%ED%A0%80', '', 'a'.repeat(500), 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+        'PENDING',
+        'PAID',
+        'mev',
+        SOURCE,
+        '2024-01-01T00:00:00Z',
+        '0000-01-01T00:00:00Z',
+        '2024-02-30T00:00:00Z',
+        '99999-01-01T00:00:00Z',
+        '%00',
+        '%FF',
+        '%ED%A0%80',
+        '',
+        'a'.repeat(500),
+        'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
       ]);
       params.push(`${name}=${/%/.test(value) ? value : encodeURIComponent(value)}`);
     }
@@ -204,12 +311,32 @@ describe('fuzzing every route of the gateway', () => {
       }
       case 4: // JSON text cut short or with a byte changed
         text = JSON.stringify(value);
-        text = r.chance(0.5) ? text.slice(0, r.int(text.length)) : text.slice(0, r.int(text.length)) + String.fromCharCode(r.int(128)) + text.slice(r.int(text.length));
+        text = r.chance(0.5)
+          ? text.slice(0, r.int(text.length))
+          : text.slice(0, r.int(text.length)) + String.fromCharCode(r.int(128)) + text.slice(r.int(text.length));
         break;
       case 5: // syntax oddities
-        text = r.pick(['', ' ', 'null', '[]', '"x"', '42', '{', '}', '{"a":1,}', '{"a":1}{"b":2}', '{a:1}', "{'a':1}", '{"a":NaN}', '[' .repeat(10_000), '{"a":'.repeat(3000) + '1' + '}'.repeat(3000), '{"a":1, "a":2}']);
+        text = r.pick([
+          '',
+          ' ',
+          'null',
+          '[]',
+          '"x"',
+          '42',
+          '{',
+          '}',
+          '{"a":1,}',
+          '{"a":1}{"b":2}',
+          '{a:1}',
+          "{'a':1}",
+          '{"a":NaN}',
+          '['.repeat(10_000),
+          '{"a":'.repeat(3000) + '1' + '}'.repeat(3000),
+          '{"a":1, "a":2}',
+        ]);
         break;
-      case 6: { // bytes that are not UTF-8 inside a string
+      case 6: {
+        // bytes that are not UTF-8 inside a string
         const json = JSON.stringify(value);
         const at = json.indexOf('"', 1);
         return Buffer.concat([Buffer.from(json.slice(0, at + 1)), Buffer.from([r.pick([0xff, 0xc0, 0xed, 0x80, 0xfe])]), Buffer.from(json.slice(at + 1))]);
@@ -250,7 +377,18 @@ describe('fuzzing every route of the gateway', () => {
     if (hasBody || r.chance(0.1)) {
       h['content-type'] = r.chance(0.8)
         ? 'application/json'
-        : r.pick(['', 'text/plain', 'application/json; charset=latin1', 'application/json; charset=utf-16', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'a/b/c', 'application/vnd.api+json', ';;;', 'application/json'.repeat(50)]);
+        : r.pick([
+            '',
+            'text/plain',
+            'application/json; charset=latin1',
+            'application/json; charset=utf-16',
+            'application/x-www-form-urlencoded',
+            'multipart/form-data; boundary=x',
+            'a/b/c',
+            'application/vnd.api+json',
+            ';;;',
+            'application/json'.repeat(50),
+          ]);
       if (h['content-type'] === '') delete h['content-type'];
     }
     if (r.chance(0.2)) h['x-request-id'] = r.pick(['abc-123', 'x'.repeat(129), '<script>', 'a b', '"; DROP TABLE x; --', '', randomUUID()]);
@@ -268,7 +406,8 @@ describe('fuzzing every route of the gateway', () => {
     let method = target.method;
     if (r.chance(0.08)) method = r.pick(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD', 'TRACE', 'PROPFIND']);
     let path = target.path;
-    if (r.chance(0.1)) path += `${path.includes('?') ? '&' : '?'}${r.pick(['q=%00', 'q=%FF', 'a=1&a=2', 'api_key=ti_x', 'x=' + 'y'.repeat(3000), '%E2%82=1', '=', '&&&', 'q=%ED%A0%80'])}`;
+    if (r.chance(0.1))
+      path += `${path.includes('?') ? '&' : '?'}${r.pick(['q=%00', 'q=%FF', 'a=1&a=2', 'api_key=ti_x', 'x=' + 'y'.repeat(3000), '%E2%82=1', '=', '&&&', 'q=%ED%A0%80'])}`;
     let body: Buffer = Buffer.alloc(0);
     if (target.body && method !== 'GET' && method !== 'HEAD') body = mutateBody(r, target.body());
     else if (r.chance(0.05)) body = Buffer.from(randomJsonText(r));
@@ -283,11 +422,15 @@ describe('fuzzing every route of the gateway', () => {
     const key = r.pick(Object.values(keys));
     const body = Buffer.from(JSON.stringify(target.body?.() ?? {}));
     const variants: Array<() => Buffer | string> = [
-      () => `${target.method} ${target.path} HTTP/1.1\r\nhost: x\r\nx-api-key: ${key}\r\ncontent-length: ${body.length + 1 + r.int(50)}\r\ncontent-type: application/json\r\n\r\n${body}`,
-      () => `${target.method} ${target.path} HTTP/1.1\r\nhost: x\r\nx-api-key: ${key}\r\ncontent-length: ${Math.max(0, body.length - 5)}\r\ncontent-type: application/json\r\n\r\n${body}GARBAGE`,
-      () => `${target.method} ${target.path} HTTP/1.1\r\nhost: x\r\nx-api-key: ${key}\r\ncontent-length: ${r.pick(['-1', '1e3', 'abc', '99999999999999999999', ' 5', '0x10'])}\r\n\r\n{}`,
+      () =>
+        `${target.method} ${target.path} HTTP/1.1\r\nhost: x\r\nx-api-key: ${key}\r\ncontent-length: ${body.length + 1 + r.int(50)}\r\ncontent-type: application/json\r\n\r\n${body}`,
+      () =>
+        `${target.method} ${target.path} HTTP/1.1\r\nhost: x\r\nx-api-key: ${key}\r\ncontent-length: ${Math.max(0, body.length - 5)}\r\ncontent-type: application/json\r\n\r\n${body}GARBAGE`,
+      () =>
+        `${target.method} ${target.path} HTTP/1.1\r\nhost: x\r\nx-api-key: ${key}\r\ncontent-length: ${r.pick(['-1', '1e3', 'abc', '99999999999999999999', ' 5', '0x10'])}\r\n\r\n{}`,
       () => `${target.method} ${target.path} HTTP/1.1\r\nhost: x\r\nx-api-key: ${key}\r\ncontent-length: ${1024 * 1024 * 1024}\r\n\r\n{}`,
-      () => `${target.method} ${target.path} HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\nx-api-key: ${key}\r\ncontent-type: application/json\r\n\r\n${r.pick(['zz\r\n{}\r\n0\r\n\r\n', '2\r\n{}\r\n', '5\r\n{}\r\n0\r\n\r\n', 'ffffffffffffffffff\r\n'])}`,
+      () =>
+        `${target.method} ${target.path} HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\nx-api-key: ${key}\r\ncontent-type: application/json\r\n\r\n${r.pick(['zz\r\n{}\r\n0\r\n\r\n', '2\r\n{}\r\n', '5\r\n{}\r\n0\r\n\r\n', 'ffffffffffffffffff\r\n'])}`,
       () => `${target.method} ${target.path} HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\ncontent-length: 2\r\n\r\n{}`,
       () => `${target.method} ${target.path} HTTP/1.1\r\nhost: x\r\nx-api-key: ${key}\r\n`,
       () => `${target.method} ${target.path}\r\n\r\n`,
@@ -299,7 +442,8 @@ describe('fuzzing every route of the gateway', () => {
       () => Buffer.concat([Buffer.from(`GET ${target.path} HTTP/1.1\r\nhost: x\r\nx-api-key: `), Buffer.from([0xff, 0x01, 0x7f]), Buffer.from('\r\n\r\n')]),
       () => `GET ${target.path} HTTP/9.9\r\nhost: x\r\n\r\n`,
       () => `GET ${target.path} HTTP/1.0\r\nx-api-key: ${key}\r\n\r\n`,
-      () => `POST ${target.path} HTTP/1.1\r\nhost: x\r\nx-api-key: ${key}\r\nexpect: 100-continue\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
+      () =>
+        `POST ${target.path} HTTP/1.1\r\nhost: x\r\nx-api-key: ${key}\r\nexpect: 100-continue\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
     ];
     const chosen = r.pick(variants)();
     return Buffer.isBuffer(chosen) ? chosen : Buffer.from(chosen, 'latin1');
@@ -370,7 +514,11 @@ describe('fuzzing every route of the gateway', () => {
       seconds: Number(seconds.toFixed(1)),
       statusCounts: Object.fromEntries(Object.entries(statusCounts).sort()),
       kinds: kindCounts,
-      answerMs: { p50: Math.round(times[Math.floor(times.length / 2)]!), p99: Math.round(times[Math.floor(times.length * 0.99)]!), max: Math.round(times.at(-1)!) },
+      answerMs: {
+        p50: Math.round(times[Math.floor(times.length / 2)]!),
+        p99: Math.round(times[Math.floor(times.length * 0.99)]!),
+        max: Math.round(times.at(-1)!),
+      },
       readyAfter: ready.status,
       servicesAfter: services.body,
       failures: failures.length,

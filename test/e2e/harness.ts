@@ -58,7 +58,8 @@ export class Stack {
   static async start(env: Record<string, string> = {}): Promise<Stack> {
     const stack = new Stack(await TestNatsServer.start(), await TestDatabase.create('e2e'));
     // Small pools: two test files run at once on a Postgres with max_connections 100.
-    const pools = { GATEWAY_DB_POOL_SIZE: '4', INTENT_DB_POOL_SIZE: '8', PAYOUT_DB_POOL_SIZE: '8' };
+    // Two simulation workers (each loads its own EVM), whatever the machine's cores.
+    const pools = { GATEWAY_DB_POOL_SIZE: '4', INTENT_DB_POOL_SIZE: '8', PAYOUT_DB_POOL_SIZE: '8', SIM_WORKERS: '2' };
     const base = { ...process.env, ...pools, ...stack.db.env, NATS_URL: stack.nats.url, ...env };
     stack.baseEnv = base;
     stack.intentEnv = loadIntentEnv(base);
@@ -85,7 +86,10 @@ export class Stack {
   }
 
   /** Service logs stay quiet unless E2E_LOGS=1 (for debugging a failing suite). */
-  async addIntentReplica(logger: ConsoleLogger | false = process.env.E2E_LOGS === '1' ? new NestConsoleLogger() : false, env: Record<string, string> = {}): Promise<INestMicroservice> {
+  async addIntentReplica(
+    logger: ConsoleLogger | false = process.env.E2E_LOGS === '1' ? new NestConsoleLogger() : false,
+    env: Record<string, string> = {},
+  ): Promise<INestMicroservice> {
     const app = await createIntentService(loadIntentEnv({ ...this.baseEnv, ...env }), logger);
     this.intentReplicas.push(app);
     return app;

@@ -38,9 +38,14 @@ describe('hostile input', () => {
   });
   afterAll(() => stack?.close());
 
-  const send = (method: string, path: string, body?: unknown) => within(stack.request(method, path, { key: admin, ...(body === undefined ? {} : { body }) }), 10_000, `${method} ${path}`);
+  const send = (method: string, path: string, body?: unknown) =>
+    within(stack.request(method, path, { key: admin, ...(body === undefined ? {} : { body }) }), 10_000, `${method} ${path}`);
   const sendRaw = (method: string, path: string, body: Buffer) =>
-    within(rawRequest(stack.baseUrl, httpRequest(method, path, { 'x-api-key': admin, 'content-type': 'application/json', connection: 'close' }, body)), 10_000, path);
+    within(
+      rawRequest(stack.baseUrl, httpRequest(method, path, { 'x-api-key': admin, 'content-type': 'application/json', connection: 'close' }, body)),
+      10_000,
+      path,
+    );
 
   /** Every body-taking route, with a body whose `field` holds `value` (everything else valid). */
   const BODY_ROUTES: Array<[string, string, string, (value: string) => unknown]> = [
@@ -48,7 +53,12 @@ describe('hostile input', () => {
     ['POST', '/v1/intents/search', 'cursor', (v) => ({ addresses: [WALLET], cursor: v })],
     ['POST', `/v1/intent/${UUID}/cancel`, 'reason', (v) => ({ reason: v })],
     ['POST', '/v1/simulate', 'calls.0.data', (v) => ({ chainId: 1, calls: [{ from: WALLET, data: `0x${v}` }] })],
-    ['POST', '/v1/payouts/entries', 'sourceId', (v) => ({ id: randomUUID(), chainId: 1, txHash: TX, sourceId: `src-${v}`, asset: 'ETH', amount: '1', type: 'mev', time: new Date().toISOString() })],
+    [
+      'POST',
+      '/v1/payouts/entries',
+      'sourceId',
+      (v) => ({ id: randomUUID(), chainId: 1, txHash: TX, sourceId: `src-${v}`, asset: 'ETH', amount: '1', type: 'mev', time: new Date().toISOString() }),
+    ],
     ['POST', '/v1/cashback/source/src-1/payout', 'asset', (v) => ({ address: WALLET, chainId: 1, asset: `ETH${v}` })],
     ['POST', `/v1/cashback/payout/${UUID}/status`, 'status', (v) => ({ status: `PAID${v}` })],
     ['POST', '/v1/sources', 'tenant', (v) => ({ id: 'src-1', tenant: `acme${v}` })],
@@ -144,15 +154,14 @@ describe('hostile input', () => {
       expectFieldError(await send('GET', path), field);
     });
 
-    it.each([
-      '/v1/payouts?chainId=2147483647',
-      '/v1/payouts?limit=500&chainId=1',
-      '/v1/payouts?from=0001-01-01T00:00:00Z&to=9999-12-31T23:59:59Z',
-    ])('the bounds themselves are accepted: %s → 200', async (path) => {
-      const res = await send('GET', path);
-      expect(`${res.status} ${res.text.slice(0, 300)}`).toMatch(/^200 /);
-      expect(res.body).toEqual([]);
-    });
+    it.each(['/v1/payouts?chainId=2147483647', '/v1/payouts?limit=500&chainId=1', '/v1/payouts?from=0001-01-01T00:00:00Z&to=9999-12-31T23:59:59Z'])(
+      'the bounds themselves are accepted: %s → 200',
+      async (path) => {
+        const res = await send('GET', path);
+        expect(`${res.status} ${res.text.slice(0, 300)}`).toMatch(/^200 /);
+        expect(res.body).toEqual([]);
+      },
+    );
 
     it.each([
       ['chainId', { chainId: 2 ** 31 }],
@@ -180,9 +189,39 @@ describe('hostile input', () => {
       expect(parsed(res)).toEqual({ status: 413, body: expect.objectContaining({ error: true, name: 'PayloadTooLarge' }) });
     });
 
+    it('a simulate body just under SIMULATE_BODY_LIMIT_BYTES (1 MiB) that NATS cannot carry is a 413 at once, not a 503 "retry shortly"', async () => {
+      // NATS's max_payload is 1 MiB: the gateway lowered the simulate limit at start to leave room for the envelope.
+      const data = `0x${'00'.repeat((1024 * 1024 - 300) / 2)}`;
+      const body = Buffer.from(JSON.stringify({ chainId: 1, calls: [{ from: WALLET, to: WALLET, data }] }));
+      expect(body.length).toBeLessThan(1024 * 1024);
+      const res = parsed(await sendRaw('POST', '/v1/simulate', body));
+      expect(res).toMatchObject({
+        status: 413,
+        body: { error: true, name: 'PayloadTooLarge', message: `Request body is larger than ${1024 * 1024 - 1024} bytes` },
+      });
+    });
+
+    it('a simulate body just under the lowered limit reaches the simulation service', async () => {
+      // Four calls (a call's data is at most 128 KiB) filling the body to the lowered limit.
+      const limit = 1024 * 1024 - 1024;
+      const call = (digits: number) => ({ from: WALLET, to: WALLET, data: `0x${'0'.repeat(digits)}` });
+      const envelope = JSON.stringify({ chainId: 1, calls: [call(0), call(0), call(0), call(0)] }).length;
+      const full = 2 * 128 * 1024;
+      const last = (limit - envelope - 3 * full) & ~1;
+      const body = Buffer.from(JSON.stringify({ chainId: 1, calls: [call(full), call(full), call(full), call(last)] }));
+      expect(body.length).toBeGreaterThan(limit - 2);
+      expect(body.length).toBeLessThanOrEqual(limit);
+      const res = parsed(await sendRaw('POST', '/v1/simulate', body));
+      // The simulation service's own answer (this stack has no chain RPC): the body went through NATS.
+      expect(res).toMatchObject({ status: 400, body: { name: 'ValidationError', message: expect.stringContaining('chain 1 has no RPC configured') } });
+    });
+
     it('a Content-Length under the limit with a shorter body is answered 408 RequestTimeout once BODY_TIMEOUT_MS passes, and the connection closed', async () => {
       const res = await raw(post({ 'content-length': '100' }, '{"addresses"'));
-      expect(parsed(res)).toEqual({ status: 408, body: { error: true, name: 'RequestTimeout', message: expect.stringContaining(`${BODY_TIMEOUT_MS} ms`), details: null } });
+      expect(parsed(res)).toEqual({
+        status: 408,
+        body: { error: true, name: 'RequestTimeout', message: expect.stringContaining(`${BODY_TIMEOUT_MS} ms`), details: null },
+      });
       expect(res.headers.connection).toBe('close');
     });
 
@@ -212,7 +251,10 @@ describe('hostile input', () => {
 
     it('gzip and deflate bodies are read; another encoding is a 400; a compressed bomb is a 413', async () => {
       const body = JSON.stringify({ addresses: [WALLET] });
-      for (const [encoding, bytes] of [['gzip', gzipSync(body)], ['deflate', deflateSync(body)]] as const) {
+      for (const [encoding, bytes] of [
+        ['gzip', gzipSync(body)],
+        ['deflate', deflateSync(body)],
+      ] as const) {
         const res = await raw(post({ 'content-encoding': encoding }, bytes));
         expect(`${encoding} ${res.status} ${res.body}`).toBe(`${encoding} 200 []`);
       }
@@ -226,12 +268,21 @@ describe('hostile input', () => {
       const key = await stack.createKey({ scopes: ['intents:read'] });
       for (let i = 0; i < 12; i++) {
         const withBody = i % 2 === 0;
-        const request = httpRequest('GET', '/v1/intents/events', { 'x-api-key': key, ...(withBody ? { 'content-type': 'application/json' } : {}) }, withBody ? '{}' : '');
+        const request = httpRequest(
+          'GET',
+          '/v1/intents/events',
+          { 'x-api-key': key, ...(withBody ? { 'content-type': 'application/json' } : {}) },
+          withBody ? '{}' : '',
+        );
         // The client reads the headers, then hangs up (the gateway sees it an instant later).
-        const res = await eventually(`stream ${i} to open`, async () => {
-          const r = await raw(request);
-          return r.status === 200 ? r : undefined;
-        }, 3_000);
+        const res = await eventually(
+          `stream ${i} to open`,
+          async () => {
+            const r = await raw(request);
+            return r.status === 200 ? r : undefined;
+          },
+          3_000,
+        );
         expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
       }
     });

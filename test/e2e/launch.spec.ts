@@ -20,9 +20,7 @@ describe('launch watcher on a local chain', () => {
   const addresses: Record<string, string> = {};
 
   async function send(to: string | null, data: string, value = 0n): Promise<{ blockNumber: bigint; contractAddress: string | null }> {
-    const hash = await node.rpc.call<string>('eth_sendTransaction', [
-      { from, ...(to ? { to } : {}), data, value: `0x${value.toString(16)}`, gas: '0x7a1200' },
-    ]);
+    const hash = await node.rpc.call<string>('eth_sendTransaction', [{ from, ...(to ? { to } : {}), data, value: `0x${value.toString(16)}`, gas: '0x7a1200' }]);
     const receipt = await node.rpc.call<{ status: string; blockNumber: string; contractAddress: string | null }>('eth_getTransactionReceipt', [hash]);
     expect(receipt.status).toBe('0x1');
     return { blockNumber: BigInt(receipt.blockNumber), contractAddress: receipt.contractAddress };
@@ -32,7 +30,12 @@ describe('launch watcher on a local chain', () => {
   /** Creates the token/WETH pair and adds its first liquidity; returns the Mint's block. */
   async function launch(token: string): Promise<bigint> {
     await send(addresses.factory!, factory.encodeFunctionData('createPair', [token, addresses.weth]));
-    const pairAddress = (factory.decodeFunctionResult('getPair', await node.rpc.call<string>('eth_call', [{ to: addresses.factory, data: factory.encodeFunctionData('getPair', [token, addresses.weth]) }, 'latest']))[0] as string).toLowerCase();
+    const pairAddress = (
+      factory.decodeFunctionResult(
+        'getPair',
+        await node.rpc.call<string>('eth_call', [{ to: addresses.factory, data: factory.encodeFunctionData('getPair', [token, addresses.weth]) }, 'latest']),
+      )[0] as string
+    ).toLowerCase();
     await send(addresses.weth!, weth.encodeFunctionData('deposit'), 10n ** 18n);
     await send(addresses.weth!, weth.encodeFunctionData('transfer', [pairAddress, 10n ** 18n]));
     await send(token, erc20.encodeFunctionData('transfer', [pairAddress, 10n ** 21n]));

@@ -46,20 +46,36 @@ describe('intent notifications', () => {
     await stack.request('POST', `/v1/intent/${id}/cancel`, { key });
 
     const ok = (type: string) => received.filter((r) => JSON.parse(r.body).type === type && JSON.parse(r.body).intent.id === id);
-    await eventually('created delivered after a retry', () => ok('created').length >= 2, 15_000);
-    await eventually('cancelled delivered', () => ok('cancelled').length >= 1, 15_000);
-    const [first, retry] = ok('created');
+    await eventually('created delivered after a retry', () => ok('intent_created').length >= 2, 15_000);
+    await eventually('cancelled delivered', () => ok('intent_cancelled').length >= 1, 15_000);
+    const [first, retry] = ok('intent_created');
     expect(retry!.headers['x-notification-id']).toBe(first!.headers['x-notification-id']);
 
     const { secret } = (await stack.request('GET', '/v1/intents/notifications/secret', { key })).body;
-    for (const r of [...ok('created'), ...ok('cancelled')]) {
+    for (const r of [...ok('intent_created'), ...ok('intent_cancelled')]) {
       const expected = createHmac('sha256', secret).update(`${r.headers['x-notification-timestamp']}.${r.body}`).digest('hex');
       expect(r.headers['x-notification-signature']).toBe(`v1=${expected}`);
     }
     // Another tenant's secret does not verify it.
     const other = (await stack.request('GET', '/v1/intents/notifications/secret', { key: await stack.createKey() })).body.secret;
     expect(other).not.toBe(secret);
-    expect(JSON.parse(ok('cancelled')[0]!.body).intent).toMatchObject({ id, status: 'cancelled' });
+    expect(JSON.parse(ok('intent_cancelled')[0]!.body).intent).toMatchObject({ id, status: 'cancelled' });
+    // Merkle's fields beside ours.
+    expect(JSON.parse(first!.body)).toMatchObject({
+      intentId: id,
+      chainId: created.body.chainId,
+      type: 'intent_created',
+      reason: 'created',
+      data: {},
+      event: 'created',
+    });
+    expect(JSON.parse(ok('intent_cancelled')[0]!.body)).toMatchObject({
+      intentId: id,
+      type: 'intent_cancelled',
+      reason: 'cancelled',
+      data: {},
+      event: 'cancelled',
+    });
   });
 
   it('gives the signing secret to intents:write keys only, never cached', async () => {
@@ -101,9 +117,14 @@ describe('intent notifications', () => {
 
     const created = await stack.request('POST', '/v1/intent', { key, body: intentBody({ notificationWebhookUrl: hookUrl }) });
     expect(created.status).toBe(201);
-    await eventually('created delivered', () => received.some((r) => r.headers['x-notification-id'] && JSON.parse(r.body).intent.id === created.body.id), 15_000);
+    await eventually(
+      'created delivered',
+      () => received.some((r) => r.headers['x-notification-id'] && JSON.parse(r.body).intent.id === created.body.id),
+      15_000,
+    );
     const delivery = received.find((r) => JSON.parse(r.body).intent.id === created.body.id)!;
-    const signature = (secret: string) => `v1=${createHmac('sha256', secret).update(`${delivery.headers['x-notification-timestamp']}.${delivery.body}`).digest('hex')}`;
+    const signature = (secret: string) =>
+      `v1=${createHmac('sha256', secret).update(`${delivery.headers['x-notification-timestamp']}.${delivery.body}`).digest('hex')}`;
     expect(delivery.headers['x-notification-signature']).toBe(signature(fresh));
     expect(delivery.headers['x-notification-signature']).not.toBe(signature(old));
   });
@@ -135,16 +156,23 @@ describe('intent notifications', () => {
     const foreign = await stack.request('POST', '/v1/intent', { key: other, body: intentBody() });
     const mine = await stack.request('POST', '/v1/intent', { key, body: intentBody() });
     await stack.request('POST', `/v1/intent/${mine.body.id}/cancel`, { key });
-    await eventually('both events streamed', () => text.includes('event: cancelled'), 10_000);
+    await eventually('both events streamed', () => text.includes('event: intent_cancelled'), 10_000);
     controller.abort();
     await read;
     const events = text
       .split('\n\n')
       .filter((block) => block.startsWith('id: '))
-      .map((block) => JSON.parse(block.split('\n').find((l) => l.startsWith('data: '))!.slice(6)));
-    expect(events.map((e) => [e.type, e.intent.id])).toEqual([
-      ['created', mine.body.id],
-      ['cancelled', mine.body.id],
+      .map((block) =>
+        JSON.parse(
+          block
+            .split('\n')
+            .find((l) => l.startsWith('data: '))!
+            .slice(6),
+        ),
+      );
+    expect(events.map((e) => [e.type, e.intentId, e.intent.id])).toEqual([
+      ['intent_created', mine.body.id, mine.body.id],
+      ['intent_cancelled', mine.body.id, mine.body.id],
     ]);
     expect(text).not.toContain(foreign.body.id);
   });

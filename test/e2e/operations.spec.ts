@@ -80,7 +80,11 @@ describe('operations', () => {
     });
 
     /** Every stdout line of the child, parsed (each must be one JSON object). */
-    const lines = (c: Child) => c.stdout.split('\n').filter(Boolean).map((line) => ({ line, json: JSON.parse(line) as Record<string, unknown> }));
+    const lines = (c: Child) =>
+      c.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => ({ line, json: JSON.parse(line) as Record<string, unknown> }));
 
     it('every line is a JSON object with a `service` field naming the app', async () => {
       // A request through the spawned gateway, so it logs more than its start.
@@ -103,7 +107,11 @@ describe('operations', () => {
       const res = await fetch(`${gatewayUrl}/v1/intent/${id}?api_key=${secret}&key=${encodeURIComponent(key)}&token`, { headers: { 'x-api-key': key } });
       expect(res.status).toBe(404);
       const line = await eventually('the request line', () => lines(gateway).find(({ json }) => String(json.message).includes(id)));
-      expect(line.json).toMatchObject({ service: 'gateway', context: 'Request', message: expect.stringMatching(new RegExp(`^GET /v1/intent/${id} 404 [\\d.]+ms request=\\S+$`)) });
+      expect(line.json).toMatchObject({
+        service: 'gateway',
+        context: 'Request',
+        message: expect.stringMatching(new RegExp(`^GET /v1/intent/${id} 404 [\\d.]+ms request=\\S+$`)),
+      });
       for (const c of children) {
         const all = c.stdout + c.stderr;
         expect(all).not.toContain(secret);
@@ -146,7 +154,10 @@ describe('operations', () => {
       expect((await stack.request('GET', `/v1/intent/${randomUUID()}`, { key })).status).toBe(404);
 
       await stack.addPayoutReplica();
-      await eventually('the payout service up again', async () => (await stack.request('GET', '/health/services')).body.services['payout-service'].state === 'up');
+      await eventually(
+        'the payout service up again',
+        async () => (await stack.request('GET', '/health/services')).body.services['payout-service'].state === 'up',
+      );
       expect((await stack.request('GET', '/v1/payouts', { key })).status).toBe(200);
     });
   });

@@ -43,7 +43,8 @@ describe('transactional outbox across a NATS outage', () => {
     await stack.nats.restart();
     await eventually('outbox drained after NATS came back', async () => (await unpublished()).length === 0, 15_000);
     const events = (await streamContents(stack.nats.url, 2)).filter((m) => m.data.intent.id === id);
-    expect(events.map((m) => m.data.type)).toEqual(['created', 'expired']);
+    expect(events.map((m) => m.data.event)).toEqual(['created', 'expired']);
+    expect(events.map((m) => m.data.type)).toEqual(['intent_created', 'intent_expired']);
     for (const m of events) expect(m.msgId).toBe(m.data.id);
     expect(events[1]!.data.intent.status).toBe('expired');
 

@@ -8,12 +8,11 @@
 //
 // Findings are collected per test ("problems") so one run lists every disagreement at once.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
 import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { MEV_CAPTURE_STREAM } from '@tradeinfra/contracts';
 import { eventually } from '@tradeinfra/test-support';
 import { Stack, type HttpResponse } from './harness.js';
-
-
 
 // ---------------------------------------------------------------- exact JSON numbers
 
@@ -152,7 +151,7 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const ISO_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?Z$/;
 const ENTRY_FIELDS = ['id', 'asset', 'amount', 'sourceId', 'chainId', 'type', 'reference', 'generatedBySourceId', 'payoutId', 'createdAt', 'status'];
 const ENTRY_REQUIRED = ENTRY_FIELDS.filter((f) => f !== 'generatedBySourceId');
-const PAYOUT_FIELDS = ['id', 'sourceId', 'address', 'chainId', 'asset', 'amount', 'status', 'txHash'];
+const PAYOUT_FIELDS = ['id', 'sourceId', 'address', 'chainId', 'asset', 'amount', 'status', 'txHash', 'tx_hash'];
 
 interface Entry {
   id: string;
@@ -249,8 +248,14 @@ describe('payout ledger, adversarial client', () => {
   /** Validates one entry (spec fields, invariants) and returns it with an exact amount. */
   function toEntry(plain: any, exact: any, where: string): Entry {
     const keys = Object.keys(plain);
-    check(keys.every((k) => ENTRY_FIELDS.includes(k)), `${where}: entry has fields beyond the spec: ${keys.join(',')}`);
-    check(ENTRY_REQUIRED.every((k) => k in plain), `${where}: entry misses fields: ${ENTRY_REQUIRED.filter((k) => !(k in plain)).join(',')}`);
+    check(
+      keys.every((k) => ENTRY_FIELDS.includes(k)),
+      `${where}: entry has fields beyond the spec: ${keys.join(',')}`,
+    );
+    check(
+      ENTRY_REQUIRED.every((k) => k in plain),
+      `${where}: entry misses fields: ${ENTRY_REQUIRED.filter((k) => !(k in plain)).join(',')}`,
+    );
     check(typeof plain.id === 'string' && UUID_RE.test(plain.id), `${where}: id is not a UUID: ${plain.id}`);
     check(typeof plain.amount === 'number', `${where}: amount is not a JSON number: ${JSON.stringify(plain.amount)}`);
     check(typeof plain.sourceId === 'string', `${where}: sourceId is not a string: ${JSON.stringify(plain.sourceId)}`);
@@ -265,7 +270,11 @@ describe('payout ledger, adversarial client', () => {
     check(plain.status === 'PENDING' || plain.status === 'PAID', `${where}: status ${plain.status}`);
     // The invariant: PENDING ⇔ payoutId "", PAID ⇔ payoutId set.
     if (plain.status === 'PENDING') check(plain.payoutId === '', `${where}: PENDING entry ${plain.id} with payoutId ${JSON.stringify(plain.payoutId)}`);
-    if (plain.status === 'PAID') check(typeof plain.payoutId === 'string' && UUID_RE.test(plain.payoutId), `${where}: PAID entry ${plain.id} without a payoutId (${JSON.stringify(plain.payoutId)})`);
+    if (plain.status === 'PAID')
+      check(
+        typeof plain.payoutId === 'string' && UUID_RE.test(plain.payoutId),
+        `${where}: PAID entry ${plain.id} without a payoutId (${JSON.stringify(plain.payoutId)})`,
+      );
     let amount = -1n;
     try {
       amount = amountOf(exact.amount, where);
@@ -311,12 +320,17 @@ describe('payout ledger, adversarial client', () => {
       check(false, `${where}: not a payout object: ${res.text.slice(0, 200)}`);
       return null;
     }
-    check(Object.keys(b).sort().join() === [...PAYOUT_FIELDS].sort().join(), `${where}: payout fields ${Object.keys(b).join(',')}, expected ${PAYOUT_FIELDS.join(',')}`);
+    check(
+      Object.keys(b).sort().join() === [...PAYOUT_FIELDS].sort().join(),
+      `${where}: payout fields ${Object.keys(b).join(',')}, expected ${PAYOUT_FIELDS.join(',')}`,
+    );
     check(UUID_RE.test(b.id), `${where}: payout id not a UUID: ${b.id}`);
     check(['PENDING', 'TX_PENDING', 'PAID', 'TX_FAILED'].includes(b.status), `${where}: payout status ${b.status}`);
     check(typeof b.amount === 'number', `${where}: payout amount not a JSON number`);
+    check(b.tx_hash === b.txHash, `${where}: tx_hash ${b.tx_hash} is not txHash ${b.txHash}`);
     if (b.status === 'PENDING') check(b.txHash === null, `${where}: PENDING payout with txHash ${b.txHash}`);
-    if (b.status === 'TX_PENDING' || b.status === 'PAID') check(typeof b.txHash === 'string' && /^0x[0-9a-f]{64}$/.test(b.txHash), `${where}: ${b.status} payout without a tx hash`);
+    if (b.status === 'TX_PENDING' || b.status === 'PAID')
+      check(typeof b.txHash === 'string' && /^0x[0-9a-f]{64}$/.test(b.txHash), `${where}: ${b.status} payout without a tx hash`);
     let amount = -1n;
     try {
       amount = amountOf(parseExact(res.text).amount, where);
@@ -400,6 +414,24 @@ describe('payout ledger, adversarial client', () => {
       balances.set(`${chainId}/${b.asset}`, bal);
     }
     return { res, count: res.body.entryCount, latest: res.body.latestEntryAt, balances };
+  }
+
+  /**
+   * Waits until the payout service's durable consumer has nothing left to deliver and nothing
+   * delivered unacknowledged (held by a killed replica, or nak'd): every published event has then
+   * been applied or dead-lettered, and no redelivery can still change the ledger.
+   */
+  async function consumerDrained(what: string, timeoutMs = 40_000): Promise<void> {
+    const jsm = await jetstreamManager(nc);
+    await eventually(
+      `${what}: consumer payout-service drained`,
+      async () => {
+        const info = await jsm.consumers.info(MEV_CAPTURE_STREAM, 'payout-service');
+        return info.num_pending === 0 && info.num_ack_pending === 0;
+      },
+      timeoutMs,
+      100,
+    );
   }
 
   /** Waits until every expected event id of `sources` (or all) shows as an entry to admin. */
@@ -493,12 +525,31 @@ describe('payout ledger, adversarial client', () => {
     const before = await tableCounts();
     const T1 = tenant.T1.key;
     const bad: [string, string, unknown, string | null, number, string][] = [];
-    const add = (method: string, path: string, body: unknown, key: string | null, status = 400, name = 'ValidationError') => bad.push([method, path, body, key, status, name]);
+    const add = (method: string, path: string, body: unknown, key: string | null, status = 400, name = 'ValidationError') =>
+      bad.push([method, path, body, key, status, name]);
 
     // hashes
-    for (const h of ['0x1234', 'ab'.repeat(32), '0x' + 'zz'.repeat(32), '0x' + 'a'.repeat(65), '0x' + 'a'.repeat(63), '0X' + 'ab'.repeat(32)]) add('GET', `/v1/payouts/tx/${h}`, undefined, T1);
+    for (const h of ['0x1234', 'ab'.repeat(32), '0x' + 'zz'.repeat(32), '0x' + 'a'.repeat(65), '0x' + 'a'.repeat(63), '0X' + 'ab'.repeat(32)])
+      add('GET', `/v1/payouts/tx/${h}`, undefined, T1);
     // filters
-    for (const q of ['status=paid', 'status=FOO', 'chainId=0', 'chainId=abc', 'chainId=-1', 'chainId=1.5', 'limit=0', 'limit=501', 'limit=abc', 'limit=-3', 'from=yesterday', 'to=2024-13-01T00:00:00Z', 'type=cashback', 'cursor=not-a-cursor', 'sourceId=has%20space', 'bogus=1'])
+    for (const q of [
+      'status=paid',
+      'status=FOO',
+      'chainId=0',
+      'chainId=abc',
+      'chainId=-1',
+      'chainId=1.5',
+      'limit=0',
+      'limit=501',
+      'limit=abc',
+      'limit=-3',
+      'from=yesterday',
+      'to=2024-13-01T00:00:00Z',
+      'type=cashback',
+      'cursor=not-a-cursor',
+      'sourceId=has%20space',
+      'bogus=1',
+    ])
       add('GET', `/v1/payouts?${q}`, undefined, T1);
     // ids
     add('GET', '/v1/cashback/payout/123', undefined, T1);
@@ -524,12 +575,26 @@ describe('payout ledger, adversarial client', () => {
       add('POST', '/v1/cashback/source/srcA/payout', body, T1);
     // transitions
     const pid = randomUUID();
-    for (const body of [{ status: 'DONE' }, { status: 'TX_PENDING' }, { status: 'TX_PENDING', txHash: '0x12' }, { status: 'PAID', extra: 1 }, { status: 'PENDING' }, {}])
+    for (const body of [
+      { status: 'DONE' },
+      { status: 'TX_PENDING' },
+      { status: 'TX_PENDING', txHash: '0x12' },
+      { status: 'PAID', extra: 1 },
+      { status: 'PENDING' },
+      {},
+    ])
       add('POST', `/v1/cashback/payout/${pid}/status`, body, admin);
     add('POST', '/v1/cashback/payout/nope/status', { status: 'PAID' }, admin);
     add('POST', `/v1/cashback/payout/${pid}/status`, { status: 'TX_PENDING', txHash: randHash() }, admin, 404, 'NotFound');
     // sources
-    for (const body of [{ id: 'has space', tenant: tenant.T1.name }, { id: 'ok1' }, { id: 'ok1', tenant: '' }, { id: 'ok1', tenant: tenant.T1.name, extra: true }, { id: 'x'.repeat(65), tenant: tenant.T1.name }, { tenant: tenant.T1.name }])
+    for (const body of [
+      { id: 'has space', tenant: tenant.T1.name },
+      { id: 'ok1' },
+      { id: 'ok1', tenant: '' },
+      { id: 'ok1', tenant: tenant.T1.name, extra: true },
+      { id: 'x'.repeat(65), tenant: tenant.T1.name },
+      { tenant: tenant.T1.name },
+    ])
       add('POST', '/v1/sources', body, admin);
     // operator records with bad events
     const good = () => makeEvent({ sourceId: 'srcA', chainId: 1, asset: 'ETH', amount: '1.25' });
@@ -591,8 +656,13 @@ describe('payout ledger, adversarial client', () => {
     const none = await requestPayout('srcA', T1);
     check(none.status === 409, `payout with nothing to claim: ${none.status}`);
 
-    check(JSON.stringify(await tableCounts()) === JSON.stringify(before), `bad input wrote rows: ${JSON.stringify(before)} → ${JSON.stringify(await tableCounts())}`);
-    const amountType = await stack.db.query<{ data_type: string }>(`select data_type from information_schema.columns where table_schema='payout' and table_name='entries' and column_name='amount'`);
+    check(
+      JSON.stringify(await tableCounts()) === JSON.stringify(before),
+      `bad input wrote rows: ${JSON.stringify(before)} → ${JSON.stringify(await tableCounts())}`,
+    );
+    const amountType = await stack.db.query<{ data_type: string }>(
+      `select data_type from information_schema.columns where table_schema='payout' and table_name='entries' and column_name='amount'`,
+    );
     check(amountType[0]?.data_type === 'numeric', `entries.amount is stored as ${amountType[0]?.data_type}, not numeric`);
     flush();
   });
@@ -660,7 +730,7 @@ describe('payout ledger, adversarial client', () => {
     await Promise.all([...batch3.slice(40).map(publishValid), kill2, ...changed.slice(0, 5).map((e) => publish({ ...e, amount: '999' }))]);
     await stack.addPayoutReplica();
     const all = await waitIngested('batches 1-3 after kills', 40_000);
-    await new Promise((r) => setTimeout(r, 1500)); // let stray redeliveries land
+    await consumerDrained('batches 1-3: stray redeliveries of the killed replica'); // ack_wait brings them back
     const settled = await listAll(admin);
 
     // exactly one entry per event, matching its first content
@@ -680,10 +750,16 @@ describe('payout ledger, adversarial client', () => {
       const e = byKey.get(keyOfEvent(ev));
       if (!e) continue;
       check(e.type === ev.type && e.status === 'PENDING' && e.payoutId === '', `entry of ${ev.id}: ${e.type}/${e.status}/${e.payoutId}`);
-      check((e.generatedBySourceId ?? null) === (ev.generatedBySourceId ?? null), `entry of ${ev.id}: generatedBySourceId ${e.generatedBySourceId} ≠ ${ev.generatedBySourceId}`);
+      check(
+        (e.generatedBySourceId ?? null) === (ev.generatedBySourceId ?? null),
+        `entry of ${ev.id}: generatedBySourceId ${e.generatedBySourceId} ≠ ${ev.generatedBySourceId}`,
+      );
     }
     const multi = await getEntries(`/v1/payouts/tx/${multiTx.toUpperCase().replace('0X', '0x')}`, admin);
-    check(multi.res.status === 200 && multi.entries.length === 4, `GET tx with 4 entries (upper-case hash): ${multi.res.status}, ${multi.entries.length} entries`);
+    check(
+      multi.res.status === 200 && multi.entries.length === 4,
+      `GET tx with 4 entries (upper-case hash): ${multi.res.status}, ${multi.entries.length} entries`,
+    );
 
     // the dead-letter subject got every invalid event with its reason, and the consumer went on
     await eventually('invalid events in the DLQ', () => dlq.length >= invalid.length, 10_000).catch(() => undefined);
@@ -755,7 +831,10 @@ describe('payout ledger, adversarial client', () => {
     const y = makeEvent({ sourceId: 'srcD', chainId: 56, asset: 'USDC' });
     expected.set(y.id, y);
     const race = await Promise.all(Array.from({ length: 12 }, () => rec(y)));
-    check(race.every((r) => [200, 201].includes(r.status)), `racing records: ${race.map((r) => r.status).join(',')}`);
+    check(
+      race.every((r) => [200, 201].includes(r.status)),
+      `racing records: ${race.map((r) => r.status).join(',')}`,
+    );
     check(new Set(race.filter((r) => r.status < 300).map((r) => r.body.id)).size === 1, `racing records answered several entry ids`);
     // operator records of ids the stream already made
     const streamed = [...expected.values()].filter((e) => e.sourceId === 'srcA').slice(0, 5);
@@ -763,10 +842,13 @@ describe('payout ledger, adversarial client', () => {
       const r = await rec(e);
       check([200, 201].includes(r.status), `record of a streamed event → ${r.status}`);
     }
-    await new Promise((r) => setTimeout(r, 1000));
+    await consumerDrained('after operator records');
     const all = await listAll(admin);
     check(all.length === expected.size, `after operator records: ${all.length} entries for ${expected.size} events`);
-    check(all.filter((e) => e.key === keyOfEvent(x)).length === 1 && all.filter((e) => e.key === keyOfEvent(y)).length === 1, 'operator-recorded events do not have exactly one entry');
+    check(
+      all.filter((e) => e.key === keyOfEvent(x)).length === 1 && all.filter((e) => e.key === keyOfEvent(y)).length === 1,
+      'operator-recorded events do not have exactly one entry',
+    );
     flush();
   });
 
@@ -777,18 +859,23 @@ describe('payout ledger, adversarial client', () => {
     const tenantOf = (ev: Ev) => (ev.sourceId ? owner[ev.sourceId] : undefined);
     const labels = ['T1', 'T2', 'T3'];
     // GET /v1/payouts/tx/:hash per event, as every tenant
-    const jobs = evs.flatMap((ev) => labels.map((t) => async () => {
-      const { res, entries } = await getEntries(`/v1/payouts/tx/${ev.txHash}`, tenant[t].key);
-      check(res.status === 200, `tx ${ev.txHash} as ${t}: ${res.status}`);
-      const sees = entries.some((e) => e.key === keyOfEvent(ev));
-      check(sees === (tenantOf(ev) === t), `tx of event ${ev.id} (source ${ev.sourceId ?? 'none'}, owner ${tenantOf(ev) ?? 'none'}) as ${t}: sees=${sees}`);
-      for (const e of entries) check(owner[e.sourceId] === t, `${t} sees entry ${e.id} of source "${e.sourceId}"`);
-    }));
+    const jobs = evs.flatMap((ev) =>
+      labels.map((t) => async () => {
+        const { res, entries } = await getEntries(`/v1/payouts/tx/${ev.txHash}`, tenant[t].key);
+        check(res.status === 200, `tx ${ev.txHash} as ${t}: ${res.status}`);
+        const sees = entries.some((e) => e.key === keyOfEvent(ev));
+        check(sees === (tenantOf(ev) === t), `tx of event ${ev.id} (source ${ev.sourceId ?? 'none'}, owner ${tenantOf(ev) ?? 'none'}) as ${t}: sees=${sees}`);
+        for (const e of entries) check(owner[e.sourceId] === t, `${t} sees entry ${e.id} of source "${e.sourceId}"`);
+      }),
+    );
     for (let i = 0; i < jobs.length; i += 30) await Promise.all(jobs.slice(i, i + 30).map((j) => j()));
     // whole lists
     for (const t of labels) {
       const list = await listAll(tenant[t].key);
-      const want = evs.filter((e) => tenantOf(e) === t).map(keyOfEvent).sort();
+      const want = evs
+        .filter((e) => tenantOf(e) === t)
+        .map(keyOfEvent)
+        .sort();
       check(JSON.stringify(list.map((e) => e.key).sort()) === JSON.stringify(want), `${t} list: ${list.length} entries, expected ${want.length}`);
     }
     // another tenant's source: 404 for cashback and payouts, nothing in filtered lists
@@ -800,10 +887,16 @@ describe('payout ledger, adversarial client', () => {
       const res = await stack.request(method, path, { key: tenant.T1.key });
       checkError(res, 404, 'NotFound', `T1 ${method} ${path}`);
     }
-    const steal = await stack.request('POST', '/v1/cashback/source/srcC/payout', { key: tenant.T1.key, body: { address: randAddress(), chainId: 1, asset: 'ETH' } });
+    const steal = await stack.request('POST', '/v1/cashback/source/srcC/payout', {
+      key: tenant.T1.key,
+      body: { address: randAddress(), chainId: 1, asset: 'ETH' },
+    });
     checkError(steal, 404, 'NotFound', "T1 requests a payout of T2's source");
     const filtered = await getEntries('/v1/payouts?sourceId=srcC', tenant.T1.key);
-    check((filtered.res.status === 200 && filtered.entries.length === 0) || filtered.res.status === 404, `T1 lists srcC: ${filtered.res.status} with ${filtered.entries.length} entries`);
+    check(
+      (filtered.res.status === 200 && filtered.entries.length === 0) || filtered.res.status === 404,
+      `T1 lists srcC: ${filtered.res.status} with ${filtered.entries.length} entries`,
+    );
     // admin sees srcE and source-less entries; T3 gets srcE once registered
     const srcE = evs.filter((e) => e.sourceId === 'srcE');
     const adminE = await listAll(admin, 'sourceId=srcE');
@@ -828,21 +921,43 @@ describe('payout ledger, adversarial client', () => {
 
   test('listing: filters, keyset paging newest first, cashback balances to the wei', async () => {
     const all = await listAll(admin);
-    for (let i = 1; i < all.length; i++) check(Date.parse(all[i - 1].createdAt) >= Date.parse(all[i].createdAt), `list not newest first at ${i}: ${all[i - 1].createdAt} < ${all[i].createdAt}`);
+    for (let i = 1; i < all.length; i++)
+      check(Date.parse(all[i - 1].createdAt) >= Date.parse(all[i].createdAt), `list not newest first at ${i}: ${all[i - 1].createdAt} < ${all[i].createdAt}`);
     // paging with a small limit gives the same sequence
-    for (const [key, label] of [[admin, 'admin'], [tenant.T1.key, 'T1']] as const) {
+    for (const [key, label] of [
+      [admin, 'admin'],
+      [tenant.T1.key, 'T1'],
+    ] as const) {
       const full = await listAll(key);
       const paged = await listAll(key, '', 7);
-      check(JSON.stringify(paged.map((e) => e.id)) === JSON.stringify(full.map((e) => e.id)), `${label}: pages of 7 differ from one page (${paged.length} vs ${full.length})`);
+      check(
+        JSON.stringify(paged.map((e) => e.id)) === JSON.stringify(full.map((e) => e.id)),
+        `${label}: pages of 7 differ from one page (${paged.length} vs ${full.length})`,
+      );
     }
     const same = (got: Entry[], want: Entry[], what: string) =>
-      check(JSON.stringify(got.map((e) => e.id).sort()) === JSON.stringify(want.map((e) => e.id).sort()), `${what}: ${got.length} entries, expected ${want.length}`);
-    same(await listAll(admin, 'chainId=56'), all.filter((e) => e.chainId === 56), 'chainId=56');
-    same(await listAll(admin, 'sourceId=srcA'), all.filter((e) => e.sourceId === 'srcA'), 'sourceId=srcA');
+      check(
+        JSON.stringify(got.map((e) => e.id).sort()) === JSON.stringify(want.map((e) => e.id).sort()),
+        `${what}: ${got.length} entries, expected ${want.length}`,
+      );
+    same(
+      await listAll(admin, 'chainId=56'),
+      all.filter((e) => e.chainId === 56),
+      'chainId=56',
+    );
+    same(
+      await listAll(admin, 'sourceId=srcA'),
+      all.filter((e) => e.sourceId === 'srcA'),
+      'sourceId=srcA',
+    );
     same(await listAll(admin, 'type=mev'), all, 'type=mev');
     same(await listAll(admin, 'status=PENDING'), all, 'status=PENDING');
     same(await listAll(admin, 'status=PAID'), [], 'status=PAID');
-    same(await listAll(tenant.T2.key, 'chainId=137&sourceId=srcC'), all.filter((e) => e.chainId === 137 && e.sourceId === 'srcC'), 'T2 chainId=137&sourceId=srcC');
+    same(
+      await listAll(tenant.T2.key, 'chainId=137&sourceId=srcC'),
+      all.filter((e) => e.chainId === 137 && e.sourceId === 'srcC'),
+      'T2 chainId=137&sourceId=srcC',
+    );
     // time range on createdAt: from inclusive, to exclusive; cut inside a gap of ≥ 2 ms
     const times = [...new Set(all.map((e) => Date.parse(e.createdAt)))].sort((a, b) => a - b);
     const gap = times.findIndex((t, i) => i > 0 && t - times[i - 1] >= 2 && i >= times.length / 3);
@@ -853,28 +968,50 @@ describe('payout ledger, adversarial client', () => {
       const before = all.filter((e) => Date.parse(e.createdAt) < Date.parse(cut));
       same(await listAll(admin, `from=${encodeURIComponent(cut)}`), after, `from=${cut}`);
       same(await listAll(admin, `to=${encodeURIComponent(cut)}`), before, `to=${cut}`);
-      same(await listAll(admin, `from=${encodeURIComponent(times.length > 0 ? new Date(times[0]).toISOString() : cut)}&to=${encodeURIComponent(cut)}&sourceId=srcB`), before.filter((e) => e.sourceId === 'srcB'), 'from&to&sourceId');
+      same(
+        await listAll(
+          admin,
+          `from=${encodeURIComponent(times.length > 0 ? new Date(times[0]).toISOString() : cut)}&to=${encodeURIComponent(cut)}&sourceId=srcB`,
+        ),
+        before.filter((e) => e.sourceId === 'srcB'),
+        'from&to&sourceId',
+      );
     }
     // default page size 100, with a cursor when there is more
     const first = await getEntries('/v1/payouts', admin);
-    check(all.length <= 100 || (first.entries.length === 100 && !!first.res.headers.get('x-next-cursor')), `default page: ${first.entries.length} entries, cursor ${first.res.headers.get('x-next-cursor')}`);
+    check(
+      all.length <= 100 || (first.entries.length === 100 && !!first.res.headers.get('x-next-cursor')),
+      `default page: ${first.entries.length} entries, cursor ${first.res.headers.get('x-next-cursor')}`,
+    );
     // a registered source without entries
     const empty = await cashback('empty1', tenant.T2.key);
-    check(empty.res.status === 200 && empty.count === 0 && empty.balances.size === 0 && (empty.latest ?? null) === null, `cashback of a source without entries: ${empty.res.status} ${empty.res.text.slice(0, 200)}`);
+    check(
+      empty.res.status === 200 && empty.count === 0 && empty.balances.size === 0 && (empty.latest ?? null) === null,
+      `cashback of a source without entries: ${empty.res.status} ${empty.res.text.slice(0, 200)}`,
+    );
     // cashback: per (chainId, asset) sums of the entries, to the wei
     for (const s of ['srcA', 'srcB', 'srcC', 'srcD', 'srcE']) {
       const mine = all.filter((e) => e.sourceId === s);
       const cb = await cashback(s, tenant[owner[s]].key);
       check(cb.res.status === 200, `cashback ${s}: ${cb.res.status}`);
       check(cb.count === mine.length, `cashback ${s}: entryCount ${cb.count} ≠ ${mine.length}`);
-      const latest = mine.map((e) => e.createdAt).sort().at(-1);
+      const latest = mine
+        .map((e) => e.createdAt)
+        .sort()
+        .at(-1);
       check(!!latest && !!cb.latest && Date.parse(cb.latest) === Date.parse(latest), `cashback ${s}: latest ${cb.latest} ≠ ${latest}`);
       const groups = new Map<string, bigint>();
       for (const e of mine) groups.set(`${e.chainId}/${e.asset}`, (groups.get(`${e.chainId}/${e.asset}`) ?? 0n) + e.amount);
-      check(JSON.stringify([...cb.balances.keys()].sort()) === JSON.stringify([...groups.keys()].sort()), `cashback ${s}: groups ${[...cb.balances.keys()]} ≠ ${[...groups.keys()]}`);
+      check(
+        JSON.stringify([...cb.balances.keys()].sort()) === JSON.stringify([...groups.keys()].sort()),
+        `cashback ${s}: groups ${[...cb.balances.keys()]} ≠ ${[...groups.keys()]}`,
+      );
       for (const [g, total] of groups) {
         const b = cb.balances.get(g);
-        check(!!b && b.pending === total && b.claimable === total && b.paid === 0n, `cashback ${s} ${g}: ${b ? `${fmt(b.pending)}/${fmt(b.claimable)}/${fmt(b.paid)}` : 'missing'}, expected pending=claimable=${fmt(total)}, paid 0`);
+        check(
+          !!b && b.pending === total && b.claimable === total && b.paid === 0n,
+          `cashback ${s} ${g}: ${b ? `${fmt(b.pending)}/${fmt(b.claimable)}/${fmt(b.paid)}` : 'missing'}, expected pending=claimable=${fmt(total)}, paid 0`,
+        );
       }
       // and the events, independently of the entries
       const evTotal = sum([...expected.values()].filter((e) => e.sourceId === s).map((e) => scaled(e.amount)));
@@ -896,7 +1033,10 @@ describe('payout ledger, adversarial client', () => {
     const low = await requestPayout('M1', T1, 1, 'USDC');
     check(low.status === 409 && /minimum/i.test(low.body?.message ?? ''), `4.500001 USDC (min 5) → ${low.status} ${low.text.slice(0, 200)}`);
     const lowEth = await requestPayout('M1', T1, 56, 'ETH');
-    check(lowEth.status === 409 && /minimum/i.test(lowEth.body?.message ?? ''), `0.000999999999999999 ETH (min 0.001) → ${lowEth.status} ${lowEth.text.slice(0, 200)}`);
+    check(
+      lowEth.status === 409 && /minimum/i.test(lowEth.body?.message ?? ''),
+      `0.000999999999999999 ETH (min 0.001) → ${lowEth.status} ${lowEth.text.slice(0, 200)}`,
+    );
     check(JSON.stringify(await tableCounts()) === JSON.stringify(before), 'a refused claim wrote rows');
     const cb = await cashback('M1', T1);
     check(cb.balances.get('1/USDC')?.claimable === scaled('4.500001'), `M1 USDC claimable after refusal: ${fmt(cb.balances.get('1/USDC')?.claimable ?? -1n)}`);
@@ -904,7 +1044,10 @@ describe('payout ledger, adversarial client', () => {
     await publishValid(makeEvent({ sourceId: 'M1', chainId: 56, asset: 'ETH', amount: '0.000000000000000001' }));
     await waitIngested('top-up events', 15_000);
     const ok = await requestPayout('M1', T1, 1, 'USDC');
-    check(ok.status === 201 && scaled(String(ok.text.match(/"amount"\s*:\s*([0-9.eE+-]+)/)?.[1])) === scaled('5'), `exactly the minimum (5 USDC) → ${ok.status} ${ok.text.slice(0, 200)}`);
+    check(
+      ok.status === 201 && scaled(String(ok.text.match(/"amount"\s*:\s*([0-9.eE+-]+)/)?.[1])) === scaled('5'),
+      `exactly the minimum (5 USDC) → ${ok.status} ${ok.text.slice(0, 200)}`,
+    );
     const okEth = await requestPayout('M1', T1, 56, 'ETH');
     check(okEth.status === 201 && payouts.get(okEth.body?.id)?.amount === scaled('0.001'), `exactly 0.001 ETH → ${okEth.status} ${okEth.text.slice(0, 200)}`);
     const again = await requestPayout('M1', T1, 1, 'USDC');
@@ -944,7 +1087,9 @@ describe('payout ledger, adversarial client', () => {
     for (let round = 0; round < 4; round++) {
       const pending = [...payouts.values()].filter((p) => race.includes(p.sourceId) && p.status === 'PENDING');
       const ops: Promise<unknown>[] = [];
-      for (const s of race) for (let k = 0; k < 25; k++) ops.push(requestPayout(s, k % 10 === 9 ? admin : keyOf(s)).then((r) => (statusCounts[r.status] = (statusCounts[r.status] ?? 0) + 1)));
+      for (const s of race)
+        for (let k = 0; k < 25; k++)
+          ops.push(requestPayout(s, k % 10 === 9 ? admin : keyOf(s)).then((r) => (statusCounts[r.status] = (statusCounts[r.status] ?? 0) + 1)));
       // operators, at the same time: every earlier PENDING payout goes TX_PENDING; a third then fails (released), a third is PAID, a third stays in flight
       pending.forEach((p, i) => {
         ops.push(
@@ -974,10 +1119,20 @@ describe('payout ledger, adversarial client', () => {
     const paged = await listAll(admin, '', 20);
     check(new Set(paged.map((e) => e.id)).size === paged.length, 'paging under inserts repeated entries');
     const pagedIds = new Set(paged.map((e) => e.id));
-    check(snapshot.every((e) => pagedIds.has(e.id)), `paging under inserts skipped ${snapshot.filter((e) => !pagedIds.has(e.id)).length} entries`);
-    for (let i = 1; i < paged.length; i++) check(Date.parse(paged[i - 1].createdAt) >= Date.parse(paged[i].createdAt), `paging under inserts not newest first at ${i} of ${paged.length} (page size 20): ${paged[i - 1].id} ${paged[i - 1].createdAt} before ${paged[i].id} ${paged[i].createdAt}`);
+    check(
+      snapshot.every((e) => pagedIds.has(e.id)),
+      `paging under inserts skipped ${snapshot.filter((e) => !pagedIds.has(e.id)).length} entries`,
+    );
+    for (let i = 1; i < paged.length; i++)
+      check(
+        Date.parse(paged[i - 1].createdAt) >= Date.parse(paged[i].createdAt),
+        `paging under inserts not newest first at ${i} of ${paged.length} (page size 20): ${paged[i - 1].id} ${paged[i - 1].createdAt} before ${paged[i].id} ${paged[i].createdAt}`,
+      );
     const perSourceSuccess = race.map((s) => [...payouts.values()].filter((p) => p.sourceId === s).length);
-    check(perSourceSuccess.every((n) => n >= 2), `each race source should have had several payouts: ${perSourceSuccess}`);
+    check(
+      perSourceSuccess.every((n) => n >= 2),
+      `each race source should have had several payouts: ${perSourceSuccess}`,
+    );
     check(txFailedIds.length > 0, 'no payout was failed and released');
 
     // a TX_PENDING payout raced by PAID and TX_FAILED: exactly one outcome
@@ -1001,13 +1156,13 @@ describe('payout ledger, adversarial client', () => {
     ingesting = false;
     await background;
     await waitIngested('background ingestion', 40_000);
-    await new Promise((r) => setTimeout(r, 1000));
+    await consumerDrained('background ingestion');
 
     // tenant isolation of payouts
     const someR1 = [...payouts.values()].find((p) => p.sourceId === 'R1');
     if (someR1) {
       checkError(await stack.request('GET', `/v1/cashback/payout/${someR1.id}`, { key: tenant.T2.key }), 404, 'NotFound', "T2 reads T1's payout");
-      check((await stack.request('GET', `/v1/cashback/payout/${someR1.id}`, { key: tenant.T1.key })).status === 200, "T1 cannot read its own payout");
+      check((await stack.request('GET', `/v1/cashback/payout/${someR1.id}`, { key: tenant.T1.key })).status === 200, 'T1 cannot read its own payout');
     }
 
     // conservation per race source on (1, ETH): PAID payouts + in progress + claimable = events
@@ -1025,7 +1180,10 @@ describe('payout ledger, adversarial client', () => {
       const cb = await cashback(s, keyOf(s));
       const b = cb.balances.get('1/ETH');
       const claimable = b?.claimable ?? -1n;
-      check(paid + inFlight + claimable === events, `${s}: paid ${fmt(paid)} + in flight ${fmt(inFlight)} + claimable ${fmt(claimable)} = ${fmt(paid + inFlight + claimable)} ≠ events ${fmt(events)}`);
+      check(
+        paid + inFlight + claimable === events,
+        `${s}: paid ${fmt(paid)} + in flight ${fmt(inFlight)} + claimable ${fmt(claimable)} = ${fmt(paid + inFlight + claimable)} ≠ events ${fmt(events)}`,
+      );
       check(b?.paid === paid, `${s}: cashback paid ${fmt(b?.paid ?? -1n)} ≠ PAID payouts ${fmt(paid)}`);
       check(b?.pending === inFlight + claimable, `${s}: cashback pending ${fmt(b?.pending ?? -1n)} ≠ in flight + claimable ${fmt(inFlight + claimable)}`);
       const entries = all.filter((e) => e.sourceId === s && e.chainId === 1 && e.asset === 'ETH');
@@ -1050,7 +1208,10 @@ describe('payout ledger, adversarial client', () => {
       const res = await transition(id, status, txHash);
       checkError(res, 409, 'Conflict', `${before?.status} → ${status}`);
       const after = await getPayout(id);
-      check(JSON.stringify({ ...after, amount: String(after?.amount) }) === JSON.stringify({ ...before, amount: String(before?.amount) }), `refused ${before?.status} → ${status} changed the payout to ${after?.status}`);
+      check(
+        JSON.stringify({ ...after, amount: String(after?.amount) }) === JSON.stringify({ ...before, amount: String(before?.amount) }),
+        `refused ${before?.status} → ${status} changed the payout to ${after?.status}`,
+      );
     };
     // PENDING → TX_PENDING → PAID, and nothing after PAID
     const T2 = tenant.T2.key;
@@ -1064,10 +1225,16 @@ describe('payout ledger, adversarial client', () => {
       await expectConflict(id, 'TX_FAILED');
       await expectConflict(id, 'TX_PENDING', randHash());
       const paid = await listAll(T2, 'sourceId=srcC&status=PAID&chainId=1');
-      check(paid.length > 0 && paid.every((e) => e.payoutId === id), `srcC PAID entries: ${paid.length}, payoutIds ${[...new Set(paid.map((e) => e.payoutId))]}`);
+      check(
+        paid.length > 0 && paid.every((e) => e.payoutId === id),
+        `srcC PAID entries: ${paid.length}, payoutIds ${[...new Set(paid.map((e) => e.payoutId))]}`,
+      );
       check(sum(paid.map((e) => e.amount)) === payouts.get(id)?.amount, 'srcC PAID entries do not add up to the payout');
       const byTx = await getEntries(`/v1/payouts/tx/${paid[0]?.reference}`, T2);
-      check(byTx.entries.some((e) => e.id === paid[0]?.id && e.status === 'PAID' && e.payoutId === id), 'GET tx does not show the PAID entry with its payoutId');
+      check(
+        byTx.entries.some((e) => e.id === paid[0]?.id && e.status === 'PAID' && e.payoutId === id),
+        'GET tx does not show the PAID entry with its payoutId',
+      );
       // the same entries cannot be claimed again
       const again = await requestPayout('srcC', T2, 1, 'ETH');
       check(again.status === 409, `claim after PAID → ${again.status}`);
@@ -1081,7 +1248,10 @@ describe('payout ledger, adversarial client', () => {
       await expectConflict(id, 'PAID');
       await expectConflict(id, 'TX_PENDING', randHash());
       const redo = await requestPayout('srcD', tenant.T3.key, 137, 'ETH');
-      check(redo.status === 201 && payouts.get(redo.body?.id)?.amount === payouts.get(id)?.amount, `re-claim after TX_FAILED: ${redo.status} ${redo.text.slice(0, 150)}`);
+      check(
+        redo.status === 201 && payouts.get(redo.body?.id)?.amount === payouts.get(id)?.amount,
+        `re-claim after TX_FAILED: ${redo.status} ${redo.text.slice(0, 150)}`,
+      );
     } else check(false, `srcD payout: ${r2.status}`);
     // a payout without a transaction cannot have failed: PENDING → TX_FAILED is not in the lifecycle
     const r3 = await requestPayout('srcA', tenant.T1.key, 1, 'ETH');
@@ -1110,7 +1280,10 @@ describe('payout ledger, adversarial client', () => {
       const claimable = cb.balances.get('1/ETH')?.claimable ?? 0n;
       const res = await requestPayout(s, admin);
       if (claimable >= scaled('0.001')) {
-        check(res.status === 201 && payouts.get(res.body?.id)?.amount === claimable, `final claim of ${s}: ${res.status}, expected ${fmt(claimable)}: ${res.text.slice(0, 150)}`);
+        check(
+          res.status === 201 && payouts.get(res.body?.id)?.amount === claimable,
+          `final claim of ${s}: ${res.status}, expected ${fmt(claimable)}: ${res.text.slice(0, 150)}`,
+        );
         if (res.status === 201) {
           await transition(res.body.id, 'TX_PENDING', randHash());
           await transition(res.body.id, 'PAID');
@@ -1119,14 +1292,21 @@ describe('payout ledger, adversarial client', () => {
     }
 
     const all = await listAll(admin);
-    for (let i = 1; i < all.length; i++) check(Date.parse(all[i - 1].createdAt) >= Date.parse(all[i].createdAt), `final list not newest first at ${i}: ${all[i - 1].id} ${all[i - 1].createdAt} before ${all[i].id} ${all[i].createdAt}`);
+    for (let i = 1; i < all.length; i++)
+      check(
+        Date.parse(all[i - 1].createdAt) >= Date.parse(all[i].createdAt),
+        `final list not newest first at ${i}: ${all[i - 1].id} ${all[i - 1].createdAt} before ${all[i].id} ${all[i].createdAt}`,
+      );
     // every valid event id → exactly one entry; nothing else
     const byKey = new Map<string, Entry[]>();
     for (const e of all) byKey.set(e.key, [...(byKey.get(e.key) ?? []), e]);
     for (const ev of expected.values()) check(byKey.get(keyOfEvent(ev))?.length === 1, `event ${ev.id}: ${byKey.get(keyOfEvent(ev))?.length ?? 0} entries`);
     check(all.length === expected.size, `${all.length} entries for ${expected.size} valid events`);
     const rows = await stack.db.query<{ event_id: string; n: number }>(`select event_id::text, count(*)::int n from payout.entries group by 1`);
-    check(rows.length === expected.size && rows.every((r) => r.n === 1 && expected.has(r.event_id)), `database: ${rows.length} event ids for ${expected.size} events`);
+    check(
+      rows.length === expected.size && rows.every((r) => r.n === 1 && expected.has(r.event_id)),
+      `database: ${rows.length} event ids for ${expected.size} events`,
+    );
     for (const id of invalidIds) check(!rows.some((r) => r.event_id === id), `invalid event ${id} has a row`);
 
     // every payout adds up; no entry in two payouts; released entries belong to no failed payout
@@ -1142,11 +1322,18 @@ describe('payout ledger, adversarial client', () => {
       check(!!p, `entries point at payout ${pid}, which this client never created`);
       if (!p) continue;
       check(p.status === 'PAID', `entries are PAID by payout ${pid}, which is ${p.status}`);
-      check(entries.every((e) => e.sourceId === p.sourceId && e.chainId === p.chainId && e.asset === p.asset), `payout ${pid} paid entries of another source/chain/asset`);
+      check(
+        entries.every((e) => e.sourceId === p.sourceId && e.chainId === p.chainId && e.asset === p.asset),
+        `payout ${pid} paid entries of another source/chain/asset`,
+      );
     }
     for (const p of fresh.values()) {
       const entries = byPayout.get(p.id) ?? [];
-      if (p.status === 'PAID') check(sum(entries.map((e) => e.amount)) === p.amount, `PAID payout ${p.id} of ${p.sourceId}: amount ${fmt(p.amount)}, its entries ${fmt(sum(entries.map((e) => e.amount)))} (${entries.length})`);
+      if (p.status === 'PAID')
+        check(
+          sum(entries.map((e) => e.amount)) === p.amount,
+          `PAID payout ${p.id} of ${p.sourceId}: amount ${fmt(p.amount)}, its entries ${fmt(sum(entries.map((e) => e.amount)))} (${entries.length})`,
+        );
       else check(entries.length === 0, `${p.status} payout ${p.id} has ${entries.length} PAID entries`);
       check(p.status === 'PAID' || p.status === 'TX_FAILED', `payout ${p.id} left ${p.status} after settling`);
     }
@@ -1157,17 +1344,26 @@ describe('payout ledger, adversarial client', () => {
       for (const g of groups) {
         const [c, a] = g.split('/');
         const events = sum([...expected.values()].filter((e) => e.sourceId === s && e.chainId === Number(c) && e.asset === a).map((e) => scaled(e.amount)));
-        const paid = sum([...fresh.values()].filter((p) => p.sourceId === s && p.chainId === Number(c) && p.asset === a && p.status === 'PAID').map((p) => p.amount));
+        const paid = sum(
+          [...fresh.values()].filter((p) => p.sourceId === s && p.chainId === Number(c) && p.asset === a && p.status === 'PAID').map((p) => p.amount),
+        );
         const b = cb.balances.get(g);
-        check(!!b && b.paid === paid && b.pending === b.claimable && paid + b.claimable === events, `${s} ${g}: paid ${fmt(paid)} (cashback ${fmt(b?.paid ?? -1n)}) + claimable ${fmt(b?.claimable ?? -1n)} ≠ events ${fmt(events)}`);
+        check(
+          !!b && b.paid === paid && b.pending === b.claimable && paid + b.claimable === events,
+          `${s} ${g}: paid ${fmt(paid)} (cashback ${fmt(b?.paid ?? -1n)}) + claimable ${fmt(b?.claimable ?? -1n)} ≠ events ${fmt(events)}`,
+        );
       }
-      if (['R1', 'R2', 'R3'].includes(s)) check(cb.balances.get('1/ETH')?.pending === 0n, `${s} 1/ETH still pending ${fmt(cb.balances.get('1/ETH')?.pending ?? -1n)}`);
+      if (['R1', 'R2', 'R3'].includes(s))
+        check(cb.balances.get('1/ETH')?.pending === 0n, `${s} 1/ETH still pending ${fmt(cb.balances.get('1/ETH')?.pending ?? -1n)}`);
     }
     // the tenant's view of its own entries agrees with admin's
     for (const t of ['T1', 'T2', 'T3']) {
       const mine = await listAll(tenant[t].key);
       const want = all.filter((e) => owner[e.sourceId] === t);
-      check(JSON.stringify(mine.map((e) => `${e.id}${e.status}${e.payoutId}`).sort()) === JSON.stringify(want.map((e) => `${e.id}${e.status}${e.payoutId}`).sort()), `${t}: own view ≠ admin view`);
+      check(
+        JSON.stringify(mine.map((e) => `${e.id}${e.status}${e.payoutId}`).sort()) === JSON.stringify(want.map((e) => `${e.id}${e.status}${e.payoutId}`).sort()),
+        `${t}: own view ≠ admin view`,
+      );
     }
     flush();
   }, 60_000);

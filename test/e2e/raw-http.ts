@@ -97,6 +97,8 @@ export function httpRequest(method: string, path: string, headers: Record<string
   const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body);
   const all: Record<string, string> = { host: 'gateway', ...headers };
   if (!('content-length' in all) && !('transfer-encoding' in all) && bytes.length > 0) all['content-length'] = String(bytes.length);
-  const head = `${method} ${path} HTTP/1.1\r\n${Object.entries(all).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
+  const head = `${method} ${path} HTTP/1.1\r\n${Object.entries(all)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('')}\r\n`;
   return Buffer.concat([Buffer.from(head, 'latin1'), bytes]);
 }

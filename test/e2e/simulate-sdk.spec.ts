@@ -35,7 +35,8 @@ const fail = (path: string, what: string, v: unknown): never => {
   throw new GoDecodeError(`json: cannot unmarshal ${JSON.stringify(v, (_, x) => (typeof x === 'bigint' ? x.toString() : x))} into Go ${what} (${path})`);
 };
 /** `int`: a JSON integer (the raw text is checked for fractions and exponents separately); null leaves 0. */
-const goInt = (v: unknown, path: string): number => (v === null || v === undefined ? 0 : typeof v === 'number' && Number.isSafeInteger(v) ? v : fail(path, 'int', v));
+const goInt = (v: unknown, path: string): number =>
+  v === null || v === undefined ? 0 : typeof v === 'number' && Number.isSafeInteger(v) ? v : fail(path, 'int', v);
 /** `string`: a JSON string; null leaves "". */
 const goString = (v: unknown, path: string): string => (v === null || v === undefined ? '' : typeof v === 'string' ? v : fail(path, 'string', v));
 /** `*string`. */
@@ -86,7 +87,11 @@ function decodeGo(text: string): GoResult {
       return {
         Logs: goSlice(call.logs, `${p}.logs`, (l, lp) => {
           const log = goStruct(l, lp);
-          return { Address: goString(log.address, `${lp}.address`), Topics: goSlice(log.topics, `${lp}.topics`, goString), Data: goString(log.data, `${lp}.data`) };
+          return {
+            Address: goString(log.address, `${lp}.address`),
+            Topics: goSlice(log.topics, `${lp}.topics`, goString),
+            Data: goString(log.data, `${lp}.data`),
+          };
         }),
         GasUsed: goBigInt(call.gasUsed, `${p}.gasUsed`),
         Result: goString(call.result, `${p}.result`),
@@ -120,7 +125,10 @@ describe('Merkle’s SDKs against POST /v1/simulate', () => {
     // Code that reverts with Error("nope").
     const reason = Buffer.from('nope').toString('hex').padEnd(64, '0');
     const revertData = `08c379a0${'20'.padStart(64, '0')}${'4'.padStart(64, '0')}${reason}`;
-    await node.rpc.call('hardhat_setCode', [REVERTER, `0x7f${revertData.slice(0, 64)}6000527f${revertData.slice(64, 128)}6020527f${revertData.slice(128, 192)}60405260646000fd`]);
+    await node.rpc.call('hardhat_setCode', [
+      REVERTER,
+      `0x7f${revertData.slice(0, 64)}6000527f${revertData.slice(64, 128)}6020527f${revertData.slice(128, 192)}60405260646000fd`,
+    ]);
   }, 120_000);
   afterAll(async () => {
     await stack?.close();
@@ -230,13 +238,22 @@ describe('fork rules on a chain with id 1 whose numbers do not follow mainnet’
     expect(plain.body.calls[0]).toMatchObject({ status: 1, gasUsed: '0x5208' });
     // INVALID burns all the gas it is given: the default is 2^24, not the block's 60M.
     const burn = await simulate({ chainId: 1, overrides: { contractCodes: { [FRESH]: '0xfe' } }, calls: [{ from: A, to: FRESH }] });
-    expect(burn.body.calls[0]).toMatchObject({ status: 0, gasUsed: `0x${(2 ** 24).toString(16)}`, error: { type: 'invalid_opcode', message: 'invalid opcode' } });
+    expect(burn.body.calls[0]).toMatchObject({
+      status: 0,
+      gasUsed: `0x${(2 ** 24).toString(16)}`,
+      error: { type: 'invalid_opcode', message: 'invalid opcode' },
+    });
     expect((await simulate({ chainId: 1, calls: [{ from: A, to: B, gas: 2 ** 24 }] })).status).toBe(200);
     const over = await simulate({ chainId: 1, calls: [{ from: A, to: B, gas: 2 ** 24 + 1 }] });
     expect(over.status).toBe(400);
     expect(over.body).toMatchObject({
       name: 'ValidationError',
-      details: [{ path: 'calls.0.gas', message: expect.stringMatching(/^must be at most 16777216: a transaction may carry at most 2\^24 gas on (osaka|bpo\d) \(EIP-7825\)$/) }],
+      details: [
+        {
+          path: 'calls.0.gas',
+          message: expect.stringMatching(/^must be at most 16777216: a transaction may carry at most 2\^24 gas on (osaka|bpo\d) \(EIP-7825\)$/),
+        },
+      ],
     });
   });
 

@@ -82,7 +82,13 @@ describe('POST /v1/simulate', () => {
   });
 
   it('takes gasLimit as another name for gas, and refuses both when they differ', async () => {
-    const named = await simulate({ chainId: 1, calls: [{ from: A, to: B, gasLimit: 21000 }, { from: A, to: B, gas: '0x5208', gasLimit: 21000 }] });
+    const named = await simulate({
+      chainId: 1,
+      calls: [
+        { from: A, to: B, gasLimit: 21000 },
+        { from: A, to: B, gas: '0x5208', gasLimit: 21000 },
+      ],
+    });
     expect(named.status).toBe(200);
     expect(named.body.calls.map((c: { status: number }) => c.status)).toEqual([1, 1]);
     const tooLittle = await simulate({ chainId: 1, calls: [{ from: A, to: B, gasLimit: 20999 }] });
@@ -94,9 +100,18 @@ describe('POST /v1/simulate', () => {
 
   it('refuses gas above the cap and init code above EIP-3860’s limit before running anything, as a node would', async () => {
     const gasLimit = BigInt((await node.rpc.call<{ gasLimit: string }>('eth_getBlockByNumber', ['latest', false])).gasLimit);
-    const over = await simulate({ chainId: 1, calls: [{ from: A, to: B }, { from: A, to: B, gasLimit: (gasLimit + 1n).toString() }] });
+    const over = await simulate({
+      chainId: 1,
+      calls: [
+        { from: A, to: B },
+        { from: A, to: B, gasLimit: (gasLimit + 1n).toString() },
+      ],
+    });
     expect(over.status).toBe(400);
-    expect(over.body).toMatchObject({ name: 'ValidationError', details: [{ path: 'calls.1.gasLimit', message: `must be at most ${gasLimit}: the block gas limit` }] });
+    expect(over.body).toMatchObject({
+      name: 'ValidationError',
+      details: [{ path: 'calls.1.gasLimit', message: `must be at most ${gasLimit}: the block gas limit` }],
+    });
     const initCode = `0x${'00'.repeat(49_153)}`;
     const big = await simulate({ chainId: 1, calls: [{ from: A, data: initCode }] });
     expect(big.status).toBe(400);
@@ -188,7 +203,9 @@ describe('POST /v1/simulate', () => {
       headers: { 'content-type': 'application/json' },
     });
     expect(res.status).toBe(400);
-    expect(res.body.details).toEqual([{ path: 'calls.0.nonce', message: 'must be an integer nonce (18446744073709551616 is beyond 2^53-1, the largest integer this field takes)' }]);
+    expect(res.body.details).toEqual([
+      { path: 'calls.0.nonce', message: 'must be an integer nonce (18446744073709551616 is beyond 2^53-1, the largest integer this field takes)' },
+    ]);
   });
 
   it('decodes revert reasons and keeps the raw data', async () => {
@@ -220,7 +237,9 @@ describe('POST /v1/simulate', () => {
       ],
     });
     expect(res.status).toBe(200);
-    expect(res.body.calls[0].internalTransfers).toEqual([{ from: expect.stringMatching(new RegExp(C.slice(2), 'i')), to: expect.stringMatching(new RegExp(B.slice(2), 'i')), amount: '0x3e8' }]);
+    expect(res.body.calls[0].internalTransfers).toEqual([
+      { from: expect.stringMatching(new RegExp(C.slice(2), 'i')), to: expect.stringMatching(new RegExp(B.slice(2), 'i')), amount: '0x3e8' },
+    ]);
     expect(res.body.calls[1]).toMatchObject({ status: 1, internalTransfers: [] });
 
     const reverted = await simulate({
@@ -241,7 +260,11 @@ describe('POST /v1/simulate', () => {
   it('keeps concurrent simulations apart', async () => {
     const runs = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        simulate({ chainId: 1, overrides: { contractCodes: { [C]: '0x60005460005260206000f3' }, storage: { [C]: { '0x0': `0x${(i + 1).toString(16)}` } } }, calls: [{ from: A, to: C }] }),
+        simulate({
+          chainId: 1,
+          overrides: { contractCodes: { [C]: '0x60005460005260206000f3' }, storage: { [C]: { '0x0': `0x${(i + 1).toString(16)}` } } },
+          calls: [{ from: A, to: C }],
+        }),
       ),
     );
     expect(runs.map((r) => BigInt(r.body.calls[0].result))).toEqual(Array.from({ length: 10 }, (_, i) => BigInt(i + 1)));

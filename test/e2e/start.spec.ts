@@ -41,7 +41,11 @@ describe('npm start', () => {
     await eventually('gateway ready', async () => (await fetch(`${base}/ready`)).status === 200, 90_000, 250);
     expect(output).toContain('starting an embedded one');
 
-    const cli = spawnSync(process.execPath, [join(ROOT, 'scripts', 'cli.mjs'), 'apikey:create', '--name', 'newcomer', '--tenant', 'acme'], { cwd: ROOT, env, encoding: 'utf8' });
+    const cli = spawnSync(process.execPath, [join(ROOT, 'scripts', 'cli.mjs'), 'apikey:create', '--name', 'newcomer', '--tenant', 'acme'], {
+      cwd: ROOT,
+      env,
+      encoding: 'utf8',
+    });
     expect(cli.status).toBe(0);
     const key = cli.stdout.trim();
     expect(cli.stdout).toMatch(/^ti_[A-Za-z0-9_-]{43}\n$/);
@@ -53,7 +57,11 @@ describe('npm start', () => {
     });
     expect(created.status).toBe(201);
 
-    const source = spawnSync(process.execPath, [join(ROOT, 'scripts', 'cli.mjs'), 'source:create', '--id', 'wallet-app', '--tenant', 'acme'], { cwd: ROOT, env, encoding: 'utf8' });
+    const source = spawnSync(process.execPath, [join(ROOT, 'scripts', 'cli.mjs'), 'source:create', '--id', 'wallet-app', '--tenant', 'acme'], {
+      cwd: ROOT,
+      env,
+      encoding: 'utf8',
+    });
     expect(source.stdout).toBe('wallet-app registered to tenant acme\n');
     const cashback = await fetch(`${base}/v1/cashback/source/wallet-app`, { headers: { 'x-api-key': key } });
     expect(cashback.status).toBe(200);

@@ -15,15 +15,34 @@ const DAY = 86_400;
 const now = () => Math.floor(Date.now() / 1000);
 
 // EIP-55 test vectors (from the EIP): checksummed, and the same addresses in other cases.
-const CHECKSUMMED = ['0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359', '0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB', '0xD1220A0cf47c7B9Be7A2E6BA89F429762e7b9aDb'];
+const CHECKSUMMED = [
+  '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+  '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359',
+  '0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB',
+  '0xD1220A0cf47c7B9Be7A2E6BA89F429762e7b9aDb',
+];
 const lower = (a: string) => a.toLowerCase();
 const upper = (a: string) => '0x' + a.slice(2).toUpperCase();
 /** Mixed case with a broken checksum: one letter's case flipped. */
 const BAD_CHECKSUM = '0x5AAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
 
 const CREATION_FIELDS = [
-  'chainId', 'wallet', 'tokenAddress', 'bribe', 'buyAmount', 'expiry', 'maxBuyTax', 'maxSellTax', 'minIn', 'minOut',
-  'minLiquidity', 'feeBps', 'feeRecipient', 'firstOrFail', 'maxSlippageBps', 'gasTip',
+  'chainId',
+  'wallet',
+  'tokenAddress',
+  'bribe',
+  'buyAmount',
+  'expiry',
+  'maxBuyTax',
+  'maxSellTax',
+  'minIn',
+  'minOut',
+  'minLiquidity',
+  'feeBps',
+  'feeRecipient',
+  'firstOrFail',
+  'maxSlippageBps',
+  'gasTip',
 ] as const;
 const REQUIRED_FIELDS = ['chainId', 'wallet', 'tokenAddress', 'bribe', 'buyAmount', 'expiry'] as const;
 const OPTIONAL_FIELDS = CREATION_FIELDS.filter((f) => !(REQUIRED_FIELDS as readonly string[]).includes(f));
@@ -224,9 +243,18 @@ describe('gateway validation', () => {
     it.each([
       ['chainId', `{"chainId":1e400,"wallet":"${WALLET}","tokenAddress":"${TOKEN}","bribe":"1","buyAmount":"1","expiry":EXPIRY}`],
       ['expiry', `{"chainId":1,"wallet":"${WALLET}","tokenAddress":"${TOKEN}","bribe":"1","buyAmount":"1","expiry":1e400}`],
-      ['feeBps', `{"chainId":1,"wallet":"${WALLET}","tokenAddress":"${TOKEN}","bribe":"1","buyAmount":"1","expiry":EXPIRY,"feeBps":-1e400,"feeRecipient":"${WALLET}"}`],
-      ['__proto__', `{"chainId":1,"wallet":"${WALLET}","tokenAddress":"${TOKEN}","bribe":"1","buyAmount":"1","expiry":EXPIRY,"__proto__":{"status":"completed"}}`],
-      ['constructor', `{"chainId":1,"wallet":"${WALLET}","tokenAddress":"${TOKEN}","bribe":"1","buyAmount":"1","expiry":EXPIRY,"constructor":{"prototype":{}}}`],
+      [
+        'feeBps',
+        `{"chainId":1,"wallet":"${WALLET}","tokenAddress":"${TOKEN}","bribe":"1","buyAmount":"1","expiry":EXPIRY,"feeBps":-1e400,"feeRecipient":"${WALLET}"}`,
+      ],
+      [
+        '__proto__',
+        `{"chainId":1,"wallet":"${WALLET}","tokenAddress":"${TOKEN}","bribe":"1","buyAmount":"1","expiry":EXPIRY,"__proto__":{"status":"completed"}}`,
+      ],
+      [
+        'constructor',
+        `{"chainId":1,"wallet":"${WALLET}","tokenAddress":"${TOKEN}","bribe":"1","buyAmount":"1","expiry":EXPIRY,"constructor":{"prototype":{}}}`,
+      ],
     ])('400 for %s given as raw JSON an object model cannot hold', async (path, raw) => {
       const rawBody = raw.replace('EXPIRY', String(now() + 3600));
       const res = await writesNothing(() => req('POST', '/v1/intent', { rawBody, headers: { 'content-type': 'application/json' } }));
@@ -263,8 +291,16 @@ describe('gateway validation', () => {
 
     it('accepts and returns every optional field', async () => {
       const optional = {
-        maxBuyTax: 0.05, maxSellTax: 0.1, minIn: '5', minOut: '123456789012345678901234567890', minLiquidity: '100000',
-        feeBps: 100, feeRecipient: lower(CHECKSUMMED[2]!), firstOrFail: true, maxSlippageBps: 1000, gasTip: '2000000000',
+        maxBuyTax: 0.05,
+        maxSellTax: 0.1,
+        minIn: '5',
+        minOut: '123456789012345678901234567890',
+        minLiquidity: '100000',
+        feeBps: 100,
+        feeRecipient: lower(CHECKSUMMED[2]!),
+        firstOrFail: true,
+        maxSlippageBps: 1000,
+        gasTip: '2000000000',
       };
       const record = await createIntent(optional);
       expect(record).toMatchObject({ ...optional, feeRecipient: CHECKSUMMED[2] });
@@ -308,10 +344,18 @@ describe('gateway validation', () => {
 
     it('accepts the bounds of taxes and basis points, and feeBps 0 without a recipient', async () => {
       expect(await createIntent({ maxBuyTax: 0, maxSellTax: 1, feeBps: 0, maxSlippageBps: 10000 })).toMatchObject({
-        maxBuyTax: 0, maxSellTax: 1, feeBps: 0, maxSlippageBps: 10000, feeRecipient: null,
+        maxBuyTax: 0,
+        maxSellTax: 1,
+        feeBps: 0,
+        maxSlippageBps: 10000,
+        feeRecipient: null,
       });
       expect(await createIntent({ maxBuyTax: 1, maxSellTax: 0, feeBps: 10000, feeRecipient: WALLET, maxSlippageBps: 0 })).toMatchObject({
-        maxBuyTax: 1, maxSellTax: 0, feeBps: 10000, feeRecipient: WALLET, maxSlippageBps: 0,
+        maxBuyTax: 1,
+        maxSellTax: 0,
+        feeBps: 10000,
+        feeRecipient: WALLET,
+        maxSlippageBps: 0,
       });
     });
 
@@ -395,9 +439,7 @@ describe('gateway validation', () => {
       const wallet = randomWallet();
       const ids: string[] = [];
       for (let batch = 0; batch < 102; batch += 20) {
-        const made = await Promise.all(
-          Array.from({ length: Math.min(20, 102 - batch) }, () => createIntent({ wallet })),
-        );
+        const made = await Promise.all(Array.from({ length: Math.min(20, 102 - batch) }, () => createIntent({ wallet })));
         ids.push(...made.map((r) => r.id));
       }
       const cancelled = ids[0]!;
@@ -520,9 +562,17 @@ describe('gateway validation', () => {
     const CONTENT_TYPES: Array<[string, string, (body: Body) => string]> = [
       ['text/plain', 'text/plain', (b) => JSON.stringify(b)],
       ['no content-type (fetch sends text/plain)', '', (b) => JSON.stringify(b)],
-      ['form-urlencoded', 'application/x-www-form-urlencoded', (b) => new URLSearchParams(Object.entries(b).map(([k, v]): [string, string] => [k, String(v)])).toString()],
+      [
+        'form-urlencoded',
+        'application/x-www-form-urlencoded',
+        (b) => new URLSearchParams(Object.entries(b).map(([k, v]): [string, string] => [k, String(v)])).toString(),
+      ],
       ['xml', 'application/xml', () => '<intent><chainId>1</chainId></intent>'],
-      ['multipart', 'multipart/form-data; boundary=xyz', (b) => `--xyz\r\nContent-Disposition: form-data; name="json"\r\n\r\n${JSON.stringify(b)}\r\n--xyz--\r\n`],
+      [
+        'multipart',
+        'multipart/form-data; boundary=xyz',
+        (b) => `--xyz\r\nContent-Disposition: form-data; name="json"\r\n\r\n${JSON.stringify(b)}\r\n--xyz--\r\n`,
+      ],
       ['octet-stream', 'application/octet-stream', (b) => JSON.stringify(b)],
       ['json in utf-16 charset', 'application/json; charset=utf-16', (b) => JSON.stringify(b)],
     ];
@@ -530,9 +580,7 @@ describe('gateway validation', () => {
 
     it.each(ctMatrix)('%s %s: refused with a 4xx error object for %s, nothing written', async (method, path, _desc, contentType, make) => {
       const body = path === '/v1/intent' ? intentBody() : { addresses: [WALLET] };
-      const res = await writesNothing(() =>
-        req(method, path, { rawBody: make(body), headers: contentType ? { 'content-type': contentType } : {} }),
-      );
+      const res = await writesNothing(() => req(method, path, { rawBody: make(body), headers: contentType ? { 'content-type': contentType } : {} }));
       expectErrorObject(res, [400, 415]);
     });
   });
@@ -612,7 +660,6 @@ describe('gateway validation', () => {
       ['GET', '/nope'],
       ['GET', '/v1/nope'],
       ['GET', '/v2/intent/00000000-0000-7000-8000-000000000000'],
-      ['POST', '/v1/intents'],
       ['POST', '/v1/intent/00000000-0000-7000-8000-000000000000/nope'],
       ['GET', '/v1/intent/00000000-0000-7000-8000-000000000000/cancel/extra'],
       ['GET', '/v1/'],
@@ -625,6 +672,8 @@ describe('gateway validation', () => {
     it.each([
       ['GET', '/v1/intents/search'],
       ['PUT', '/v1/intent'],
+      ['PUT', '/v1/intents'],
+      ['GET', '/v1/intents/cancel'],
       ['DELETE', '/v1/intent/00000000-0000-7000-8000-000000000000'],
       ['PATCH', '/v1/intent/00000000-0000-7000-8000-000000000000'],
       ['GET', '/v1/intent/00000000-0000-7000-8000-000000000000/cancel'],

@@ -3,6 +3,8 @@ import { DatabaseModule } from '@tradeinfra/service-kit';
 import { ApiKeysRepository } from './auth/api-keys.repository.js';
 import { ApiKeysService } from './auth/api-keys.service.js';
 import { AuthGuard } from './auth/auth.guard.js';
+import { DashboardController } from './dashboard/dashboard.controller.js';
+import { DashboardTokens } from './dashboard/dashboard-tokens.js';
 import { createDataSource } from './database/data-source.js';
 import { ENV, type GatewayEnv } from './config/env.js';
 import { HealthController } from './health/health.controller.js';
@@ -21,8 +23,8 @@ export class AppModule {
       module: AppModule,
       global: true,
       imports: [DatabaseModule.forRoot(() => createDataSource(env))],
-      controllers: [IntentsController, IntentEventsController, PayoutsController, SimulationController, HealthController, DocsController],
-      providers: [{ provide: ENV, useValue: env }, ApiKeysRepository, ApiKeysService, AuthGuard, ServiceClient, Metrics],
+      controllers: [IntentsController, IntentEventsController, PayoutsController, SimulationController, HealthController, DocsController, DashboardController],
+      providers: [{ provide: ENV, useValue: env }, ApiKeysRepository, ApiKeysService, AuthGuard, DashboardTokens, ServiceClient, Metrics],
       exports: [ENV],
     };
   }

@@ -12,10 +12,12 @@ import swaggerUi from 'swagger-ui-dist';
 import { AppModule } from './app.module.js';
 import type { GatewayEnv } from './config/env.js';
 import { rawBody } from './http/body.js';
+import { mountDashboard } from './dashboard/dashboard-page.js';
 import { HttpErrorFilter } from './http/exception.filter.js';
 import { GatewayError, httpStatusOf } from './http/gateway-error.js';
 import { JsonBodyInterceptor, requestId, requestIdOf } from './http/request-context.js';
 import { Metrics } from './metrics/metrics.js';
+import { NATS_ENVELOPE_BYTES, ServiceClient } from './nats/service-client.js';
 
 /** `[gateway]`-prefixed lines, or JSON lines with `service: "gateway"` with LOG_FORMAT=json. */
 export function createLogger(env: Pick<GatewayEnv, 'LOG_FORMAT'>, levels?: LogLevel[]): ConsoleLogger {
@@ -31,9 +33,7 @@ function requestLog(): RequestHandler {
   return (req, res, next) => {
     const started = performance.now();
     const path = req.originalUrl.split('?')[0]!.slice(0, 512);
-    res.on('finish', () =>
-      logger.log(`${req.method} ${path} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms request=${requestIdOf(req)}`),
-    );
+    res.on('finish', () => logger.log(`${req.method} ${path} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms request=${requestIdOf(req)}`));
     next();
   };
 }
@@ -66,11 +66,29 @@ function answerClientErrors(server: Server): void {
   });
 }
 
+/**
+ * A body goes to a service in one NATS message, wrapped in the request envelope: a limit above
+ * the server's max_payload (less the envelope) would let a valid body through that NATS then
+ * refuses, so such a limit is lowered at start, with a warning naming both.
+ */
+export function fitBodyLimits(limits: { limit: number; byPath: Record<string, number> }, maxPayload: number): void {
+  const most = maxPayload - NATS_ENVELOPE_BYTES;
+  const logger = new Logger('Gateway');
+  if (limits.limit > most) {
+    logger.log(`BODY_LIMIT_BYTES ${limits.limit} lowered to ${most}: NATS max_payload is ${maxPayload}`);
+    limits.limit = most;
+  }
+  for (const [path, limit] of Object.entries(limits.byPath)) {
+    if (limit <= most) continue;
+    logger.log(
+      `the body limit of ${path} (${limit} bytes${path === '/v1/simulate' ? ', SIMULATE_BODY_LIMIT_BYTES' : ''}) lowered to ${most}: NATS max_payload is ${maxPayload}`,
+    );
+    limits.byPath[path] = most;
+  }
+}
+
 /** The public HTTP gateway, listening on env.PORT (0: any free port). */
-export async function createGateway(
-  env: GatewayEnv,
-  logger: ConsoleLogger | false = createLogger(env),
-): Promise<NestExpressApplication> {
+export async function createGateway(env: GatewayEnv, logger: ConsoleLogger | false = createLogger(env)): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(env), {
     bodyParser: false,
     logger,
@@ -81,10 +99,21 @@ export async function createGateway(
   app.use(requestId());
   app.use(app.get(Metrics).middleware());
   if (env.LOG_REQUESTS) app.use(requestLog());
-  app.use(rawBody({ limit: env.BODY_LIMIT_BYTES, byPath: { '/v1/simulate': env.SIMULATE_BODY_LIMIT_BYTES }, timeoutMs: env.BODY_TIMEOUT_MS }));
+  // Lowered at start (below) to what NATS can carry once the body is wrapped for a service.
+  const limits = {
+    limit: env.BODY_LIMIT_BYTES,
+    byPath: {
+      '/v1/simulate': env.SIMULATE_BODY_LIMIT_BYTES,
+      '/v1/intents': env.INTENTS_BATCH_BODY_LIMIT_BYTES,
+      '/v1/intents/': env.INTENTS_BATCH_BODY_LIMIT_BYTES,
+    },
+    timeoutMs: env.BODY_TIMEOUT_MS,
+  };
+  app.use(rawBody(limits));
   const assets = express.static(swaggerUi.getAbsoluteFSPath(), { index: false, fallthrough: true });
   // Other methods, and files it does not have, fall through to the error object (404).
   app.use('/docs/assets', ((req, res, next) => (req.method === 'GET' || req.method === 'HEAD' ? assets(req, res, next) : next())) as RequestHandler);
+  mountDashboard(app);
   app.useGlobalFilters(new HttpErrorFilter());
   app.useGlobalInterceptors(new JsonBodyInterceptor());
   app.enableShutdownHooks();
@@ -97,6 +126,8 @@ export async function createGateway(
   server.keepAliveTimeout = 65_000;
   (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.min(1_000, env.HEADERS_TIMEOUT_MS);
   answerClientErrors(server);
+  await app.init();
+  fitBodyLimits(limits, app.get(ServiceClient).maxPayload);
   await app.listen(env.PORT, env.HOST);
   return app;
 }

@@ -8,6 +8,8 @@ import { LedgerService } from './ledger/ledger.service.js';
 import { MevConsumer } from './ledger/mev-consumer.js';
 import { PayoutsRepository } from './payouts/payouts.repository.js';
 import { PayoutsService } from './payouts/payouts.service.js';
+import { Settler } from './payouts/settler.js';
+import { UsdPrices } from './payouts/usd-prices.js';
 
 @Module({})
 export class AppModule {
@@ -17,7 +19,7 @@ export class AppModule {
       global: true,
       imports: [DatabaseModule.forRoot(() => createDataSource(env))],
       controllers: [LedgerController],
-      providers: [{ provide: ENV, useValue: env }, LedgerRepository, LedgerService, MevConsumer, PayoutsRepository, PayoutsService],
+      providers: [{ provide: ENV, useValue: env }, LedgerRepository, LedgerService, MevConsumer, PayoutsRepository, PayoutsService, Settler, UsdPrices],
       exports: [ENV],
     };
   }

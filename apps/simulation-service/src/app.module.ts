@@ -11,11 +11,7 @@ export class AppModule {
       module: AppModule,
       global: true,
       controllers: [SimulationController],
-      providers: [
-        { provide: ENV, useValue: env },
-        ChainRegistry,
-        SimulationService,
-      ],
+      providers: [{ provide: ENV, useValue: env }, ChainRegistry, SimulationService],
       exports: [ENV],
     };
   }

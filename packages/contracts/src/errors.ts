@@ -18,6 +18,8 @@ export const ErrorName = {
   Upstream: 'UpstreamError',
   ServiceUnavailable: 'ServiceUnavailable',
   Timeout: 'Timeout',
+  /** Valid, but beyond what the service does for one request (`details.reason` says what). */
+  Unprocessable: 'Unprocessable',
   Internal: 'InternalError',
 } as const;
 export type ErrorName = (typeof ErrorName)[keyof typeof ErrorName];

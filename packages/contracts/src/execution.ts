@@ -64,26 +64,32 @@ export interface BuySummary {
   onlyInBlock: string | null;
 }
 
-/** Reasons (`statusReason`) an intent fails at or after launch. */
-export const INTENT_FAILURE_REASONS = [
-  'nothing_to_buy',
-  'min_in_not_met',
-  'liquidity_unknown',
-  'liquidity_too_low',
-  'buy_reverted',
-  'buy_tax_too_high',
-  'sell_tax_too_high',
-  'honeypot',
-  'min_out_not_met',
-  'slippage_too_high',
-  'insufficient_funds',
-  'no_signer',
-  'signer_unreachable',
-  'signer_timeout',
-  'signer_refused',
-  'signature_invalid',
-  'submission_rejected',
-  'reverted',
-  'not_included',
-  'nonce_used',
-] as const;
+/** Reasons (`statusReason`) an intent fails at or after launch: the one list, by name. */
+export const FailureReason = {
+  NothingToBuy: 'nothing_to_buy',
+  MinInNotMet: 'min_in_not_met',
+  LiquidityUnknown: 'liquidity_unknown',
+  LiquidityTooLow: 'liquidity_too_low',
+  BuyReverted: 'buy_reverted',
+  BuyTaxTooHigh: 'buy_tax_too_high',
+  SellTaxTooHigh: 'sell_tax_too_high',
+  Honeypot: 'honeypot',
+  MinOutNotMet: 'min_out_not_met',
+  SlippageTooHigh: 'slippage_too_high',
+  InsufficientFunds: 'insufficient_funds',
+  NoSigner: 'no_signer',
+  SignerUnreachable: 'signer_unreachable',
+  SignerTimeout: 'signer_timeout',
+  SignerRefused: 'signer_refused',
+  SignatureInvalid: 'signature_invalid',
+  SubmissionRejected: 'submission_rejected',
+  Reverted: 'reverted',
+  NotIncluded: 'not_included',
+  NonceUsed: 'nonce_used',
+  AllowanceTooLow: 'allowance_too_low',
+} as const;
+export type FailureReason = (typeof FailureReason)[keyof typeof FailureReason];
+export type IntentFailureReason = FailureReason;
+
+/** Every failure reason. */
+export const INTENT_FAILURE_REASONS: readonly IntentFailureReason[] = Object.values(FailureReason);

@@ -7,3 +7,6 @@ export * from './json.js';
 export * from './simulation.js';
 export * from './payouts.js';
 export * from './execution.js';
+export * from './notifications.js';
+export * from './chains.js';
+export * from './abi.js';

@@ -1,12 +1,6 @@
 import { z } from 'zod';
-import {
-  boolean,
-  checksummedAddress,
-  fraction,
-  integer,
-  textProblem,
-  uint256String,
-} from './validation.js';
+import type { IntentStatusData, NotificationType } from './notifications.js';
+import { boolean, checksummedAddress, fraction, integer, textProblem, uint256String } from './validation.js';
 
 export const INTENT_STATUSES = ['pending', 'completed', 'expired', 'failed', 'cancelled', 'error'] as const;
 export type IntentStatus = (typeof INTENT_STATUSES)[number];
@@ -58,54 +52,102 @@ export interface CreateIntentOptions {
  * service parses with the same schema and its configured chain ids.
  */
 export function createIntentRequestSchema(options: CreateIntentOptions = {}) {
-  const now = options.now ?? Date.now;
-  const chainIds = options.chainIds;
-  return z
-    .strictObject({
-      chainId: integer(1, Number.MAX_SAFE_INTEGER, 'a positive integer chain id').refine(
-        (id) => !chainIds || chainIds.includes(id),
-        { error: `must be one of the supported chains: ${chainIds?.join(', ')}` },
-      ),
-      wallet: checksummedAddress(),
-      tokenAddress: checksummedAddress(),
-      bribe: uint256String('wei'),
-      buyAmount: uint256String('wei'),
-      expiry: integer(0, Number.MAX_SAFE_INTEGER, 'a unix timestamp in seconds').superRefine((expiry, ctx) => {
-        const nowSeconds = Math.floor(now() / 1000);
-        if (expiry <= nowSeconds) {
-          ctx.addIssue({ code: 'custom', message: `must be in the future (now is ${nowSeconds})`, input: expiry });
-        } else if (expiry > nowSeconds + MAX_EXPIRY_AHEAD_SECONDS) {
-          ctx.addIssue({ code: 'custom', message: 'must be at most 30 days ahead', input: expiry });
-        }
-      }),
-      maxBuyTax: optional(fraction()),
-      maxSellTax: optional(fraction()),
-      minIn: optional(uint256String('wei')),
-      minOut: optional(uint256String('token units')),
-      minLiquidity: optional(uint256String('cents')),
-      feeBps: optional(integer(0, 10_000, 'basis points')),
-      feeRecipient: optional(checksummedAddress()),
-      firstOrFail: optional(boolean()),
-      maxSlippageBps: optional(integer(0, 10_000, 'basis points')),
-      gasTip: optional(uint256String('wei')),
-      /** Receives an HMAC-signed notification for every status change of the intent. */
-      notificationWebhookUrl: optional(webhookUrl(options.allowHttpWebhooks ?? true)),
-      /**
-       * Signing webhook: at launch the service POSTs the unsigned buy here (HMAC-signed) and
-       * expects it back signed by `wallet`. Without one the intent fails with `no_signer`
-       * (unless a development signer holds the wallet's key on a local chain).
-       */
-      webhookUrl: optional(webhookUrl(options.allowHttpWebhooks ?? true)),
-    })
-    .superRefine((intent, ctx) => {
-      const feeBps = intent.feeBps;
-      const validFee = feeBps !== null && Number.isInteger(feeBps) && feeBps > 0 && feeBps <= 10_000;
-      if (validFee && intent.feeRecipient === null) {
-        ctx.addIssue({ code: 'custom', path: ['feeRecipient'], message: 'is required when feeBps is above 0', input: undefined });
-      }
-    });
+  return z.strictObject(intentFields(options)).superRefine(feeRecipientRequired);
 }
 export type CreateIntentRequest = z.output<ReturnType<typeof createIntentRequestSchema>>;
+
+/** A wallet intent's EIP-712 signature: 65 bytes (r, s, v) as 0x-prefixed hex. */
+export const WALLET_INTENT_SIGNATURE = /^0x[0-9a-fA-F]{130}$/;
+
+/**
+ * Body of `POST /v1/wallet/intent`: the intent (no signing webhook: the wallet signed it
+ * already), its `nonce` (one-use, any uint256 the wallet has not used with the executor) and
+ * `signature`, the wallet's EIP-712 signature of the `BuyIntent` struct (see the README).
+ */
+export function createWalletIntentRequestSchema(options: CreateIntentOptions = {}) {
+  const { webhookUrl: _noWebhook, ...fields } = intentFields(options);
+  return z
+    .strictObject({
+      ...fields,
+      nonce: uint256String('a nonce'),
+      signature: z
+        .string({ error: 'must be a 65-byte hex signature (0x + 130 hex digits)' })
+        .regex(WALLET_INTENT_SIGNATURE, { error: 'must be a 65-byte hex signature (0x + 130 hex digits)' }),
+    })
+    .superRefine(feeRecipientRequired);
+}
+export type CreateWalletIntentRequest = z.output<ReturnType<typeof createWalletIntentRequestSchema>>;
+
+function feeRecipientRequired(intent: { feeBps: number | null; feeRecipient: string | null }, ctx: z.RefinementCtx): void {
+  const feeBps = intent.feeBps;
+  const validFee = feeBps !== null && Number.isInteger(feeBps) && feeBps > 0 && feeBps <= 10_000;
+  if (validFee && intent.feeRecipient === null) {
+    ctx.addIssue({ code: 'custom', path: ['feeRecipient'], message: 'is required when feeBps is above 0', input: undefined });
+  }
+}
+
+/** The fields of a new intent, shared by `POST /v1/intent` and `POST /v1/wallet/intent`. */
+function intentFields(options: CreateIntentOptions) {
+  const now = options.now ?? Date.now;
+  const chainIds = options.chainIds;
+  return {
+    chainId: integer(1, Number.MAX_SAFE_INTEGER, 'a positive integer chain id').refine((id) => !chainIds || chainIds.includes(id), {
+      error: `must be one of the supported chains: ${chainIds?.join(', ')}`,
+    }),
+    wallet: checksummedAddress(),
+    tokenAddress: checksummedAddress(),
+    bribe: uint256String('wei'),
+    buyAmount: uint256String('wei'),
+    expiry: integer(0, Number.MAX_SAFE_INTEGER, 'a unix timestamp in seconds').superRefine((expiry, ctx) => {
+      const nowSeconds = Math.floor(now() / 1000);
+      if (expiry <= nowSeconds) {
+        ctx.addIssue({ code: 'custom', message: `must be in the future (now is ${nowSeconds})`, input: expiry });
+      } else if (expiry > nowSeconds + MAX_EXPIRY_AHEAD_SECONDS) {
+        ctx.addIssue({ code: 'custom', message: 'must be at most 30 days ahead', input: expiry });
+      }
+    }),
+    maxBuyTax: optional(fraction()),
+    maxSellTax: optional(fraction()),
+    minIn: optional(uint256String('wei')),
+    minOut: optional(uint256String('token units')),
+    minLiquidity: optional(uint256String('cents')),
+    feeBps: optional(integer(0, 10_000, 'basis points')),
+    feeRecipient: optional(checksummedAddress()),
+    firstOrFail: optional(boolean()),
+    maxSlippageBps: optional(integer(0, 10_000, 'basis points')),
+    gasTip: optional(uint256String('wei')),
+    /** Receives an HMAC-signed notification for every status change of the intent. */
+    notificationWebhookUrl: optional(webhookUrl(options.allowHttpWebhooks ?? true)),
+    /**
+     * Signing webhook: at launch the service POSTs the unsigned buy here (HMAC-signed) and
+     * expects it back signed by `wallet`. Without one the intent fails with `no_signer`
+     * (unless a development signer holds the wallet's key on a local chain).
+     */
+    webhookUrl: optional(webhookUrl(options.allowHttpWebhooks ?? true)),
+  };
+}
+/** Most intents one `POST /v1/intents` may create. */
+export const BATCH_CREATE_MAX_INTENTS = 100;
+/** Most ids one bulk cancel (`DELETE /v1/intents`, `POST /v1/intents/cancel`) may name. */
+export const BULK_CANCEL_MAX_IDS = 500;
+
+/**
+ * Body of `POST /v1/intents`: a JSON array of 1 to {@link BATCH_CREATE_MAX_INTENTS} intents,
+ * each checked by exactly the schema of `POST /v1/intent`. A problem with an item is reported
+ * under its index (`3.buyAmount`). The count is checked first, so a too-long array is refused
+ * for its length alone.
+ */
+export function createIntentsBatchRequestSchema(options: CreateIntentOptions = {}) {
+  const count = `must be an array of 1 to ${BATCH_CREATE_MAX_INTENTS} intents`;
+  return z
+    .array(z.unknown(), { error: (i) => (i.input === undefined ? 'is required' : count) })
+    .min(1, { error: count })
+    .max(BATCH_CREATE_MAX_INTENTS, {
+      error: (i) => `must hold at most ${BATCH_CREATE_MAX_INTENTS} intents (it holds ${(i.input as unknown[]).length}); split the batch`,
+    })
+    .pipe(z.array(z.looseObject({}, { error: 'must be an intent (a JSON object)' }).pipe(createIntentRequestSchema(options))));
+}
+export type CreateIntentsBatchRequest = z.output<ReturnType<typeof createIntentsBatchRequestSchema>>;
 
 /** Body of `POST /v1/intents/search`. */
 export const SearchIntentsRequestSchema = z.strictObject({
@@ -130,6 +172,18 @@ export const SearchIntentsRequestSchema = z.strictObject({
 });
 export type SearchIntentsRequest = z.output<typeof SearchIntentsRequestSchema>;
 
+/**
+ * The search a customer dashboard sends: `addresses` may be left out (or empty), for every
+ * wallet of the tenant. Offered only to dashboard tokens (`tenantWide` in the message).
+ */
+export const TenantSearchIntentsRequestSchema = SearchIntentsRequestSchema.extend({
+  addresses: z
+    .array(checksummedAddress(), { error: 'must be an array of addresses' })
+    .max(SEARCH_MAX_ADDRESSES, { error: `must hold at most ${SEARCH_MAX_ADDRESSES} addresses` })
+    .optional()
+    .transform((v) => v ?? []),
+});
+
 /** Body of routes that take none (cancel): absent, or an empty object. */
 export const NoBodySchema = z.strictObject({}).optional();
 
@@ -140,6 +194,44 @@ export const IntentIdSchema = z
   .string({ error: 'must be an intent id (UUID)' })
   .regex(UUID, { error: 'must be an intent id (UUID)' })
   .transform((v) => v.toLowerCase());
+
+/**
+ * Body of `DELETE /v1/intents` and `POST /v1/intents/cancel`: 1 to {@link BULK_CANCEL_MAX_IDS}
+ * intent ids. The same id twice (in any letter case) is refused: each id is answered once.
+ */
+export const BulkCancelRequestSchema = z.strictObject({
+  ids: z
+    .array(IntentIdSchema, { error: (i) => (i.input === undefined ? 'is required' : 'must be an array of intent ids') })
+    .min(1, { error: `must hold 1 to ${BULK_CANCEL_MAX_IDS} intent ids` })
+    .max(BULK_CANCEL_MAX_IDS, { error: `must hold 1 to ${BULK_CANCEL_MAX_IDS} intent ids`, abort: true })
+    .superRefine((ids, ctx) => {
+      const first = new Map<string, number>();
+      ids.forEach((id, i) => {
+        const earlier = first.get(id);
+        if (earlier === undefined) first.set(id, i);
+        else ctx.addIssue({ code: 'custom', path: [i], message: `repeats ids.${earlier}: name each intent once`, input: id });
+      });
+    }),
+});
+export type BulkCancelRequest = z.output<typeof BulkCancelRequestSchema>;
+
+/** Why a bulk cancel did not cancel an intent. */
+export const BULK_CANCEL_REASONS = ['not_found', 'not_pending', 'executing'] as const;
+export type BulkCancelReason = (typeof BULK_CANCEL_REASONS)[number];
+
+/** One entry of a bulk cancel's answer, in the order of the request's ids. */
+export interface BulkCancelResult {
+  id: string;
+  /** The intent's status after the request; null when not found. */
+  status: IntentStatus | null;
+  cancelled: boolean;
+  /**
+   * null when cancelled; `not_found` (unknown, or another tenant's: existence is never
+   * revealed), `not_pending` (already completed, expired, failed, cancelled or in error), or
+   * `executing` (pending, but its buy was submitted: the chain decides its outcome).
+   */
+  reason: BulkCancelReason | null;
+}
 
 /** The record every intent endpoint returns: the creation fields plus the intent's own. */
 export interface IntentRecord {
@@ -167,9 +259,21 @@ export interface IntentRecord {
   txHash: string | null;
   executedAt: string | null;
   statusReason: string | null;
+  /**
+   * The measured values behind the latest status change (the notification's `data`): e.g.
+   * `{max, actual}` for a tax, `{minOut, quoted}`, `{txHash}` once the buy is sent; null when none.
+   */
+  statusData: IntentStatusData | null;
   notificationWebhookUrl: string | null;
   webhookUrl: string | null;
+  /** `bot`: signed at launch by `webhookUrl`; `wallet`: pre-signed (`POST /v1/wallet/intent`), executed through the executor contract. */
+  kind: IntentKind;
+  /** A wallet intent's one-use executor nonce (decimal string); null for a bot intent. */
+  nonce: string | null;
 }
+
+export const INTENT_KINDS = ['bot', 'wallet'] as const;
+export type IntentKind = (typeof INTENT_KINDS)[number];
 
 /** Opaque keyset cursor: the id of the last intent of a page. */
 export function encodeSearchCursor(lastId: string): string {
@@ -189,13 +293,31 @@ export interface TenantScoped {
 export interface CreateIntentMessage extends TenantScoped {
   idempotencyKey: string | null;
   body: unknown;
+  /** `wallet`: the body is a pre-signed wallet intent (`POST /v1/wallet/intent`). Default `bot`. */
+  kind?: IntentKind;
 }
 export interface GetIntentMessage extends TenantScoped {
   id: string;
 }
 export type CancelIntentMessage = GetIntentMessage;
+/** A batch create: `body` is the JSON array as the client sent it. */
+export type CreateIntentsMessage = CreateIntentMessage;
+export interface CreateIntentsReply {
+  /** The created intents, in the order of the request. */
+  intents: IntentRecord[];
+  /** true when an earlier request with the same Idempotency-Key created them. */
+  replayed: boolean;
+}
+export interface CancelIntentsMessage extends TenantScoped {
+  body: unknown;
+}
+export interface CancelIntentsReply {
+  results: BulkCancelResult[];
+}
 export interface SearchIntentsMessage extends TenantScoped {
   body: unknown;
+  /** The body may omit `addresses` (TenantSearchIntentsRequestSchema): every wallet of the tenant. */
+  tenantWide?: boolean;
 }
 export interface CreateIntentReply {
   intent: IntentRecord;
@@ -216,14 +338,28 @@ export interface HealthReply {
 
 // ---- JetStream events (intent service outbox → stream INTENT_EVENTS) ----
 
-export const INTENT_EVENT_TYPES = ['created', 'cancelled', 'expired', 'completed', 'failed', 'error'] as const;
+/** Our event names: the outbox's `type`, the JetStream subject's last token, the body's `event`. */
+export const INTENT_EVENT_TYPES = ['created', 'tx_pending', 'cancelled', 'expired', 'completed', 'failed', 'error'] as const;
 export type IntentEventType = (typeof INTENT_EVENT_TYPES)[number];
 
+/**
+ * One notification: the body of every webhook delivery and of every server-sent event. Merkle's
+ * fields (`intentId`, `chainId`, `type`, `reason`, `data`) alongside ours (`id`, `event`,
+ * `occurredAt`, `tenantId`, `intent`); see {@link notificationFields} for the mapping.
+ */
 export interface IntentEvent {
   /** Event id (UUIDv7); also the JetStream `Nats-Msg-Id`, so a republish is deduplicated. */
   id: string;
-  type: IntentEventType;
+  intentId: string;
+  chainId: number;
+  type: NotificationType;
+  reason: string;
+  /** The measured values (the intent's `statusData`, `{}` when it has none). */
+  data: IntentStatusData;
+  /** Our own event name. */
+  event: IntentEventType;
   occurredAt: string;
   tenantId: string;
+  /** The intent as of the change. */
   intent: IntentRecord;
 }

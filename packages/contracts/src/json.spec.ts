@@ -59,7 +59,9 @@ describe('big JSON integers at the schemas', () => {
   const call = { from: '0x' + '11'.repeat(20), to: '0x' + '22'.repeat(20) };
 
   it('an override balance given as a bare big number is that many wei', () => {
-    const body = parseJson(`{"chainId": 1, "calls": [{"from": "${call.from}", "to": "${call.to}"}], "overrides": {"accounts": {"${call.from}": {"balance": 123456789012345678901}}}}`);
+    const body = parseJson(
+      `{"chainId": 1, "calls": [{"from": "${call.from}", "to": "${call.to}"}], "overrides": {"accounts": {"${call.from}": {"balance": 123456789012345678901}}}}`,
+    );
     const request = parseInput(SimulateRequestSchema, body);
     expect(request.overrides?.accounts?.[call.from]?.balance).toBe(123456789012345678901n);
   });

@@ -37,7 +37,15 @@ describe('ListEntriesQuerySchema (query of GET /v1/payouts): what reaches SQL is
 });
 
 describe('payout bodies', () => {
-  const event = { id: '0190a5c4-0000-7000-8000-000000000001', chainId: 1, txHash: `0x${'a'.repeat(64)}`, asset: 'ETH', amount: '1', type: 'mev', time: '2024-01-01T00:00:00Z' };
+  const event = {
+    id: '0190a5c4-0000-7000-8000-000000000001',
+    chainId: 1,
+    txHash: `0x${'a'.repeat(64)}`,
+    asset: 'ETH',
+    amount: '1',
+    type: 'mev',
+    time: '2024-01-01T00:00:00Z',
+  };
 
   it('a chain id past the ledger’s integer column is refused', () => {
     expect(issues(MevCaptureEventSchema, { ...event, chainId: 2 ** 31 }).map((i) => i.path)).toEqual(['chainId']);

@@ -30,15 +30,11 @@ export const txHash = () =>
 
 /** Source ids: 1..64 of letters, digits and `_ . : -`. */
 export const sourceId = () =>
-  z
-    .string({ error: required('a source id') })
-    .regex(/^[A-Za-z0-9_.:-]{1,64}$/, { error: 'must be 1 to 64 letters, digits or _ . : -' });
+  z.string({ error: required('a source id') }).regex(/^[A-Za-z0-9_.:-]{1,64}$/, { error: 'must be 1 to 64 letters, digits or _ . : -' });
 
 /** Asset symbols: 1..16 upper-case letters and digits (checked against the configured assets by the service). */
 export const assetSymbol = () =>
-  z
-    .string({ error: required('an asset symbol') })
-    .regex(/^[A-Z0-9]{1,16}$/, { error: 'must be an asset symbol (1 to 16 upper-case letters or digits)' });
+  z.string({ error: required('an asset symbol') }).regex(/^[A-Z0-9]{1,16}$/, { error: 'must be an asset symbol (1 to 16 upper-case letters or digits)' });
 
 /** A positive decimal amount as a string (`"0.015"`), at most 18 fraction digits; the service checks the asset's own decimals. */
 export const decimalAmount = () =>
@@ -71,8 +67,12 @@ export const MevCaptureEventSchema = z.strictObject({
   chainId: chainId(),
   txHash: txHash(),
   /** The order-flow source credited; null/absent when none. */
-  sourceId: sourceId().nullish().transform((v) => v ?? null),
-  generatedBySourceId: sourceId().nullish().transform((v) => v ?? null),
+  sourceId: sourceId()
+    .nullish()
+    .transform((v) => v ?? null),
+  generatedBySourceId: sourceId()
+    .nullish()
+    .transform((v) => v ?? null),
   asset: assetSymbol(),
   amount: decimalAmount(),
   type: z.enum(ENTRY_TYPES, { error: `must be one of ${ENTRY_TYPES.join(', ')}` }),
@@ -105,6 +105,8 @@ export interface Payout {
   amount: number;
   status: PayoutStatus;
   txHash: string | null;
+  /** Merkle's name of `txHash`. */
+  tx_hash: string | null;
 }
 
 /** A query-string value: one string; a parameter given twice arrives as an array and is refused. */
@@ -135,14 +137,30 @@ export const ListEntriesQuerySchema = z.strictObject({
 });
 export type ListEntriesQuery = z.output<typeof ListEntriesQuerySchema>;
 
-/** Body of `POST /v1/cashback/source/:id/payout`. */
-export const RequestPayoutSchema = z.strictObject({
-  address: z
-    .string({ error: required('a 0x-prefixed 20-byte hex address') })
-    .regex(/^0x[0-9a-fA-F]{40}$/, { error: 'must be a 0x-prefixed 20-byte hex address' }),
-  chainId: chainId(),
-  asset: assetSymbol(),
-});
+/**
+ * Body of `POST /v1/cashback/source/:id/payout`: `{address, chainId, asset}` pays one (chain,
+ * asset) balance; Merkle's `{address, email?}` pays every claimable balance of the source, each
+ * as its own payout.
+ */
+export const RequestPayoutSchema = z
+  .strictObject({
+    address: z
+      .string({ error: required('a 0x-prefixed 20-byte hex address') })
+      .regex(/^0x[0-9a-fA-F]{40}$/, { error: 'must be a 0x-prefixed 20-byte hex address' }),
+    chainId: chainId().optional(),
+    asset: assetSymbol().optional(),
+    email: z
+      .string({ error: 'must be an email address' })
+      .max(254, { error: 'must be at most 254 characters' })
+      .regex(/^[^\s@\x00-\x1f]+@[^\s@\x00-\x1f]+\.[^\s@\x00-\x1f]+$/, { error: 'must be an email address' })
+      .optional(),
+  })
+  .superRefine((r, ctx) => {
+    if ((r.chainId === undefined) !== (r.asset === undefined)) {
+      const missing = r.chainId === undefined ? 'chainId' : 'asset';
+      ctx.addIssue({ code: 'custom', path: [missing], message: 'is required with chainId and asset (or send neither to pay every balance)', input: undefined });
+    }
+  });
 export type RequestPayout = z.output<typeof RequestPayoutSchema>;
 
 /** Body of `POST /v1/cashback/payout/:id/status` (admin): the next status of a payout. */

@@ -20,9 +20,7 @@ export function decodeRpcReply<T>(raw: string): RpcReply<T> {
     return { ok: false, error: { name: ErrorName.Internal, message: 'Malformed reply from service', details: null } };
   }
   if (packet.err !== undefined && packet.err !== null) {
-    const error = isRpcErrorPayload(packet.err)
-      ? packet.err
-      : { name: ErrorName.Internal, message: 'Internal error', details: null };
+    const error = isRpcErrorPayload(packet.err) ? packet.err : { name: ErrorName.Internal, message: 'Internal error', details: null };
     return { ok: false, error };
   }
   return { ok: true, value: packet.response as T };

@@ -33,27 +33,25 @@ const hexBytes = (max = SIMULATION_MAX_DATA_BYTES) =>
  * Returned as a bigint.
  */
 export const quantity = (max: bigint, what: string) =>
-  z
-    .union([z.number(), z.bigint(), z.string()], { error: required(`${what}: an integer, a decimal string or a 0x hex string`) })
-    .transform((v, ctx) => {
-      let n: bigint | null = null;
-      if (typeof v === 'bigint') {
-        if (v >= 0n) n = v;
-      } else if (typeof v === 'number') {
-        if (Number.isSafeInteger(v) && v >= 0) n = BigInt(v);
-      } else if (v.length <= 80 && (DECIMAL.test(v) || HEX_QUANTITY.test(v))) {
-        n = BigInt(v);
-      }
-      if (n === null) {
-        ctx.addIssue({ code: 'custom', message: `must be ${what}: a non-negative integer, a decimal string or a 0x hex string`, input: v });
-        return z.NEVER;
-      }
-      if (n > max) {
-        ctx.addIssue({ code: 'custom', message: `must be at most ${max === UINT256_MAX ? '2^256-1' : max.toString()}`, input: v });
-        return z.NEVER;
-      }
-      return n;
-    });
+  z.union([z.number(), z.bigint(), z.string()], { error: required(`${what}: an integer, a decimal string or a 0x hex string`) }).transform((v, ctx) => {
+    let n: bigint | null = null;
+    if (typeof v === 'bigint') {
+      if (v >= 0n) n = v;
+    } else if (typeof v === 'number') {
+      if (Number.isSafeInteger(v) && v >= 0) n = BigInt(v);
+    } else if (v.length <= 80 && (DECIMAL.test(v) || HEX_QUANTITY.test(v))) {
+      n = BigInt(v);
+    }
+    if (n === null) {
+      ctx.addIssue({ code: 'custom', message: `must be ${what}: a non-negative integer, a decimal string or a 0x hex string`, input: v });
+      return z.NEVER;
+    }
+    if (n > max) {
+      ctx.addIssue({ code: 'custom', message: `must be at most ${max === UINT256_MAX ? '2^256-1' : max.toString()}`, input: v });
+      return z.NEVER;
+    }
+    return n;
+  });
 
 const UINT64_MAX = (1n << 64n) - 1n;
 
@@ -109,8 +107,12 @@ export const SimulationCallSchema = z
   .strictObject({
     from: address(),
     /** Omitted or null: a contract creation with `data` as init code. */
-    to: address().nullish().transform((v) => v ?? null),
-    data: hexBytes().optional().transform((v) => v ?? '0x'),
+    to: address()
+      .nullish()
+      .transform((v) => v ?? null),
+    data: hexBytes()
+      .optional()
+      .transform((v) => v ?? '0x'),
     nonce: z
       .number({ error: typeError('an integer nonce') })
       .int({ error: 'must be an integer nonce' })

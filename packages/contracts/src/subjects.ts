@@ -5,6 +5,9 @@ export const INTENT_CREATE = 'intent.create';
 export const INTENT_GET = 'intent.get';
 export const INTENT_SEARCH = 'intent.search';
 export const INTENT_CANCEL = 'intent.cancel';
+/** Batch create (all or nothing) and bulk cancel. */
+export const INTENT_CREATE_BATCH = 'intent.create-batch';
+export const INTENT_CANCEL_BATCH = 'intent.cancel-batch';
 /** Answers `{ ok: true }` when the service and its database are up. */
 export const INTENT_HEALTH = 'intent.health';
 /** `{tenantId}` → `{secret}`: the key the tenant's webhooks verify notification signatures with. */
@@ -36,6 +39,8 @@ export const PAYOUT_SOURCE_CASHBACK = 'payout.source.cashback';
 export const PAYOUT_SOURCE_REGISTER = 'payout.source.register';
 export const PAYOUT_REQUEST = 'payout.payouts.request';
 export const PAYOUT_GET = 'payout.payouts.get';
+/** A source's latest payouts (newest first, at most 100). */
+export const PAYOUT_SOURCE_PAYOUTS = 'payout.source.payouts';
 export const PAYOUT_TRANSITION = 'payout.payouts.transition';
 
 /** JetStream stream of MEV-capture events (`mev.captured.<chainId>`), consumed durably by the payout service. */

@@ -50,10 +50,18 @@ export async function deployExecutor(options: DeployOptions): Promise<Deployment
     const deployer = new Wallet(options.privateKey, provider);
     if ((await provider.getCode(router)) === '0x') throw new DeployError(`no contract at router ${router} on chain ${chainId}`);
     const routerContract = new Contract(router, ROUTER_ABI, provider);
-    const factory = getAddress(await routerContract.getFunction('factory').staticCall().catch(() => {
-      throw new DeployError(`${router} has no factory(): not a Uniswap-V2-style router`);
-    }));
-    const routerWeth = await routerContract.getFunction('WETH').staticCall().then(getAddress, () => null);
+    const factory = getAddress(
+      await routerContract
+        .getFunction('factory')
+        .staticCall()
+        .catch(() => {
+          throw new DeployError(`${router} has no factory(): not a Uniswap-V2-style router`);
+        }),
+    );
+    const routerWeth = await routerContract
+      .getFunction('WETH')
+      .staticCall()
+      .then(getAddress, () => null);
     const wrappedNative = given ?? routerWeth;
     if (!wrappedNative) throw new DeployError(`${router} has no WETH(): pass the wrapped native token (--weth)`);
     if (routerWeth && routerWeth !== wrappedNative) throw new DeployError(`the router's WETH() is ${routerWeth}, not ${wrappedNative}`);

@@ -1,16 +1,7 @@
 import { devWallet, mined } from '@tradeinfra/test-support';
 import { getAddress, id, Interface, TypedDataEncoder, type HDNodeWallet } from 'ethers';
 import { decodeExecutorRevert, encodeCancel, encodeExecute, encodeInvalidateNonces } from './artifact.js';
-import {
-  BUY_INTENT_TYPE,
-  buyIntentDigest,
-  buyIntentFee,
-  executorDomain,
-  nonceBit,
-  recoverBuyIntentSigner,
-  signBuyIntent,
-  type BuyIntent,
-} from './intent.js';
+import { BUY_INTENT_TYPE, buyIntentDigest, buyIntentFee, executorDomain, nonceBit, recoverBuyIntentSigner, signBuyIntent, type BuyIntent } from './intent.js';
 import { compileSolidity } from './solc.js';
 import { CHAIN_ID, COINBASE, ETH, ExecutorChain, FEE_RECIPIENT, getAmountOut, SUPPLY, ZERO_ADDRESS } from './test/chain.js';
 
@@ -273,7 +264,10 @@ describe('IntentExecutor', () => {
         [{ feeRecipient: ZERO_ADDRESS }, { name: 'FeeRecipientMissing', args: {} }],
         [{ feeBps: 10_000 }, { name: 'NothingToBuy', args: {} }],
         [{ amount: 0n }, { name: 'NothingToBuy', args: {} }],
-        [{ amount: 1000n, minIn: 991n }, { name: 'MinInNotMet', args: { amountIn: '990', minIn: '991' } }],
+        [
+          { amount: 1000n, minIn: 991n },
+          { name: 'MinInNotMet', args: { amountIn: '990', minIn: '991' } },
+        ],
       ];
       for (const [change, expected] of cases) {
         const intent = await intentFor(wallet, change);
@@ -325,7 +319,10 @@ describe('IntentExecutor', () => {
       const frontOut = getAmountOut(ETH / 2n, pool.reserveWeth, pool.reserveToken);
       expect((await chain.dex.balanceOf(token, trader.address)) - frontRunnerBefore).toBe(frontOut);
       const afterFront = getAmountOut(amountIn, pool.reserveWeth + ETH / 2n, pool.reserveToken - frontOut);
-      expect(await chain.revertOf(ours.hash)).toEqual({ name: 'InsufficientOutput', args: { amountOut: afterFront.toString(), minOut: intent.minOut.toString() } });
+      expect(await chain.revertOf(ours.hash)).toEqual({
+        name: 'InsufficientOutput',
+        args: { amountOut: afterFront.toString(), minOut: intent.minOut.toString() },
+      });
       expect(await balances(wallet.address)).toEqual(before);
       expect(await chain.view('isNonceUsed', [wallet.address, intent.nonce])).toBe(false);
     });
@@ -346,7 +343,10 @@ describe('IntentExecutor', () => {
       const before = await balances(wallet.address, taxed);
       const sent = await chain.execute(relayer.address, first, wallet);
       expect(sent.receipt?.status).toBe('0x0');
-      expect(await chain.revertOf(sent.hash)).toEqual({ name: 'InsufficientOutput', args: { amountOut: received.toString(), minOut: (received + 1n).toString() } });
+      expect(await chain.revertOf(sent.hash)).toEqual({
+        name: 'InsufficientOutput',
+        args: { amountOut: received.toString(), minOut: (received + 1n).toString() },
+      });
       expect(await balances(wallet.address, taxed)).toEqual(before);
 
       const second = { ...first, minOut: received, nonce: nextNonce++ };
@@ -460,7 +460,11 @@ describe('IntentExecutor', () => {
     it('revokes many nonces in one transaction, and only the wallet’s own', async () => {
       const wallet = await freshWallet();
       const base = 5n * 256n; // a word of its own
-      const [a, b, c] = [await intentFor(wallet, { nonce: base + 1n }), await intentFor(wallet, { nonce: base + 200n }), await intentFor(wallet, { nonce: base + 2n })];
+      const [a, b, c] = [
+        await intentFor(wallet, { nonce: base + 1n }),
+        await intentFor(wallet, { nonce: base + 200n }),
+        await intentFor(wallet, { nonce: base + 2n }),
+      ];
       const mask = nonceBit(a.nonce).mask | nonceBit(b.nonce).mask;
       // Someone else invalidating the same word touches only their own bitmap.
       await chain.ok(relayer.address, chain.executor, encodeInvalidateNonces(5n, mask));
@@ -529,7 +533,11 @@ contract Reenterer {
       const cw = artifacts.ContractWallet!.iface;
       const weth = chain.dex.a.WETH9!.iface;
       await chain.ok(owner.address, walletAddress, cw.encodeFunctionData('exec', [chain.dex.weth, ETH, weth.encodeFunctionData('deposit')]), ETH);
-      await chain.ok(owner.address, walletAddress, cw.encodeFunctionData('exec', [chain.dex.weth, 0n, weth.encodeFunctionData('approve', [chain.executor, ETH])]));
+      await chain.ok(
+        owner.address,
+        walletAddress,
+        cw.encodeFunctionData('exec', [chain.dex.weth, 0n, weth.encodeFunctionData('approve', [chain.executor, ETH])]),
+      );
 
       const intent = await intentFor(owner, { wallet: walletAddress });
       const notTheOwner = await signBuyIntent(stranger, intent, chain.target);

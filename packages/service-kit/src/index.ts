@@ -56,9 +56,7 @@ export function createLogger(name: string, env: LogSettings, levels: LogLevel[] 
 export function describeError(err: unknown): string {
   const db = databaseErrorOf(err);
   if (!db) return (err as Error | null)?.stack ?? String(err);
-  const where = (['table', 'column', 'constraint', 'routine'] as const)
-    .filter((k) => typeof db[k] === 'string' && db[k])
-    .map((k) => `${k} ${db[k]}`);
+  const where = (['table', 'column', 'constraint', 'routine'] as const).filter((k) => typeof db[k] === 'string' && db[k]).map((k) => `${k} ${db[k]}`);
   const message = db.message.replace(/"[^"]*"/g, '"…"').slice(0, 300);
   return `database error ${db.code}: ${message}${where.length > 0 ? ` (${where.join(', ')})` : ''}`;
 }
@@ -96,7 +94,22 @@ function isPayloadError(value: unknown): value is PayloadError {
 }
 
 /** Postgres/socket errors that mean "the database is unavailable", not a bug. */
-const UNAVAILABLE_CODES = new Set(['53300', '53400', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH']);
+const UNAVAILABLE_CODES = new Set([
+  '53300',
+  '53400',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+]);
 
 /** True when the error (or the driver error inside it) says the database cannot be reached right now. */
 export function isDatabaseUnavailable(err: unknown): boolean {
@@ -142,8 +155,7 @@ export class RequestLogInterceptor implements NestInterceptor {
     if (!this.enabled) return next.handle();
     const { subject, requestId } = natsInfo(context);
     const started = performance.now();
-    const done = (outcome: string) =>
-      this.logger.log(`${subject} request=${requestId} ${outcome} ${(performance.now() - started).toFixed(1)}ms`);
+    const done = (outcome: string) => this.logger.log(`${subject} request=${requestId} ${outcome} ${(performance.now() - started).toFixed(1)}ms`);
     return next.handle().pipe(
       tap({
         complete: () => done('ok'),
@@ -172,11 +184,7 @@ export interface MicroserviceSettings {
  * forever, with the shared error filter and request log. Refuses to start on a nats-server
  * older than MIN_NATS_SERVER_VERSION.
  */
-export async function startMicroservice(
-  module: DynamicModule,
-  settings: MicroserviceSettings,
-  logger: ConsoleLogger | false,
-): Promise<INestMicroservice> {
+export async function startMicroservice(module: DynamicModule, settings: MicroserviceSettings, logger: ConsoleLogger | false): Promise<INestMicroservice> {
   await checkNatsServer(settings.natsUrl, settings.name);
   const app = await NestFactory.createMicroservice<MicroserviceOptions>(module, {
     transport: Transport.NATS,
@@ -200,3 +208,6 @@ export async function startMicroservice(
   return app;
 }
 export { HttpJsonClient, HttpJsonUnavailable } from './http-json.js';
+export { ChainRpc, RpcUnavailable, type RpcCall, type RpcReplyItem } from './json-rpc.js';
+export { NatsSimulationClient, type SimulationRequest } from './simulation-client.js';
+export { ADVISORY_LOCKS } from './locks.js';

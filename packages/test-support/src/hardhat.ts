@@ -65,7 +65,11 @@ export class JsonRpc {
     if (calls.length === 0) return [];
     const first = this.id + 1;
     const body = JSON.stringify(calls.map(([method, params = []]) => ({ jsonrpc: '2.0', id: ++this.id, method, params })));
-    const replies = (await this.post(calls.map((c) => c[0]).join(','), body)) as Array<{ id: number; result?: T; error?: { code: number; message: string; data?: unknown } }>;
+    const replies = (await this.post(calls.map((c) => c[0]).join(','), body)) as Array<{
+      id: number;
+      result?: T;
+      error?: { code: number; message: string; data?: unknown };
+    }>;
     const byId = new Map(replies.map((r) => [r.id, r]));
     return calls.map(([method], i) => {
       const reply = byId.get(first + i);
@@ -95,7 +99,6 @@ export class JsonRpc {
     }
   }
 }
-
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -159,7 +159,10 @@ export class LocalDex {
 
   async pairOf(token: string): Promise<string> {
     const iface = this.a.UniswapV2Factory!.iface;
-    const result = await this.node.rpc.call<string>('eth_call', [{ to: this.factory, data: iface.encodeFunctionData('getPair', [token, this.weth]) }, 'latest']);
+    const result = await this.node.rpc.call<string>('eth_call', [
+      { to: this.factory, data: iface.encodeFunctionData('getPair', [token, this.weth]) },
+      'latest',
+    ]);
     return (iface.decodeFunctionResult('getPair', result)[0] as string).toLowerCase();
   }
 
@@ -174,9 +177,7 @@ export class LocalDex {
  * then returns its receipt; throws if it reverted.
  */
 export async function mined(node: HardhatNode, from: string, to: string | null, data: string, value = 0n): Promise<Receipt> {
-  const hash = await node.rpc.call<string>('eth_sendTransaction', [
-    { from, ...(to ? { to } : {}), data, value: `0x${value.toString(16)}`, gas: '0x7a1200' },
-  ]);
+  const hash = await node.rpc.call<string>('eth_sendTransaction', [{ from, ...(to ? { to } : {}), data, value: `0x${value.toString(16)}`, gas: '0x7a1200' }]);
   let receipt = await node.rpc.call<Receipt | null>('eth_getTransactionReceipt', [hash]);
   if (!receipt) {
     await node.rpc.call('evm_mine', []);

@@ -48,7 +48,15 @@ export function simulateBody(bundle: Bundle, blockNumber: number, block: BlockPa
 /** JSON with object keys sorted at every level (two equal values print the same). */
 export function canonical(v: unknown): string {
   const sort = (x: unknown): unknown =>
-    Array.isArray(x) ? x.map(sort) : x && typeof x === 'object' ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, sort((x as Record<string, unknown>)[k])])) : x;
+    Array.isArray(x)
+      ? x.map(sort)
+      : x && typeof x === 'object'
+        ? Object.fromEntries(
+            Object.keys(x)
+              .sort()
+              .map((k) => [k, sort((x as Record<string, unknown>)[k])]),
+          )
+        : x;
   return JSON.stringify(sort(v));
 }
 
@@ -81,13 +89,17 @@ export function diffCalls(node: CallOutcome[], service: SimulatedCall[] | undefi
     if (Number(s.status) !== n.status) out.push(`${at} status: node ${n.status}, service ${show(s.status)}`);
     if (hexOrEmpty(s.result) !== n.result) out.push(`${at} result: node ${n.result}, service ${show(s.result)}`);
     const gas = big(s.gasUsed);
-    if (gas !== n.gasUsed) out.push(`${at} gasUsed: node ${n.gasUsed}, service ${typeof gas === 'bigint' ? gas : gas} (${typeof gas === 'bigint' ? `${gas - n.gasUsed > 0n ? '+' : ''}${gas - n.gasUsed}` : '?'})`);
+    if (gas !== n.gasUsed)
+      out.push(
+        `${at} gasUsed: node ${n.gasUsed}, service ${typeof gas === 'bigint' ? gas : gas} (${typeof gas === 'bigint' ? `${gas - n.gasUsed > 0n ? '+' : ''}${gas - n.gasUsed}` : '?'})`,
+      );
     const error = s.error as { type?: unknown; message?: unknown } | undefined;
     if (n.status === 0 && !(error && typeof error.type === 'string' && typeof error.message === 'string' && error.message.length > 0)) {
       out.push(`${at} error: the call failed on the node, service gave no {type, message} (${show(s.error)})`);
     }
     if (n.status === 1 && s.error !== undefined) out.push(`${at} error: the call succeeded on the node, service says ${show(s.error)}`);
-    if ((n.addressCreated ?? null) !== (s.addressCreated ?? null)) out.push(`${at} addressCreated: node ${n.addressCreated ?? '(none)'}, service ${show(s.addressCreated ?? '(none)')}`);
+    if ((n.addressCreated ?? null) !== (s.addressCreated ?? null))
+      out.push(`${at} addressCreated: node ${n.addressCreated ?? '(none)'}, service ${show(s.addressCreated ?? '(none)')}`);
     if (canonical(n.updated) !== canonical(s.updated)) out.push(`${at} updated: node ${canonical(n.updated)}, service ${canonical(s.updated)}`);
 
     const sl = Array.isArray(s.logs) ? s.logs : [];

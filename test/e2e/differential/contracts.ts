@@ -649,4 +649,3 @@ export async function deploy(rpc: JsonRpc, artifacts: Record<string, Artifact>):
     nonces,
   };
 }
-

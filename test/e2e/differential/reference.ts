@@ -429,7 +429,17 @@ export async function runReference(rpc: JsonRpc, bundle: Bundle, options: Refere
       const [sent] = await rpc.batchSettled<string>([
         [
           'eth_sendTransaction',
-          [{ from, ...(c.to ? { to: c.to } : {}), data: c.data ?? '0x', value: toBeHex(c.value ?? 0n), gas: toBeHex(gas), gasPrice: '0x0', nonce: toBeHex(nonce) }],
+          [
+            {
+              from,
+              ...(c.to ? { to: c.to } : {}),
+              data: c.data ?? '0x',
+              value: toBeHex(c.value ?? 0n),
+              gas: toBeHex(gas),
+              gasPrice: '0x0',
+              nonce: toBeHex(nonce),
+            },
+          ],
         ],
       ]);
       const hash = sent instanceof JsonRpcError ? (sent.data as { txHash?: string } | undefined)?.txHash : sent;
@@ -442,7 +452,9 @@ export async function runReference(rpc: JsonRpc, bundle: Bundle, options: Refere
       ]);
       if (!receipt) throw new Error(`call #${i} was not mined`);
       if (Number(receipt.blockNumber) !== before + 1 || Number(receipt.transactionIndex) !== 0) {
-        throw new Error(`call #${i} mined at block ${Number(receipt.blockNumber)} index ${Number(receipt.transactionIndex)}, expected block ${before + 1} index 0`);
+        throw new Error(
+          `call #${i} mined at block ${Number(receipt.blockNumber)} index ${Number(receipt.transactionIndex)}, expected block ${before + 1} index 0`,
+        );
       }
       const status = Number(receipt.status) as 0 | 1;
       if (BigInt(trace.gas) !== BigInt(receipt.gasUsed) && trace.structLogs.length > 0) {

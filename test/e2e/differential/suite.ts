@@ -98,8 +98,10 @@ export function differentialSuite(fork: DifferentialFork): void {
         const updated = res?.body?.calls?.[i]?.updated ?? {};
         const accounts = new Set<string>();
         const slots = new Set<string>();
-        for (const section of ['accounts', 'contractCodes', 'storage'] as const) for (const a of Object.keys(updated[section] ?? {})) accounts.add(a.toLowerCase());
-        for (const [a, s] of Object.entries<Record<string, string>>(updated.storage ?? {})) for (const slot of Object.keys(s)) slots.add(`${a.toLowerCase()}:${slot.toLowerCase()}`);
+        for (const section of ['accounts', 'contractCodes', 'storage'] as const)
+          for (const a of Object.keys(updated[section] ?? {})) accounts.add(a.toLowerCase());
+        for (const [a, s] of Object.entries<Record<string, string>>(updated.storage ?? {}))
+          for (const slot of Object.keys(s)) slots.add(`${a.toLowerCase()}:${slot.toLowerCase()}`);
         return { accounts, slots };
       };
       const reference = await runReference(node.rpc, bundle, { defaultGas: DEFAULT_CALL_GAS, gasMode: mode, candidates });
@@ -113,8 +115,10 @@ export function differentialSuite(fork: DifferentialFork): void {
         differences.push(`response: service ${res!.status} ${res!.text.slice(0, 500)}`);
       } else {
         if (res!.body.chainId !== 1) differences.push(`chainId: service ${JSON.stringify(res!.body.chainId)}`);
-        if (BigInt(res!.body.blockNumber ?? -1) !== BigInt(reference.block)) differences.push(`blockNumber: node ${reference.block}, service ${JSON.stringify(res!.body.blockNumber)}`);
-        if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(String(res!.body.id))) differences.push(`id: not a UUID: ${JSON.stringify(res!.body.id)}`);
+        if (BigInt(res!.body.blockNumber ?? -1) !== BigInt(reference.block))
+          differences.push(`blockNumber: node ${reference.block}, service ${JSON.stringify(res!.body.blockNumber)}`);
+        if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(String(res!.body.id)))
+          differences.push(`id: not a UUID: ${JSON.stringify(res!.body.id)}`);
         differences.push(...diffCalls(reference.calls, res!.body.calls));
       }
       if (differences.length) report.push({ name, differences });

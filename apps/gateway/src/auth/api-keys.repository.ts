@@ -8,16 +8,13 @@ export class ApiKeysRepository {
   constructor(@Inject(DataSource) private readonly db: DataSource) {}
 
   async findActiveByHash(keyHash: string): Promise<Principal | null> {
-    const rows: { id: string; tenant_id: string; scopes: Scope[]; rate_limit_per_second: number | null }[] =
-      await this.db.query(
-        `SELECT id, tenant_id, scopes, rate_limit_per_second FROM gateway.api_keys
+    const rows: { id: string; tenant_id: string; scopes: Scope[]; rate_limit_per_second: number | null }[] = await this.db.query(
+      `SELECT id, tenant_id, scopes, rate_limit_per_second FROM gateway.api_keys
          WHERE key_hash = $1 AND revoked_at IS NULL`,
-        [keyHash],
-      );
+      [keyHash],
+    );
     const row = rows[0];
-    return row
-      ? { keyId: row.id, tenantId: row.tenant_id, scopes: row.scopes, rateLimitPerSecond: row.rate_limit_per_second }
-      : null;
+    return row ? { keyId: row.id, tenantId: row.tenant_id, scopes: row.scopes, rateLimitPerSecond: row.rate_limit_per_second } : null;
   }
 
   async findTenantByName(name: string): Promise<string | null> {
@@ -27,10 +24,10 @@ export class ApiKeysRepository {
 
   /** Creates the tenant; null if the name is taken. */
   async insertTenant(id: string, name: string): Promise<string | null> {
-    const rows: { id: string }[] = await this.db.query(
-      'INSERT INTO gateway.tenants (id, name) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING id',
-      [id, name],
-    );
+    const rows: { id: string }[] = await this.db.query('INSERT INTO gateway.tenants (id, name) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING id', [
+      id,
+      name,
+    ]);
     return rows[0]?.id ?? null;
   }
 
@@ -52,10 +49,7 @@ export class ApiKeysRepository {
 
   /** Marks the key revoked; false when no active key has that hash. */
   async revokeByHash(keyHash: string): Promise<boolean> {
-    const [, count] = await this.db.query(
-      'UPDATE gateway.api_keys SET revoked_at = now() WHERE key_hash = $1 AND revoked_at IS NULL',
-      [keyHash],
-    );
+    const [, count] = await this.db.query('UPDATE gateway.api_keys SET revoked_at = now() WHERE key_hash = $1 AND revoked_at IS NULL', [keyHash]);
     return count > 0;
   }
 

@@ -76,7 +76,12 @@ export class ApiKeysService {
   }
 
   /** Creates a key (and its tenant when needed); returns the key, which is never stored. */
-  async create(options: { name: string; scopes?: readonly Scope[]; tenant?: string; rateLimitPerSecond?: number | null }): Promise<{ key: string; tenantId: string }> {
+  async create(options: {
+    name: string;
+    scopes?: readonly Scope[];
+    tenant?: string;
+    rateLimitPerSecond?: number | null;
+  }): Promise<{ key: string; tenantId: string }> {
     const tenantName = options.tenant ?? options.name;
     let tenantId: string | null;
     if (options.tenant) {

@@ -4,9 +4,10 @@ import { ErrorName } from '@tradeinfra/contracts';
 import type { Request, Response } from 'express';
 import { ENV, type GatewayEnv } from '../config/env.js';
 import { GatewayError } from '../http/gateway-error.js';
+import { DashboardTokens } from '../dashboard/dashboard-tokens.js';
 import { ApiKeysService } from './api-keys.service.js';
 import { addressBucket, RateLimiter, setRateLimitHeaders } from './rate-limiter.js';
-import { REQUIRED_SCOPE, type Principal, type Scope } from './scopes.js';
+import { DASHBOARD_ACCESS, REQUIRED_SCOPE, type DashboardAccess, type Principal, type Scope } from './scopes.js';
 
 export type AuthenticatedRequest = Request & { principal: Principal };
 
@@ -17,6 +18,24 @@ export function keyOf(req: Pick<Request, 'headers'>): string | null {
   const scheme = /^(bearer|token)\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
   return scheme ? scheme[2]! : null;
 }
+
+/**
+ * A customer dashboard token: `Authorization: Dashboard TOKEN`, or `?token=TOKEN` on the routes
+ * that allow it (the event stream: EventSource cannot send headers).
+ */
+export function dashboardTokenOf(req: Pick<Request, 'headers' | 'query'>, allowQuery: boolean): string | null {
+  const scheme = /^dashboard\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+  if (scheme) return scheme[1]!;
+  const query = allowQuery ? (req.query as Record<string, unknown> | undefined)?.token : undefined;
+  return typeof query === 'string' && query.length > 0 ? query : null;
+}
+
+/** What each kind of dashboard token may do (on the allow-listed routes only). */
+const DASHBOARD_SCOPES: Record<'intents' | 'source', readonly Scope[]> = {
+  intents: ['intents:read'],
+  source: ['intents:read', 'payouts:read', 'payouts:write'],
+};
+const INVALID_DASHBOARD_CHALLENGE = 'Dashboard realm="tradeinfra", error="invalid_token"';
 
 /** The challenge of a 401 for a key that was sent but is unknown or revoked (RFC 6750 §3.1). */
 const INVALID_KEY_CHALLENGE = 'Bearer realm="tradeinfra", error="invalid_token", Token realm="tradeinfra"';
@@ -40,6 +59,7 @@ export class AuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly keys: ApiKeysService,
+    private readonly dashboardTokens: DashboardTokens,
     @Inject(ENV) env: GatewayEnv,
   ) {
     this.limiter = new RateLimiter(env.RATE_LIMIT_PER_SECOND, env.RATE_LIMIT_BURST);
@@ -52,19 +72,14 @@ export class AuthGuard implements CanActivate {
     const http = context.switchToHttp();
     const req = http.getRequest<AuthenticatedRequest>();
     const res = http.getResponse<Response>();
-    const key = keyOf(req);
-    if (key === null || !this.keys.isKnown(key)) {
-      const decision = this.addressLimiter.take(addressBucket(req.ip ?? req.socket.remoteAddress ?? 'unknown'));
-      setRateLimitHeaders(res, decision);
-      if (!decision.allowed) {
-        throw new GatewayError(
-          ErrorName.RateLimited,
-          `Too many requests without a valid API key from this address; retry in ${decision.retryAfter} s`,
-          null,
-          { 'retry-after': String(decision.retryAfter) },
-        );
-      }
+    const access = this.reflector.getAllAndOverride<DashboardAccess | undefined>(DASHBOARD_ACCESS, [context.getHandler(), context.getClass()]);
+    const dashboardToken = dashboardTokenOf(req, access?.query === true);
+    if (dashboardToken !== null) {
+      req.principal = this.dashboardPrincipal(req, res, scope, access, dashboardToken);
+      return true;
     }
+    const key = keyOf(req);
+    if (key === null || !this.keys.isKnown(key)) this.takeAddressToken(req, res);
     if (!key) {
       throw new GatewayError(ErrorName.Unauthorized, 'Missing API key: send it as x-api-key: KEY, Authorization: Bearer KEY or Authorization: Token KEY');
     }
@@ -84,5 +99,51 @@ export class AuthGuard implements CanActivate {
     }
     req.principal = principal;
     return true;
+  }
+
+  private takeAddressToken(req: AuthenticatedRequest, res: Response): void {
+    const decision = this.addressLimiter.take(addressBucket(req.ip ?? req.socket.remoteAddress ?? 'unknown'));
+    setRateLimitHeaders(res, decision);
+    if (!decision.allowed) {
+      throw new GatewayError(ErrorName.RateLimited, `Too many requests without a valid API key from this address; retry in ${decision.retryAfter} s`, null, {
+        'retry-after': String(decision.retryAfter),
+      });
+    }
+  }
+
+  /**
+   * A signed dashboard token: checked (signature, expiry) without any lookup; a bad one takes
+   * a token from the address's bucket as an unknown key does. A good one is accepted on the
+   * allow-listed routes only, counts against its tenant's dashboard bucket, and grants its
+   * tenant and its kind's scopes (a source token: that source's routes only).
+   */
+  private dashboardPrincipal(req: AuthenticatedRequest, res: Response, scope: Scope, access: DashboardAccess | undefined, token: string): Principal {
+    const check = this.dashboardTokens.verify(token);
+    if (!check.ok) {
+      this.takeAddressToken(req, res);
+      throw new GatewayError(
+        ErrorName.Unauthorized,
+        check.reason === 'expired' ? 'The dashboard link has expired: ask for a new one' : 'Invalid dashboard token',
+        null,
+        { 'www-authenticate': INVALID_DASHBOARD_CHALLENGE },
+      );
+    }
+    const { claims } = check;
+    if (!access) throw new GatewayError(ErrorName.Forbidden, 'A dashboard token is not accepted on this route: use an API key');
+    const keyId = `dashboard:${claims.tenantId}:${claims.sourceId ?? ''}`;
+    const decision = this.limiter.take(keyId);
+    setRateLimitHeaders(res, decision);
+    if (!decision.allowed) {
+      throw new GatewayError(ErrorName.RateLimited, `Rate limit exceeded for this dashboard; retry in ${decision.retryAfter} s`, null, {
+        'retry-after': String(decision.retryAfter),
+      });
+    }
+    const scopes = DASHBOARD_SCOPES[claims.kind];
+    if (!scopes.includes(scope)) throw new GatewayError(ErrorName.Forbidden, `This dashboard token lacks the scope ${scope}`, { requiredScope: scope });
+    if (access.source) {
+      const id = (req.params as Record<string, string | undefined>).id;
+      if (claims.kind !== 'source' || id !== claims.sourceId) throw new GatewayError(ErrorName.NotFound, `Source ${id ?? ''} not found`);
+    }
+    return { keyId, tenantId: claims.tenantId, scopes, rateLimitPerSecond: null, dashboard: { kind: claims.kind, sourceId: claims.sourceId ?? null } };
   }
 }

@@ -15,7 +15,10 @@ class UsageError extends Error {}
 
 function parseScopes(value: string | undefined): Scope[] | undefined {
   if (value === undefined) return undefined;
-  const scopes = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const scopes = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = scopes.filter((s) => !isScope(s));
   if (scopes.length === 0 || unknown.length > 0) {
     throw new UsageError(`unknown scope(s): ${unknown.join(', ') || '(none given)'}; valid: ${SCOPES.join(', ')}`);

@@ -39,14 +39,16 @@ const EnvSchema = z.object({
    * address of the per-address limit comes from. Empty: the TCP peer. A hop count (`1`) or
    * addresses/subnets/names (`loopback, 10.0.0.0/8`).
    */
-  TRUST_PROXY: z
-    .string()
-    .default('')
-    .transform(trustProxy),
+  TRUST_PROXY: z.string().default('').transform(trustProxy),
   /** The whole request body must arrive within this many ms of the headers; else 408. */
   BODY_TIMEOUT_MS: int(100, 300_000).default(10_000),
   /** The request headers must arrive within this many ms of the connection's request start; else 408. */
   HEADERS_TIMEOUT_MS: int(100, 300_000).default(10_000),
+  /**
+   * Body limit of POST /v1/intents (a batch of up to 100 intents). At most 768 KiB: the batch
+   * and its answer travel over NATS, whose messages are at most 1 MiB (max_payload).
+   */
+  INTENTS_BATCH_BODY_LIMIT_BYTES: int(1024, 768 * 1024).default(512 * 1024),
   /** Body limit of POST /v1/simulate (code overrides are large). */
   SIMULATE_BODY_LIMIT_BYTES: int(1024, 64 * 1024 * 1024).default(1024 * 1024),
   /** How long the gateway waits for a simulation (the service bounds itself at 10 s). */
@@ -55,6 +57,24 @@ const EnvSchema = z.object({
   REQUEST_TIMEOUT_MS: int(100, 120_000).default(5_000),
   /** How long a key lookup is cached: a revoked key stops working within this. */
   API_KEY_CACHE_TTL_MS: int(0, 60_000).default(2_000),
+  /**
+   * Key signing customer dashboard tokens (HMAC-SHA256); unset: a public development key (the
+   * gateway warns), so tokens are forgeable: set it outside development.
+   */
+  DASHBOARD_TOKEN_SECRET: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z.string().min(32, 'must be at least 32 characters (e.g. openssl rand -hex 32)').optional(),
+  ),
+  /** How long a dashboard URL works. */
+  DASHBOARD_TOKEN_TTL_SECONDS: int(10, 7 * 24 * 3600).default(900),
+  /** Where browsers reach this gateway (dashboard URLs start with it); unset: http://HOST:PORT. */
+  PUBLIC_BASE_URL: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+      .transform((v) => v.replace(/\/+$/, ''))
+      .optional(),
+  ),
   LOG_FORMAT: z.enum(['pretty', 'json']).default('pretty'),
   /** Log every request (one line each). */
   LOG_REQUESTS: z

@@ -1,4 +1,4 @@
-import { createServiceDataSource, runMigrations as runMigrationsLocked } from '@tradeinfra/service-kit';
+import { ADVISORY_LOCKS, createServiceDataSource, runMigrations as runMigrationsLocked } from '@tradeinfra/service-kit';
 import type { DataSource } from 'typeorm';
 import { ApiKeyEntity, TenantEntity } from '../auth/api-key.entity.js';
 import type { GatewayEnv } from '../config/env.js';
@@ -6,7 +6,7 @@ import { migrations } from './migrations/index.js';
 
 export const SCHEMA = 'gateway';
 /** Any fixed number: serialises migration runs of concurrent replicas. */
-const MIGRATION_LOCK_KEY = 7_320_000;
+const MIGRATION_LOCK_KEY = ADVISORY_LOCKS.gatewayMigrations;
 
 type DbEnv = Pick<GatewayEnv, 'PGHOST' | 'PGPORT' | 'PGDATABASE' | 'GATEWAY_DB_USER' | 'GATEWAY_DB_PASSWORD' | 'GATEWAY_DB_POOL_SIZE'>;
 

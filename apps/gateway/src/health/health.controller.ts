@@ -77,10 +77,7 @@ async function timed(work: Promise<unknown>): Promise<ServiceState> {
   const started = performance.now();
   let timer: NodeJS.Timeout | undefined;
   try {
-    const ok = await Promise.race([
-      work.then(() => true),
-      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), CHECK_TIMEOUT_MS))),
-    ]);
+    const ok = await Promise.race([work.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), CHECK_TIMEOUT_MS)))]);
     return ok ? { state: 'up', latencyMs: Math.round((performance.now() - started) * 10) / 10 } : { state: 'down', latencyMs: null };
   } catch {
     return { state: 'down', latencyMs: null };

@@ -40,6 +40,8 @@ export function httpStatusOf(name: ErrorName): number {
       return 408;
     case ErrorName.PayloadTooLarge:
       return 413;
+    case ErrorName.Unprocessable:
+      return 422;
     case ErrorName.RateLimited:
       return 429;
     case ErrorName.Internal:

@@ -46,11 +46,12 @@ function parseJson(req: Request): unknown {
       { path: 'headers.content-type', message: 'must be application/json' },
     ]);
   }
-  const charset = /charset=([^;]+)/i.exec(req.headers['content-type'] ?? '')?.[1]?.trim().toLowerCase();
+  const charset = /charset=([^;]+)/i
+    .exec(req.headers['content-type'] ?? '')?.[1]
+    ?.trim()
+    .toLowerCase();
   if (charset && charset !== 'utf-8' && charset !== 'utf8') {
-    throw new GatewayError(ErrorName.Validation, 'Request body must be UTF-8 JSON', [
-      { path: 'headers.content-type', message: 'charset must be utf-8' },
-    ]);
+    throw new GatewayError(ErrorName.Validation, 'Request body must be UTF-8 JSON', [{ path: 'headers.content-type', message: 'charset must be utf-8' }]);
   }
   const body = req.body as Buffer;
   const text = utf8(body);

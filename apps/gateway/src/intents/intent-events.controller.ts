@@ -1,8 +1,15 @@
 import { Body, Controller, Get, HttpCode, Post, Req, Res, UseGuards } from '@nestjs/common';
-import { ErrorName, INTENT_EVENTS_SUBJECTS, INTENT_NOTIFICATION_SECRET, INTENT_NOTIFICATION_SECRET_ROTATE, NoBodySchema, type IntentEvent } from '@tradeinfra/contracts';
+import {
+  ErrorName,
+  INTENT_EVENTS_SUBJECTS,
+  INTENT_NOTIFICATION_SECRET,
+  INTENT_NOTIFICATION_SECRET_ROTATE,
+  NoBodySchema,
+  type IntentEvent,
+} from '@tradeinfra/contracts';
 import type { Response } from 'express';
 import { AuthGuard, type AuthenticatedRequest } from '../auth/auth.guard.js';
-import { RequireScope } from '../auth/scopes.js';
+import { AllowDashboardToken, RequireScope } from '../auth/scopes.js';
 import { GatewayError } from '../http/gateway-error.js';
 import { requestIdOf } from '../http/request-context.js';
 import { ContractPipe } from '../http/zod.pipe.js';
@@ -27,6 +34,7 @@ export class IntentEventsController {
    */
   @Get('events')
   @RequireScope('intents:read')
+  @AllowDashboardToken({ query: true })
   events(@Req() req: AuthenticatedRequest, @Res() res: Response): void {
     const { tenantId, keyId } = req.principal;
     const streams = this.open.get(keyId) ?? 0;

@@ -1,21 +1,32 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
 import {
+  BulkCancelRequestSchema,
   createIntentRequestSchema,
+  createWalletIntentRequestSchema,
+  type IntentKind,
+  createIntentsBatchRequestSchema,
   ErrorName,
   INTENT_CANCEL,
+  INTENT_CANCEL_BATCH,
   INTENT_CREATE,
+  INTENT_CREATE_BATCH,
   INTENT_GET,
   INTENT_SEARCH,
   IntentIdSchema,
   NoBodySchema,
+  parseInput,
   SearchIntentsRequestSchema,
+  type BulkCancelResult,
+  type CancelIntentsReply,
+  TenantSearchIntentsRequestSchema,
   type CreateIntentReply,
+  type CreateIntentsReply,
   type IntentRecord,
   type SearchIntentsReply,
 } from '@tradeinfra/contracts';
 import type { Response } from 'express';
 import { AuthGuard, type AuthenticatedRequest } from '../auth/auth.guard.js';
-import { RequireScope } from '../auth/scopes.js';
+import { AllowDashboardToken, RequireScope } from '../auth/scopes.js';
 import { GatewayError } from '../http/gateway-error.js';
 import { requestIdOf } from '../http/request-context.js';
 import { ContractPipe } from '../http/zod.pipe.js';
@@ -34,20 +45,32 @@ export class IntentsController {
 
   @Post('intent')
   @RequireScope('intents:write')
-  async create(
+  create(
     @Req() req: AuthenticatedRequest,
     @Res({ passthrough: true }) res: Response,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Body(new ContractPipe(createIntentRequestSchema())) _shape: unknown,
   ): Promise<IntentRecord> {
-    if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
-      throw new GatewayError(ErrorName.Validation, 'Idempotency-Key must be 1 to 255 printable ASCII characters', [
-        { path: 'headers.idempotency-key', message: 'must be 1 to 255 printable ASCII characters' },
-      ]);
-    }
+    return this.createAs('bot', req, res, idempotencyKey);
+  }
+
+  /** A wallet intent: pre-signed by the wallet (EIP-712), executed through the chain's executor contract. */
+  @Post('wallet/intent')
+  @RequireScope('intents:write')
+  createWalletIntent(
+    @Req() req: AuthenticatedRequest,
+    @Res({ passthrough: true }) res: Response,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Body(new ContractPipe(createWalletIntentRequestSchema())) _shape: unknown,
+  ): Promise<IntentRecord> {
+    return this.createAs('wallet', req, res, idempotencyKey);
+  }
+
+  private async createAs(kind: IntentKind, req: AuthenticatedRequest, res: Response, idempotencyKey: string | undefined): Promise<IntentRecord> {
+    checkIdempotencyKey(idempotencyKey);
     const reply = await this.services.request<CreateIntentReply>(
       INTENT_CREATE,
-      { tenantId: req.principal.tenantId, idempotencyKey: idempotencyKey ?? null, body: req.body },
+      { tenantId: req.principal.tenantId, idempotencyKey: idempotencyKey ?? null, body: req.body, ...(kind === 'wallet' ? { kind } : {}) },
       requestIdOf(req),
     );
     res.status(201);
@@ -55,23 +78,72 @@ export class IntentsController {
     return reply.intent;
   }
 
+  /**
+   * Batch create: a JSON array of 1 to 100 intents, all stored or none (an invalid item is a
+   * 400 naming it by index, `3.buyAmount`). Answers the records in request order. The
+   * Idempotency-Key covers the whole batch.
+   */
+  @Post('intents')
+  @RequireScope('intents:write')
+  async createBatch(
+    @Req() req: AuthenticatedRequest,
+    @Res({ passthrough: true }) res: Response,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Body(new ContractPipe(createIntentsBatchRequestSchema())) _shape: unknown,
+  ): Promise<IntentRecord[]> {
+    checkIdempotencyKey(idempotencyKey);
+    const reply = await this.services.request<CreateIntentsReply>(
+      INTENT_CREATE_BATCH,
+      { tenantId: req.principal.tenantId, idempotencyKey: idempotencyKey ?? null, body: req.body },
+      requestIdOf(req),
+    );
+    res.status(201);
+    if (reply.replayed) res.setHeader('idempotent-replayed', 'true');
+    return reply.intents;
+  }
+
+  /**
+   * Bulk cancel, `{ids: [...]}` (1 to 500, each once): every pending intent of the caller's
+   * tenant among them is cancelled, in one transaction. Answers one entry per id, in order.
+   */
+  @Delete('intents')
+  @HttpCode(200)
+  @RequireScope('intents:write')
+  cancelBatch(@Req() req: AuthenticatedRequest, @Body(new ContractPipe(BulkCancelRequestSchema)) _shape: unknown): Promise<BulkCancelResult[]> {
+    return this.bulkCancel(req);
+  }
+
+  /** The same as `DELETE /v1/intents`, for clients that cannot send a body with DELETE. */
+  @Post('intents/cancel')
+  @HttpCode(200)
+  @RequireScope('intents:write')
+  cancelBatchAlias(@Req() req: AuthenticatedRequest, @Body(new ContractPipe(BulkCancelRequestSchema)) _shape: unknown): Promise<BulkCancelResult[]> {
+    return this.bulkCancel(req);
+  }
+
+  private async bulkCancel(req: AuthenticatedRequest): Promise<BulkCancelResult[]> {
+    const reply = await this.services.request<CancelIntentsReply>(INTENT_CANCEL_BATCH, { tenantId: req.principal.tenantId, body: req.body }, requestIdOf(req));
+    return reply.results;
+  }
+
   @Get('intent/:id')
   @RequireScope('intents:read')
+  @AllowDashboardToken()
   get(@Req() req: AuthenticatedRequest, @Param('id', new ContractPipe(IntentIdSchema)) id: string): Promise<IntentRecord> {
     return this.services.request<IntentRecord>(INTENT_GET, { tenantId: req.principal.tenantId, id }, requestIdOf(req));
   }
 
+  /** A customer dashboard (its token) may leave `addresses` out: every wallet of the tenant. */
   @Post('intents/search')
   @HttpCode(200)
   @RequireScope('intents:read')
-  async search(
-    @Req() req: AuthenticatedRequest,
-    @Res() res: Response,
-    @Body(new ContractPipe(SearchIntentsRequestSchema)) _shape: unknown,
-  ): Promise<void> {
+  @AllowDashboardToken()
+  async search(@Req() req: AuthenticatedRequest, @Res() res: Response): Promise<void> {
+    const tenantWide = req.principal.dashboard !== undefined;
+    parseInput(tenantWide ? TenantSearchIntentsRequestSchema : SearchIntentsRequestSchema, req.body);
     const reply = await this.services.request<SearchIntentsReply>(
       INTENT_SEARCH,
-      { tenantId: req.principal.tenantId, body: req.body },
+      { tenantId: req.principal.tenantId, body: req.body, ...(tenantWide ? { tenantWide } : {}) },
       requestIdOf(req),
     );
     if (reply.nextCursor) res.setHeader('x-next-cursor', reply.nextCursor);
@@ -88,5 +160,13 @@ export class IntentsController {
     @Body(new ContractPipe(NoBodySchema)) _none: unknown,
   ): Promise<IntentRecord> {
     return this.services.request<IntentRecord>(INTENT_CANCEL, { tenantId: req.principal.tenantId, id }, requestIdOf(req));
+  }
+}
+
+function checkIdempotencyKey(idempotencyKey: string | undefined): void {
+  if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
+    throw new GatewayError(ErrorName.Validation, 'Idempotency-Key must be 1 to 255 printable ASCII characters', [
+      { path: 'headers.idempotency-key', message: 'must be 1 to 255 printable ASCII characters' },
+    ]);
   }
 }

@@ -15,6 +15,8 @@ export class ServiceClient implements OnModuleInit, OnModuleDestroy {
   private nc: NatsConnection | null = null;
   /** False between a disconnect and the reconnect: requests fail fast instead of waiting. */
   private connected = false;
+  /** The NATS server's max_payload (from its INFO at connect): no message, headers included, may be larger. */
+  maxPayload = 1024 * 1024;
 
   constructor(@Inject(ENV) private readonly env: GatewayEnv) {}
 
@@ -26,6 +28,7 @@ export class ServiceClient implements OnModuleInit, OnModuleDestroy {
       reconnectTimeWait: 250,
     });
     this.connected = true;
+    this.maxPayload = this.nc.info?.max_payload ?? this.maxPayload;
     void (async () => {
       for await (const s of this.nc!.status()) {
         if (s.type === 'disconnect' || s.type === 'reconnect') {
@@ -41,9 +44,19 @@ export class ServiceClient implements OnModuleInit, OnModuleDestroy {
     if (!nc || nc.isClosed() || !this.connected) throw unavailable(subject);
     const h = natsHeaders();
     h.set(REQUEST_ID_HEADER, requestId);
+    const packet = encodeRpcRequest(subject, data, randomUUID());
+    // NATS refuses a message over max_payload (a retry never helps): 413, naming both sizes.
+    const size = Buffer.byteLength(packet) + NATS_HEADERS_BYTES;
+    if (size > this.maxPayload) {
+      throw new GatewayError(
+        ErrorName.PayloadTooLarge,
+        `The request is ${size} bytes once forwarded to the ${subject.split('.')[0]} service; NATS carries at most ${this.maxPayload} (its max_payload)`,
+        { size, limit: this.maxPayload },
+      );
+    }
     let raw: string;
     try {
-      const msg = await nc.request(subject, encodeRpcRequest(subject, data, randomUUID()), { timeout: timeoutMs, headers: h });
+      const msg = await nc.request(subject, packet, { timeout: timeoutMs, headers: h });
       raw = msg.string();
     } catch (err) {
       if (err instanceof errors.NoRespondersError || (err instanceof errors.RequestError && err.isNoResponders())) {
@@ -66,10 +79,7 @@ export class ServiceClient implements OnModuleInit, OnModuleDestroy {
     if (!nc || nc.isClosed() || !this.connected) return false;
     let timer: NodeJS.Timeout | undefined;
     try {
-      return await Promise.race([
-        nc.flush().then(() => true),
-        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs))),
-      ]);
+      return await Promise.race([nc.flush().then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)))]);
     } catch {
       return false;
     } finally {
@@ -88,6 +98,12 @@ export class ServiceClient implements OnModuleInit, OnModuleDestroy {
     this.nc = null;
   }
 }
+
+/** What a request's NATS headers (the request id) add, with room to spare. */
+const NATS_HEADERS_BYTES = 256;
+
+/** Room left in a NATS message for a forwarded body: the envelope `{pattern, data: {body}, id}` and the headers. */
+export const NATS_ENVELOPE_BYTES = 1024;
 
 function unavailable(subject: string): GatewayError {
   const service = subject.split('.')[0];

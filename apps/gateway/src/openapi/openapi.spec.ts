@@ -30,4 +30,20 @@ describe('the OpenAPI document', () => {
     }
     expect(doc.components.schemas.Error.properties.name.enum).toContain('RequestTimeout');
   });
+
+  it('documents batch create and bulk cancel (DELETE and its POST alias) with examples', () => {
+    const paths = doc.paths as unknown as Record<string, Record<string, Record<string, any>>>;
+    const create = paths['/v1/intents']!.post!;
+    expect(create.requestBody.content['application/json'].example).toHaveLength(2);
+    expect(create.responses['201'].content['application/json'].example).toHaveLength(2);
+    expect(paths['/v1/intents']!.delete!.requestBody.content['application/json'].example.ids).toHaveLength(3);
+    expect(paths['/v1/intents/cancel']!.post!.responses['200'].content['application/json'].example.map((r: { reason: string | null }) => r.reason)).toEqual([
+      null,
+      'not_pending',
+      'not_found',
+    ]);
+    const schemas = doc.components.schemas as unknown as Record<string, any>;
+    expect(schemas.CreateIntents).toMatchObject({ minItems: 1, maxItems: 100 });
+    expect(schemas.BulkCancel.properties.ids).toMatchObject({ minItems: 1, maxItems: 500 });
+  });
 });

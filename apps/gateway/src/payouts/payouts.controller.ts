@@ -9,6 +9,7 @@ import {
   PAYOUT_GET,
   PAYOUT_REQUEST,
   PAYOUT_SOURCE_CASHBACK,
+  PAYOUT_SOURCE_PAYOUTS,
   PAYOUT_SOURCE_REGISTER,
   PAYOUT_TRANSITION,
   PayoutTransitionSchema,
@@ -23,7 +24,7 @@ import {
 import type { Response } from 'express';
 import { ApiKeysRepository } from '../auth/api-keys.repository.js';
 import { AuthGuard, type AuthenticatedRequest } from '../auth/auth.guard.js';
-import { RequireScope } from '../auth/scopes.js';
+import { AllowDashboardToken, RequireScope } from '../auth/scopes.js';
 import { GatewayError } from '../http/gateway-error.js';
 import { requestIdOf } from '../http/request-context.js';
 import { ContractPipe } from '../http/zod.pipe.js';
@@ -77,12 +78,22 @@ export class PayoutsController {
 
   @Get('cashback/source/:id')
   @RequireScope('payouts:read')
+  @AllowDashboardToken({ source: true })
   async cashback(@Req() req: AuthenticatedRequest, @Res() res: Response, @Param('id', new ContractPipe(sourceId())) id: string): Promise<void> {
     sendJson(res, 200, await this.ask(req, PAYOUT_SOURCE_CASHBACK, { id }));
   }
 
+  /** The source's latest 100 payouts, newest first. */
+  @Get('cashback/source/:id/payouts')
+  @RequireScope('payouts:read')
+  @AllowDashboardToken({ source: true })
+  async sourcePayouts(@Req() req: AuthenticatedRequest, @Res() res: Response, @Param('id', new ContractPipe(sourceId())) id: string): Promise<void> {
+    sendJson(res, 200, await this.ask(req, PAYOUT_SOURCE_PAYOUTS, { id }));
+  }
+
   @Post('cashback/source/:id/payout')
   @RequireScope('payouts:write')
+  @AllowDashboardToken({ source: true })
   async requestPayout(
     @Req() req: AuthenticatedRequest,
     @Res() res: Response,
@@ -112,7 +123,11 @@ export class PayoutsController {
   /** Operators register a source to a tenant (by its name). */
   @Post('sources')
   @RequireScope('admin')
-  async registerSource(@Req() req: AuthenticatedRequest, @Res() res: Response, @Body(new ContractPipe(RegisterSourceSchema)) body: { id: string; tenant: string }): Promise<void> {
+  async registerSource(
+    @Req() req: AuthenticatedRequest,
+    @Res() res: Response,
+    @Body(new ContractPipe(RegisterSourceSchema)) body: { id: string; tenant: string },
+  ): Promise<void> {
     const tenantId = await this.keys.findTenantByName(body.tenant);
     if (!tenantId) throw new GatewayError(ErrorName.NotFound, `Tenant ${body.tenant} not found`, [{ path: 'tenant', message: 'no such tenant' }]);
     const source = await this.services.request<{ id: string; tenantId: string }>(PAYOUT_SOURCE_REGISTER, { id: body.id, tenantId }, requestIdOf(req));

@@ -15,15 +15,20 @@ describe('PeriodicTask', () => {
     let runs = 0;
     const gate = deferred();
     const second = deferred();
-    const task = new PeriodicTask('t', 60_000, async () => {
-      running++;
-      maxRunning = Math.max(maxRunning, running);
-      runs++;
-      if (runs === 1) await gate.promise;
-      if (runs === 2) second.resolve();
-      running--;
-      return false;
-    }, quietLogger);
+    const task = new PeriodicTask(
+      't',
+      60_000,
+      async () => {
+        running++;
+        maxRunning = Math.max(maxRunning, running);
+        runs++;
+        if (runs === 1) await gate.promise;
+        if (runs === 2) second.resolve();
+        running--;
+        return false;
+      },
+      quietLogger,
+    );
     task.start();
     await new Promise((r) => setImmediate(r));
     await new Promise((r) => setTimeout(r, 5));
@@ -39,12 +44,17 @@ describe('PeriodicTask', () => {
   it('keeps going after a failure', async () => {
     let runs = 0;
     const recovered = deferred();
-    const task = new PeriodicTask('t', 1, async () => {
-      runs++;
-      if (runs === 1) throw new Error('boom');
-      recovered.resolve();
-      return false;
-    }, quietLogger);
+    const task = new PeriodicTask(
+      't',
+      1,
+      async () => {
+        runs++;
+        if (runs === 1) throw new Error('boom');
+        recovered.resolve();
+        return false;
+      },
+      quietLogger,
+    );
     task.start();
     await recovered.promise;
     await task.stop();
@@ -54,11 +64,16 @@ describe('PeriodicTask', () => {
   it('starts the next run at once while runs report a full batch', async () => {
     let runs = 0;
     const done = deferred();
-    const task = new PeriodicTask('t', 60_000, async () => {
-      runs++;
-      if (runs === 3) done.resolve();
-      return runs < 3;
-    }, quietLogger);
+    const task = new PeriodicTask(
+      't',
+      60_000,
+      async () => {
+        runs++;
+        if (runs === 3) done.resolve();
+        return runs < 3;
+      },
+      quietLogger,
+    );
     task.start();
     await done.promise;
     await task.stop();

@@ -84,7 +84,11 @@ export class WebhookClient {
         }
         // Every address, not only the first: one private answer among public ones refuses the host.
         for (const a of resolved) this.check(a.address, hostname);
-        if (options.all) callback(null, addresses.map((a) => ({ address: a.address, family: a.family })));
+        if (options.all)
+          callback(
+            null,
+            addresses.map((a) => ({ address: a.address, family: a.family })),
+          );
         else callback(null, addresses[0]!.address, addresses[0]!.family);
       })
       .catch((err: NodeJS.ErrnoException) => callback(err, '', 0));

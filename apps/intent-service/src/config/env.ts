@@ -1,4 +1,4 @@
-import { DEFAULT_CHAIN_IDS } from '@tradeinfra/contracts';
+import { DEFAULT_CHAIN_IDS, DEX_DEFAULTS } from '@tradeinfra/contracts';
 import { z } from 'zod';
 
 const port = z.coerce.number().int().min(1).max(65535);
@@ -29,7 +29,11 @@ const EnvSchema = z.object({
   /** How often the outbox relay polls when nothing woke it. */
   OUTBOX_POLL_INTERVAL_MS: positiveMs.default(500),
   /** Max age of events kept in the INTENT_EVENTS stream. */
-  INTENT_EVENTS_MAX_AGE_HOURS: z.coerce.number().int().min(1).default(24 * 7),
+  INTENT_EVENTS_MAX_AGE_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(24 * 7),
   IDEMPOTENCY_TTL_HOURS: z.coerce.number().int().min(1).default(24),
   /** Accept http:// notification webhooks (local development); default https only. */
   WEBHOOK_ALLOW_HTTP: z
@@ -54,13 +58,24 @@ const EnvSchema = z.object({
   /** Deadline of the signing webhook's answer. */
   SIGNER_TIMEOUT_MS: positiveMs.default(200),
   /** Priority fee (wei per gas) of a buy whose intent sets no gasTip. */
-  EXECUTION_DEFAULT_GAS_TIP_WEI: z.string().regex(/^[0-9]{1,30}$/, 'must be a decimal number of wei').default('1000000000'),
+  EXECUTION_DEFAULT_GAS_TIP_WEI: z
+    .string()
+    .regex(/^[0-9]{1,30}$/, 'must be a decimal number of wei')
+    .default('1000000000'),
   /** A submitted buy still unresolved this long after its expiry (node unreachable) ends in `error`. */
-  EXECUTION_OUTCOME_GRACE_MINUTES: z.coerce.number().int().min(1).max(7 * 24 * 60).default(10),
+  EXECUTION_OUTCOME_GRACE_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 24 * 60)
+    .default(10),
   /** Most intents of one token checked and submitted in one round. */
   EXECUTION_BATCH: z.coerce.number().int().min(1).max(10_000).default(2_000),
   /** Private key that signs eth_sendBundle requests to relays (their reputation system); random per process when unset. */
-  RELAY_AUTH_KEY: z.string().regex(/^(0x)?[0-9a-fA-F]{64}$/, 'must be a 32-byte hex private key').optional(),
+  RELAY_AUTH_KEY: z
+    .string()
+    .regex(/^(0x)?[0-9a-fA-F]{64}$/, 'must be a 32-byte hex private key')
+    .optional(),
   /**
    * 32-byte hex key sealing the webhook signing master secret stored in the database; unset: a
    * public development key (the service warns).
@@ -81,35 +96,6 @@ const EnvSchema = z.object({
     .transform((v) => v === 'true'),
 });
 
-/**
- * Uniswap-V2-style DEX per chain: factory, router, wrapped native token and a native/stable pair
- * that prices liquidity (override with DEX_FACTORY_<id>, DEX_ROUTER_<id>, WRAPPED_NATIVE_<id>,
- * STABLE_PAIR_<id>).
- */
-const DEX_DEFAULTS: Record<number, { factory: string; router: string; wrappedNative: string; stablePair: string }> = {
-  // Uniswap V2; USDC/WETH
-  1: {
-    factory: '0x5c69bee701ef814a2b6a3edd4b1652cb9cc5aa6f',
-    router: '0x7a250d5630b4cf539739df2c5dacb4c659f2488d',
-    wrappedNative: '0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2',
-    stablePair: '0xb4e16d0168e52d35cacd2c6185b44281ec28c9dc',
-  },
-  // PancakeSwap V2; WBNB/BUSD
-  56: {
-    factory: '0xca143ce32fe78f1f7019d7d551a6402fc5350c73',
-    router: '0x10ed43c718714eb63d5aa57b78b54704e256024e',
-    wrappedNative: '0xbb4cdb9cbd36b01bd1cbaebf2de08d9173bc095c',
-    stablePair: '0x58f876857a02d6762e0101bb5c46a8c1ed44dc16',
-  },
-  // QuickSwap; WMATIC/USDC
-  137: {
-    factory: '0x5757371414417b8c6caad45baef941abc7d3ab32',
-    router: '0xa5e0829caced8ffdd4de3c43696c57f7d7a678ff',
-    wrappedNative: '0x0d500b1d8e8ef31e21c99d1db9a6444d3adf1270',
-    stablePair: '0x6e7a5fafcec6bb1e78bae2a1f0b612012bf14827',
-  },
-};
-
 export interface WatchedChain {
   chainId: number;
   rpcUrl: string;
@@ -125,6 +111,10 @@ export interface WatchedChain {
   devSignerKeys: string[];
   /** eth_sendBundle relays; empty: eth_sendRawTransaction on the chain's own node. */
   relays: string[];
+  /** The IntentExecutor contract (`EXECUTOR_<id>`): wallet intents are accepted only where it is set. */
+  executor: string | null;
+  /** The relayer's key (`RELAYER_KEY_<id>`): sends wallet intents' executor calls and pays their gas. */
+  relayerKey: string | null;
 }
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -149,18 +139,42 @@ function watchedChains(chainIds: number[], source: NodeJS.ProcessEnv, problems: 
     const wrappedNative = address(`WRAPPED_NATIVE_${chainId}`, defaults?.wrappedNative);
     const router = address(`DEX_ROUTER_${chainId}`, defaults?.router);
     const stablePair = address(`STABLE_PAIR_${chainId}`, defaults?.stablePair);
-    const devSignerKeys = (source[`DEV_SIGNER_KEYS_${chainId}`] ?? '').split(',').map((k) => k.trim()).filter(Boolean);
+    const devSignerKeys = (source[`DEV_SIGNER_KEYS_${chainId}`] ?? '')
+      .split(',')
+      .map((k) => k.trim())
+      .filter(Boolean);
     if (devSignerKeys.some((k) => !PRIVATE_KEY.test(k))) problems.push(`  DEV_SIGNER_KEYS_${chainId}: must be comma-separated 32-byte hex private keys`);
     if (devSignerKeys.length > 0 && DEFAULT_CHAIN_IDS.includes(chainId)) {
       problems.push(`  DEV_SIGNER_KEYS_${chainId}: a development signer is for local chains only, never chain ${chainId}`);
     }
-    const relays = (source[`RELAY_URLS_${chainId}`] ?? '').split(',').map((u) => u.trim()).filter(Boolean);
+    const relays = (source[`RELAY_URLS_${chainId}`] ?? '')
+      .split(',')
+      .map((u) => u.trim())
+      .filter(Boolean);
     for (const relay of relays) {
       if (!URL.canParse(relay) || !/^https?:$/.test(new URL(relay).protocol)) problems.push(`  RELAY_URLS_${chainId}: ${relay} is not an http(s) URL`);
     }
     const wsUrl = source[`WS_URL_${chainId}`] || null;
     if (wsUrl && !/^wss?:\/\//.test(wsUrl)) problems.push(`  WS_URL_${chainId}: must be a ws:// or wss:// URL`);
-    if (rpcUrl && factory && wrappedNative) chains.push({ chainId, rpcUrl, wsUrl, factory, wrappedNative, router, stablePair, devSignerKeys, relays });
+    const executor = address(`EXECUTOR_${chainId}`, undefined);
+    const relayerKey = source[`RELAYER_KEY_${chainId}`] || null;
+    if (relayerKey && !PRIVATE_KEY.test(relayerKey)) problems.push(`  RELAYER_KEY_${chainId}: must be a 32-byte hex private key`);
+    if (executor && !relayerKey) problems.push(`  RELAYER_KEY_${chainId}: required with EXECUTOR_${chainId} (the relayer sends wallet intents' buys)`);
+    if (rpcUrl && factory && wrappedNative) {
+      chains.push({
+        chainId,
+        rpcUrl,
+        wsUrl,
+        factory,
+        wrappedNative,
+        router,
+        stablePair,
+        devSignerKeys,
+        relays,
+        executor,
+        relayerKey: relayerKey && PRIVATE_KEY.test(relayerKey) ? relayerKey : null,
+      });
+    }
   }
   return chains;
 }

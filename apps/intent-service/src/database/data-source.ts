@@ -1,4 +1,4 @@
-import { createServiceDataSource, runMigrations as runMigrationsLocked } from '@tradeinfra/service-kit';
+import { ADVISORY_LOCKS, createServiceDataSource, runMigrations as runMigrationsLocked } from '@tradeinfra/service-kit';
 import type { DataSource } from 'typeorm';
 import { IdempotencyKeyEntity, IntentEntity, SettingEntity, SigningSecretEntity } from '../intents/intent.entity.js';
 import { ChainBlockEntity, LaunchEntity } from '../launch/launch.entities.js';
@@ -8,7 +8,7 @@ import { migrations } from './migrations/index.js';
 
 export const SCHEMA = 'intent';
 /** Any fixed number: serialises migration runs of concurrent replicas. */
-const MIGRATION_LOCK_KEY = 7_310_000;
+const MIGRATION_LOCK_KEY = ADVISORY_LOCKS.intentMigrations;
 
 type DbEnv = Pick<IntentServiceEnv, 'PGHOST' | 'PGPORT' | 'PGDATABASE' | 'INTENT_DB_USER' | 'INTENT_DB_PASSWORD' | 'INTENT_DB_POOL_SIZE'>;
 

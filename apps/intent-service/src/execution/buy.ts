@@ -39,8 +39,6 @@ export const SWAP_ETH_FOR_TOKENS = '0xb6f9de95';
 export const SWAP_TOKENS_FOR_TOKENS = '0x5c11d795';
 export const BALANCE_OF = '0x70a08231';
 export const APPROVE = '0x095ea7b3';
-export const GET_RESERVES = '0x0902f1ac';
-export const DECIMALS = '0x313ce567';
 
 const coder = AbiCoder.defaultAbiCoder();
 
@@ -63,7 +61,10 @@ export function routerBuyCalldata(plan: Pick<BuyPlan, 'amountOutMin' | 'wrappedN
 }
 
 export function routerSellCalldata(amountIn: bigint, token: string, wrappedNative: string, to: string, deadline: bigint): string {
-  return SWAP_TOKENS_FOR_TOKENS + coder.encode(['uint256', 'uint256', 'address[]', 'address', 'uint256'], [amountIn, 0n, [token, wrappedNative], to, deadline]).slice(2);
+  return (
+    SWAP_TOKENS_FOR_TOKENS +
+    coder.encode(['uint256', 'uint256', 'address[]', 'address', 'uint256'], [amountIn, 0n, [token, wrappedNative], to, deadline]).slice(2)
+  );
 }
 
 export const balanceOfCalldata = (holder: string) => BALANCE_OF + coder.encode(['address'], [holder]).slice(2);
@@ -83,9 +84,24 @@ const addr = (a: string) => {
 
 /** Opcodes used below. */
 const OP = {
-  PUSH1: '60', PUSH2: '61', PUSH8: '67', PUSH20: '73', PUSH32: '7f',
-  CODECOPY: '39', CALL: 'f1', GAS: '5a', ISZERO: '15', JUMPI: '57', JUMPDEST: '5b', EQ: '14', NUMBER: '43',
-  RETURNDATASIZE: '3d', RETURNDATACOPY: '3e', REVERT: 'fd', COINBASE: '41', SELFDESTRUCT: 'ff',
+  PUSH1: '60',
+  PUSH2: '61',
+  PUSH8: '67',
+  PUSH20: '73',
+  PUSH32: '7f',
+  CODECOPY: '39',
+  CALL: 'f1',
+  GAS: '5a',
+  ISZERO: '15',
+  JUMPI: '57',
+  JUMPDEST: '5b',
+  EQ: '14',
+  NUMBER: '43',
+  RETURNDATASIZE: '3d',
+  RETURNDATACOPY: '3e',
+  REVERT: 'fd',
+  COINBASE: '41',
+  SELFDESTRUCT: 'ff',
 } as const;
 
 /** The init code of the buy (see BuyPlan). Deterministic: the same plan gives the same bytes. */

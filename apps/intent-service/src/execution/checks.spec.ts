@@ -1,6 +1,16 @@
-import { INTENT_FAILURE_REASONS } from '@tradeinfra/contracts';
+import { INTENT_FAILURE_REASONS, STATUS_DATA_KEYS } from '@tradeinfra/contracts';
 import { getAmountOut } from './buy.js';
-import { checkIntent, FailureReason, FRACTION_SCALE, fractionToScaled, liquidityInCents, lossScaled, type CheckedIntent, type PoolState, type TokenProbe } from './checks.js';
+import {
+  checkIntent,
+  FailureReason,
+  FRACTION_SCALE,
+  fractionToScaled,
+  liquidityInCents,
+  lossScaled,
+  type CheckedIntent,
+  type PoolState,
+  type TokenProbe,
+} from './checks.js';
 
 const ETH = 10n ** 18n;
 const pool: PoolState = { reserveNative: 10n * ETH, reserveToken: 1_000_000n * ETH, liquidityCents: 6_000_000n };
@@ -19,7 +29,8 @@ const intent = (over: Partial<CheckedIntent> = {}): CheckedIntent => ({
   feeBps: null,
   ...over,
 });
-const check = (over: Partial<CheckedIntent>, probe = clean, at: { reserveNative: bigint; reserveToken: bigint } = pool) => checkIntent(intent(over), pool, at, probe);
+const check = (over: Partial<CheckedIntent>, probe = clean, at: { reserveNative: bigint; reserveToken: bigint } = pool) =>
+  checkIntent(intent(over), pool, at, probe);
 const reason = (r: ReturnType<typeof checkIntent>) => (r.ok ? 'ok' : r.reason);
 
 describe('fractions', () => {
@@ -84,7 +95,12 @@ describe('checkIntent', () => {
     ['minOut above the quote', { minOut: (10n ** 30n).toString() }, undefined, FailureReason.MinOutNotMet],
     ['a buy moving the price more than allowed', { buyAmount: ETH.toString(), maxSlippageBps: 100 }, undefined, FailureReason.SlippageTooHigh],
     ['a small buy within the slippage', { buyAmount: (ETH / 1000n).toString(), maxSlippageBps: 100 }, undefined, 'ok'],
-  ])('%s', (_name, over, probe, want) => expect(reason(check(over, probe))).toBe(want));
+  ])('%s', (_name, over, probe, want) => {
+    const r = check(over, probe);
+    expect(reason(r)).toBe(want);
+    // The measured values carry exactly the documented keys for the reason.
+    if (!r.ok) expect(Object.keys(r.data).sort()).toEqual([...STATUS_DATA_KEYS[r.reason]].sort());
+  });
 
   it('fails without a price source when minLiquidity is set', () => {
     expect(reason(checkIntent(intent({ minLiquidity: '1' }), { ...pool, liquidityCents: null }, pool, clean))).toBe(FailureReason.LiquidityUnknown);
@@ -108,6 +124,26 @@ describe('checkIntent', () => {
     expect(r.quote.amountOutMin).toBe((r.quote.expectedOut * 9500n) / 10_000n);
     const onlyMinOut = check({ minOut: '12345' });
     expect(onlyMinOut.ok && onlyMinOut.quote.amountOutMin).toBe(12345n);
+  });
+
+  it('returns the measured values with each failure: exact decimal strings for amounts, fractions for taxes', () => {
+    const data = (r: ReturnType<typeof checkIntent>) => (r.ok ? null : r.data);
+    expect(data(check({ feeBps: 10_000 }))).toEqual({ buyAmount: (ETH / 10n).toString(), fee: (ETH / 10n).toString() });
+    // 1 % fee: 0.099 ETH goes in, minIn is 0.1 ETH.
+    expect(data(check({ feeBps: 100, minIn: (ETH / 10n).toString() }))).toEqual({ minIn: '100000000000000000', actual: '99000000000000000' });
+    expect(data(check({ minLiquidity: '6000001' }))).toEqual({ minLiquidity: '6000001', actual: '6000000' });
+    expect(data(checkIntent(intent({ minLiquidity: '1' }), { ...pool, liquidityCents: null }, pool, clean))).toEqual({ minLiquidity: '1' });
+    expect(data(check({ maxBuyTax: '0.05' }, { ...clean, buyTax: fractionToScaled('0.1') }))).toEqual({ max: 0.05, actual: 0.1 });
+    expect(data(check({ maxSellTax: '0.05' }, { ...clean, sellTax: lossScaled(3n, 2n) }))).toEqual({ max: 0.05, actual: 0.333333333333333334 });
+    expect(data(check({}, { ...clean, sellTax: null }))).toEqual({});
+    const quoted = getAmountOut(ETH / 10n, pool.reserveNative, pool.reserveToken);
+    expect(data(check({ minOut: (10n ** 30n).toString() }))).toEqual({ minOut: (10n ** 30n).toString(), quoted: quoted.toString() });
+    // 1 ETH into 10 ETH / 1M tokens: the price moves 1 − 1/1.1 × 0.997 ≈ 9.36 %, shown rounded up.
+    const atSpot = (ETH * pool.reserveToken) / pool.reserveNative;
+    const out = getAmountOut(ETH, pool.reserveNative, pool.reserveToken);
+    const bps = ((atSpot - out) * 10_000n + atSpot - 1n) / atSpot;
+    expect(data(check({ buyAmount: ETH.toString(), maxSlippageBps: 100 }))).toEqual({ maxSlippageBps: 100, actual: Number(bps) });
+    expect(Number(bps)).toBeGreaterThan(100);
   });
 
   it('every reason is one the contract documents', () => {

@@ -1,29 +1,8 @@
+import { FailureReason, type IntentStatusData } from '@tradeinfra/contracts';
 import { getAmountOut } from './buy.js';
 
-/** Machine-readable reasons a launch check (or the execution after it) fails an intent. */
-export const FailureReason = {
-  NothingToBuy: 'nothing_to_buy',
-  MinInNotMet: 'min_in_not_met',
-  LiquidityUnknown: 'liquidity_unknown',
-  LiquidityTooLow: 'liquidity_too_low',
-  BuyReverted: 'buy_reverted',
-  BuyTaxTooHigh: 'buy_tax_too_high',
-  SellTaxTooHigh: 'sell_tax_too_high',
-  Honeypot: 'honeypot',
-  MinOutNotMet: 'min_out_not_met',
-  SlippageTooHigh: 'slippage_too_high',
-  InsufficientFunds: 'insufficient_funds',
-  NoSigner: 'no_signer',
-  SignerUnreachable: 'signer_unreachable',
-  SignerTimeout: 'signer_timeout',
-  SignerRefused: 'signer_refused',
-  SignatureInvalid: 'signature_invalid',
-  SubmissionRejected: 'submission_rejected',
-  Reverted: 'reverted',
-  NotIncluded: 'not_included',
-  NonceUsed: 'nonce_used',
-} as const;
-export type FailureReason = (typeof FailureReason)[keyof typeof FailureReason];
+/** The failure reasons (defined once, in the contracts). */
+export { FailureReason };
 
 /** Fractions are compared exactly: scaled to 18 decimals. */
 export const FRACTION_SCALE = 10n ** 18n;
@@ -91,41 +70,68 @@ export interface Quote {
   amountOutMin: bigint;
 }
 
-export type CheckResult = { ok: true; quote: Quote } | { ok: false; reason: FailureReason; detail: string };
+/**
+ * A failed check carries the values it measured, as the notification's `data` and the intent's
+ * `statusData` show them (wei, token and cent amounts as decimal strings; taxes as fractions;
+ * basis points as integers).
+ */
+export type CheckResult = { ok: true; quote: Quote } | { ok: false; reason: FailureReason; detail: string; data: IntentStatusData };
 
 /**
  * Checks one intent against the pool as the earlier (higher-bribe) buys of the batch leave it,
  * and prices its swap. `pool` is advanced by the caller when the intent goes ahead.
  */
-export function checkIntent(intent: CheckedIntent, launchPool: PoolState, pool: { reserveNative: bigint; reserveToken: bigint }, probe: TokenProbe): CheckResult {
-  const fail = (reason: FailureReason, detail: string): CheckResult => ({ ok: false, reason, detail });
+export function checkIntent(
+  intent: CheckedIntent,
+  launchPool: PoolState,
+  pool: { reserveNative: bigint; reserveToken: bigint },
+  probe: TokenProbe,
+): CheckResult {
+  const fail = (reason: FailureReason, detail: string, data: IntentStatusData = {}): CheckResult => ({ ok: false, reason, detail, data });
   const buyAmount = BigInt(intent.buyAmount);
   const fee = intent.feeBps ? (buyAmount * BigInt(intent.feeBps)) / 10_000n : 0n;
   const swapValue = buyAmount - fee;
-  if (swapValue <= 0n) return fail(FailureReason.NothingToBuy, 'buyAmount after the fee is 0');
+  if (swapValue <= 0n) return fail(FailureReason.NothingToBuy, 'buyAmount after the fee is 0', { buyAmount: String(buyAmount), fee: String(fee) });
   if (intent.minIn !== null && swapValue < BigInt(intent.minIn)) {
-    return fail(FailureReason.MinInNotMet, `${swapValue} wei would go into the swap, below minIn ${intent.minIn}`);
+    return fail(FailureReason.MinInNotMet, `${swapValue} wei would go into the swap, below minIn ${intent.minIn}`, {
+      minIn: intent.minIn,
+      actual: String(swapValue),
+    });
   }
   if (intent.minLiquidity !== null) {
-    if (launchPool.liquidityCents === null) return fail(FailureReason.LiquidityUnknown, 'no stable pair is configured to price the liquidity');
+    if (launchPool.liquidityCents === null) {
+      return fail(FailureReason.LiquidityUnknown, 'no stable pair is configured to price the liquidity', { minLiquidity: intent.minLiquidity });
+    }
     if (launchPool.liquidityCents < BigInt(intent.minLiquidity)) {
-      return fail(FailureReason.LiquidityTooLow, `pool liquidity is ${launchPool.liquidityCents} cents, below minLiquidity ${intent.minLiquidity}`);
+      return fail(FailureReason.LiquidityTooLow, `pool liquidity is ${launchPool.liquidityCents} cents, below minLiquidity ${intent.minLiquidity}`, {
+        minLiquidity: intent.minLiquidity,
+        actual: String(launchPool.liquidityCents),
+      });
     }
   }
   if (intent.maxBuyTax !== null && probe.buyTax > fractionToScaled(intent.maxBuyTax)) {
-    return fail(FailureReason.BuyTaxTooHigh, `buy tax ${formatFraction(probe.buyTax)} above maxBuyTax ${intent.maxBuyTax}`);
+    return fail(FailureReason.BuyTaxTooHigh, `buy tax ${formatFraction(probe.buyTax)} above maxBuyTax ${intent.maxBuyTax}`, {
+      max: Number(intent.maxBuyTax),
+      actual: fractionNumber(probe.buyTax),
+    });
   }
   const maxSellTax = intent.maxSellTax === null ? null : fractionToScaled(intent.maxSellTax);
   if (probe.sellTax === null && maxSellTax !== FRACTION_SCALE) {
     return fail(FailureReason.Honeypot, 'selling the token reverted');
   }
   if (maxSellTax !== null && probe.sellTax !== null && probe.sellTax > maxSellTax) {
-    return fail(FailureReason.SellTaxTooHigh, `sell tax ${formatFraction(probe.sellTax)} above maxSellTax ${intent.maxSellTax}`);
+    return fail(FailureReason.SellTaxTooHigh, `sell tax ${formatFraction(probe.sellTax)} above maxSellTax ${intent.maxSellTax}`, {
+      max: Number(intent.maxSellTax),
+      actual: fractionNumber(probe.sellTax),
+    });
   }
   const grossOut = getAmountOut(swapValue, pool.reserveNative, pool.reserveToken);
   const expectedOut = (grossOut * (FRACTION_SCALE - probe.buyTax)) / FRACTION_SCALE;
   if (intent.minOut !== null && expectedOut < BigInt(intent.minOut)) {
-    return fail(FailureReason.MinOutNotMet, `the pool quotes ${expectedOut} tokens, below minOut ${intent.minOut}`);
+    return fail(FailureReason.MinOutNotMet, `the pool quotes ${expectedOut} tokens, below minOut ${intent.minOut}`, {
+      minOut: intent.minOut,
+      quoted: String(expectedOut),
+    });
   }
   let amountOutMin = intent.minOut === null ? 0n : BigInt(intent.minOut);
   if (intent.maxSlippageBps !== null) {
@@ -134,13 +140,24 @@ export function checkIntent(intent: CheckedIntent, launchPool: PoolState, pool: 
     const atSpot = (swapValue * launchPool.reserveToken) / launchPool.reserveNative;
     const spotAfterTax = (atSpot * (FRACTION_SCALE - probe.buyTax)) / FRACTION_SCALE;
     if (spotAfterTax > 0n && (spotAfterTax - expectedOut) * 10_000n > spotAfterTax * bps) {
-      const slippage = ((spotAfterTax - expectedOut) * 10_000n) / spotAfterTax;
-      return fail(FailureReason.SlippageTooHigh, `the buy would move the price ${slippage} bps, above maxSlippageBps ${bps}`);
+      // Rounded up: the figure shown is never at or below a limit it exceeded.
+      const slippage = ((spotAfterTax - expectedOut) * 10_000n + spotAfterTax - 1n) / spotAfterTax;
+      return fail(FailureReason.SlippageTooHigh, `the buy would move the price ${slippage} bps, above maxSlippageBps ${bps}`, {
+        maxSlippageBps: intent.maxSlippageBps,
+        actual: Number(slippage),
+      });
     }
     const guard = (expectedOut * (10_000n - bps)) / 10_000n;
     if (guard > amountOutMin) amountOutMin = guard;
   }
   return { ok: true, quote: { swapValue, fee, grossOut, expectedOut, amountOutMin } };
+}
+
+/** Parts per 10^18 → a JSON number (every digit down to 10^-18 given to the conversion). */
+export function fractionNumber(scaled: bigint): number {
+  const whole = scaled / FRACTION_SCALE;
+  const frac = (scaled % FRACTION_SCALE).toString().padStart(18, '0').replace(/0+$/, '');
+  return Number(frac ? `${whole}.${frac}` : `${whole}`);
 }
 
 /** Parts per 10^18 → a short decimal (for messages). */

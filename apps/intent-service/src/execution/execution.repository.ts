@@ -1,4 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { IntentStatusData } from '@tradeinfra/contracts';
+import { ADVISORY_LOCKS } from '@tradeinfra/service-kit';
 import { DataSource } from 'typeorm';
 import type { CheckedIntent } from './checks.js';
 
@@ -20,11 +22,16 @@ export interface ClaimedIntent extends CheckedIntent {
   /** Unix seconds. */
   expiry: bigint;
   webhookUrl: string | null;
+  /** A wallet intent's EIP-712 signature (null: a bot intent). */
+  signature: string | null;
+  /** A wallet intent's executor nonce (decimal). */
+  nonce: string | null;
 }
 
 /** A submitted buy whose outcome the chain has not shown yet. */
 export interface SubmittedIntent {
   id: string;
+  /** The buy's sender: the wallet, or a wallet intent's relayer. */
   wallet: string;
   txHash: string;
   signedTx: string;
@@ -39,10 +46,18 @@ export interface Outcome {
   status: 'completed' | 'failed' | 'expired';
   reason: string | null;
   executedAt: Date | null;
+  /** The intent's new statusData (e.g. `{txHash}`). */
+  data: IntentStatusData | null;
+}
+
+/** statusData as stored: NULL when there is nothing to say. */
+function storedData(data: IntentStatusData | null | undefined): string | null {
+  return data && Object.keys(data).length > 0 ? JSON.stringify(data) : null;
 }
 
 export interface ToSubmit {
   id: string;
+  /** The buy's sender (lowercase): the wallet, or a wallet intent's relayer. */
   wallet: string;
   nonce: bigint;
   raw: string;
@@ -54,8 +69,8 @@ export interface ToSubmit {
  * the chain's execution lock claims, one round at a time, so any claim it finds is stale.
  */
 const CLAIMABLE = `x.status = 'pending' AND x.phase IS DISTINCT FROM 'submitted'`;
-/** Any fixed number: the advisory lock class of a chain's executor (the launch watcher uses 7_340_000). */
-const LOCK_CLASS = 7_340_001;
+/** The advisory lock class of a chain's executor. */
+const LOCK_CLASS = ADVISORY_LOCKS.executor;
 
 /**
  * The executor's reads and writes. Every change is conditional on the row's status, phase and
@@ -121,7 +136,8 @@ export class ExecutionRepository {
        )
        SELECT x.id, x.tenant_id, x.wallet, x.buy_amount::text, x.bribe::text, x.min_in::text, x.min_out::text,
          x.min_liquidity::text, x.max_buy_tax::text, x.max_sell_tax::text, x.max_slippage_bps, x.fee_bps, x.fee_recipient,
-         x.first_or_fail, x.gas_tip::text, extract(epoch FROM x.expires_at)::bigint::text AS expiry, x.webhook_url
+         x.first_or_fail, x.gas_tip::text, extract(epoch FROM x.expires_at)::bigint::text AS expiry, x.webhook_url,
+         x.signature, x.intent_nonce::text
        FROM u x`,
       [chainId, token, claimToken, limit],
     );
@@ -143,6 +159,8 @@ export class ExecutionRepository {
       gasTip: r.gas_tip as string | null,
       expiry: BigInt(r.expiry as string),
       webhookUrl: r.webhook_url as string | null,
+      signature: r.signature as string | null,
+      nonce: r.intent_nonce as string | null,
     }));
     // RETURNING has no order: highest bribe first, then oldest.
     return claimed.sort((a, b) => {
@@ -162,25 +180,31 @@ export class ExecutionRepository {
    */
   async settleRound(
     claimToken: string,
-    failures: { id: string; reason: string }[],
+    failures: { id: string; reason: string; data?: IntentStatusData }[],
     submit: ToSubmit[],
     release: string[],
     targetBlock: bigint,
   ): Promise<{ submitted: ToSubmit[]; failed: number }> {
     return this.db.transaction(async (tx) => {
+      // Every row of the round is locked first, in id order, as a bulk cancel locks its rows:
+      // two transactions that lock several of the same rows in one order cannot deadlock.
+      const touched = [...failures.map((f) => f.id), ...submit.map((s) => s.id), ...release];
+      if (touched.length > 1) {
+        await tx.query(`SELECT id FROM intent.intents WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, [touched]);
+      }
       let failed = 0;
       if (failures.length > 0) {
         const [{ n }] = await tx.query(
           `WITH f AS (
              UPDATE intent.intents x
-             SET status = 'failed', status_reason = s.reason, phase = NULL, claim_token = NULL, claimed_at = NULL, updated_at = now()
-             FROM unnest($2::uuid[], $3::text[]) AS s(id, reason)
+             SET status = 'failed', status_reason = s.reason, status_data = s.data::jsonb, phase = NULL, claim_token = NULL, claimed_at = NULL, updated_at = now()
+             FROM unnest($2::uuid[], $3::text[], $4::text[]) AS s(id, reason, data)
              WHERE x.id = s.id AND x.status = 'pending' AND x.phase = 'claimed' AND x.claim_token = $1
              RETURNING x.tenant_id, intent.record_json(x) AS record
            ),
            e AS (INSERT INTO intent.outbox (id, type, tenant_id, intent) SELECT intent.uuid_v7(), 'failed', tenant_id, record FROM f RETURNING 1)
            SELECT count(*)::int AS n FROM e`,
-          [claimToken, failures.map((f) => f.id), failures.map((f) => f.reason)],
+          [claimToken, failures.map((f) => f.id), failures.map((f) => f.reason), failures.map((f) => storedData(f.data))],
         );
         failed = n;
       }
@@ -202,13 +226,26 @@ export class ExecutionRepository {
           else sendable.push(s);
         }
         if (sendable.length > 0) {
+          // Each buy marked submitted is notified (`tx_pending`, Merkle's intent_tx_pending) with its hash.
           await tx.query(
-            `UPDATE intent.intents x
-             SET phase = 'submitted', signed_tx = s.raw, tx_hash = s.hash, tx_nonce = s.nonce, target_block = $2, status_reason = NULL,
-                 submitted_at = clock_timestamp()
-             FROM unnest($1::uuid[], $3::text[], $4::text[], $5::bigint[]) AS s(id, raw, hash, nonce)
-             WHERE x.id = s.id`,
-            [sendable.map((s) => s.id), targetBlock.toString(), sendable.map((s) => s.raw), sendable.map((s) => s.hash), sendable.map((s) => s.nonce.toString())],
+            `WITH u AS (
+               UPDATE intent.intents x
+               SET phase = 'submitted', signed_tx = s.raw, tx_hash = s.hash, tx_nonce = s.nonce, target_block = $2, status_reason = NULL,
+                   status_data = jsonb_build_object('txHash', s.hash), submitted_at = clock_timestamp(),
+                   tx_sender = CASE WHEN s.sender = lower(x.wallet) THEN NULL ELSE s.sender END
+               FROM unnest($1::uuid[], $3::text[], $4::text[], $5::bigint[], $6::text[]) AS s(id, raw, hash, nonce, sender)
+               WHERE x.id = s.id
+               RETURNING x.tenant_id, intent.record_json(x) AS record
+             )
+             INSERT INTO intent.outbox (id, type, tenant_id, intent) SELECT intent.uuid_v7(), 'tx_pending', tenant_id, record FROM u`,
+            [
+              sendable.map((s) => s.id),
+              targetBlock.toString(),
+              sendable.map((s) => s.raw),
+              sendable.map((s) => s.hash),
+              sendable.map((s) => s.nonce.toString()),
+              sendable.map((s) => s.wallet.toLowerCase()),
+            ],
           );
         }
       }
@@ -240,8 +277,8 @@ export class ExecutionRepository {
   /** Per wallet (lowercase), the highest nonce of its buys still waiting for the chain. */
   async pendingNonces(chainId: number, wallets: string[]): Promise<Map<string, bigint>> {
     const rows: { wallet: string; nonce: string }[] = await this.db.query(
-      `SELECT lower(wallet) AS wallet, max(tx_nonce)::text AS nonce FROM intent.intents
-       WHERE chain_id = $1 AND status = 'pending' AND phase = 'submitted' AND lower(wallet) = ANY($2::text[])
+      `SELECT coalesce(tx_sender, lower(wallet)) AS wallet, max(tx_nonce)::text AS nonce FROM intent.intents
+       WHERE chain_id = $1 AND status = 'pending' AND phase = 'submitted' AND coalesce(tx_sender, lower(wallet)) = ANY($2::text[])
        GROUP BY 1`,
       [chainId, wallets.map((w) => w.toLowerCase())],
     );
@@ -250,10 +287,10 @@ export class ExecutionRepository {
 
   async submitted(chainId: number): Promise<SubmittedIntent[]> {
     const rows: Record<string, string | boolean>[] = await this.db.query(
-      `SELECT id, wallet, tx_hash, signed_tx, tx_nonce::text, target_block::text, coalesce(first_or_fail, false) AS first_or_fail,
-         extract(epoch FROM expires_at)::bigint::text AS expiry
+      `SELECT id, coalesce(tx_sender, wallet) AS wallet, tx_hash, signed_tx, tx_nonce::text, target_block::text,
+         coalesce(first_or_fail, false) AS first_or_fail, extract(epoch FROM expires_at)::bigint::text AS expiry
        FROM intent.intents WHERE chain_id = $1 AND status = 'pending' AND phase = 'submitted'
-       ORDER BY wallet, tx_nonce`,
+       ORDER BY 2, tx_nonce`,
       [chainId],
     );
     return rows.map((r) => ({
@@ -274,14 +311,20 @@ export class ExecutionRepository {
     const [{ n }] = await this.db.query(
       `WITH u AS (
          UPDATE intent.intents x
-         SET status = s.status, status_reason = s.reason, executed_at = s.executed_at, updated_at = now()
-         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[]) AS s(id, status, reason, executed_at)
+         SET status = s.status, status_reason = s.reason, status_data = s.data::jsonb, executed_at = s.executed_at, updated_at = now()
+         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::text[]) AS s(id, status, reason, executed_at, data)
          WHERE x.id = s.id AND x.status = 'pending' AND x.phase = 'submitted'
          RETURNING x.tenant_id, x.status, intent.record_json(x) AS record
        ),
        e AS (INSERT INTO intent.outbox (id, type, tenant_id, intent) SELECT intent.uuid_v7(), status, tenant_id, record FROM u RETURNING 1)
        SELECT count(*)::int AS n FROM e`,
-      [outcomes.map((o) => o.id), outcomes.map((o) => o.status), outcomes.map((o) => o.reason), outcomes.map((o) => o.executedAt)],
+      [
+        outcomes.map((o) => o.id),
+        outcomes.map((o) => o.status),
+        outcomes.map((o) => o.reason),
+        outcomes.map((o) => o.executedAt),
+        outcomes.map((o) => storedData(o.data)),
+      ],
     );
     return n;
   }

@@ -1,43 +1,47 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import type { SimulationResult, UnsignedTransaction } from '@tradeinfra/contracts';
-import { getAddress } from 'ethers';
+import { abiWord, DECIMALS, GET_RESERVES, TOKEN0, TOKEN1, type IntentStatusData, type SimulationResult, type UnsignedTransaction } from '@tradeinfra/contracts';
+import { encodeExecute } from '@tradeinfra/executor';
+import { getAddress, Interface } from 'ethers';
 import { PeriodicTask } from '../common/periodic-task.js';
 import { WebhookClient } from '../common/webhook-client.js';
 import { ENV, type IntentServiceEnv, type WatchedChain } from '../config/env.js';
 import { ChainRpc } from '../launch/chain-rpc.js';
 import { SigningSecrets } from '../notifications/signing-secrets.js';
 import { OutboxRelay } from '../outbox/outbox.relay.js';
-import {
-  approveCalldata,
-  balanceOfCalldata,
-  buyInitCode,
-  DECIMALS,
-  getAmountOut,
-  GET_RESERVES,
-  routerSellCalldata,
-  type BuyPlan,
-} from './buy.js';
+import { approveCalldata, balanceOfCalldata, buyInitCode, getAmountOut, routerSellCalldata, type BuyPlan } from './buy.js';
 import { checkIntent, FailureReason, liquidityInCents, lossScaled, type PoolState, type TokenProbe } from './checks.js';
 import { ExecutionRepository, type ClaimedIntent, type LaunchedToken, type Outcome, type ToSubmit } from './execution.repository.js';
 import { DevSigner, WebhookSigner, type SignResult } from './signer.js';
 import { SimulationClient } from './simulation-client.js';
+import { toBuyIntent } from '../intents/wallet-intent.js';
 import { BundleSubmitter, RpcSubmitter, type Submitter } from './submitter.js';
 
-const TOKEN0 = '0x0dfe1681';
-const TOKEN1 = '0xd21220a7';
 /** statusReason of a pending intent whose launch round failed for a transient reason (and of one that expired so). */
 export const EXECUTION_UNAVAILABLE = 'execution_unavailable';
 /** Webhook requests in flight at once per round. */
 const SIGNING_CONCURRENCY = 256;
 /** The simulated wallet gets this much more than it spends (gas is free in simulation, but be safe). */
 const SIMULATION_HEADROOM = 10n ** 18n;
+/** A wallet intent's buy through the executor costs more than the probe's direct buy: signature check, nonce, WETH transfer and unwrap. */
+const EXECUTOR_EXTRA_GAS = 100_000n;
+const ERC20 = new Interface(['function balanceOf(address) view returns (uint256)', 'function allowance(address,address) view returns (uint256)']);
+const EXECUTOR_VIEWS = new Interface(['function isNonceUsed(address wallet, uint256 nonce) view returns (bool)']);
+
+/** A chain's executor contract and the relayer that sends wallet intents' buys to it. */
+interface WalletExecution {
+  executor: string;
+  relayer: DevSigner;
+  relayerAddress: string;
+}
 
 interface Chain {
   config: WatchedChain & { router: string };
   rpc: ChainRpc;
   submitter: Submitter;
   devSigner: DevSigner;
+  /** Wallet intents' execution: null where EXECUTOR_<id> is not set. */
+  wallets: WalletExecution | null;
   task: PeriodicTask;
   /** The head at which waiting buys were last sent again (once per new block). */
   resentAt: bigint;
@@ -52,7 +56,7 @@ interface Block {
   baseFeePerGas?: string;
 }
 
-const word = (hex: string, i: number) => BigInt(`0x${hex.slice(2 + 64 * i, 2 + 64 * (i + 1)) || '0'}`);
+const word = abiWord;
 const hexQ = (n: bigint) => `0x${n.toString(16)}`;
 
 /**
@@ -99,6 +103,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
         rpc,
         submitter: config.relays.length > 0 ? new BundleSubmitter(config.relays, env.RELAY_AUTH_KEY ?? null) : new RpcSubmitter(rpc),
         devSigner: new DevSigner(config.devSignerKeys),
+        wallets: config.executor && config.relayerKey ? walletExecution(config.executor, config.relayerKey) : null,
         task: null as unknown as PeriodicTask,
         resentAt: -1n,
       };
@@ -161,9 +166,17 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
       const receipt = receipts[i]!.result;
       if (!receipt) return true;
       const executedAt = timestampOf.get(receipt.blockNumber) ?? null;
-      if (receipt.status === '0x1') outcomes.push({ id: s.id, status: 'completed', reason: null, executedAt });
-      else if (s.firstOrFail && BigInt(receipt.blockNumber) !== s.targetBlock) outcomes.push({ id: s.id, status: 'failed', reason: FailureReason.NotIncluded, executedAt: null });
-      else outcomes.push({ id: s.id, status: 'failed', reason: FailureReason.Reverted, executedAt: null });
+      const txHash = { txHash: s.txHash };
+      if (receipt.status === '0x1') outcomes.push({ id: s.id, status: 'completed', reason: null, executedAt, data: txHash });
+      else if (s.firstOrFail && BigInt(receipt.blockNumber) !== s.targetBlock) {
+        outcomes.push({
+          id: s.id,
+          status: 'failed',
+          reason: FailureReason.NotIncluded,
+          executedAt: null,
+          data: { ...txHash, targetBlock: String(s.targetBlock) },
+        });
+      } else outcomes.push({ id: s.id, status: 'failed', reason: FailureReason.Reverted, executedAt: null, data: txHash });
       return false;
     });
     const resend: typeof waiting = [];
@@ -173,9 +186,15 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
       waiting.forEach((s, i) => {
         // Receipts were read after `head`: a buy in any block up to it would have shown one.
         if (s.firstOrFail && headNumber >= s.targetBlock) {
-          outcomes.push({ id: s.id, status: 'failed', reason: FailureReason.NotIncluded, executedAt: null });
+          outcomes.push({
+            id: s.id,
+            status: 'failed',
+            reason: FailureReason.NotIncluded,
+            executedAt: null,
+            data: { txHash: s.txHash, targetBlock: String(s.targetBlock) },
+          });
         } else if (BigInt(head.timestamp) > s.expiry) {
-          outcomes.push({ id: s.id, status: 'expired', reason: 'expiry reached before the buy was included', executedAt: null });
+          outcomes.push({ id: s.id, status: 'expired', reason: 'expiry reached before the buy was included', executedAt: null, data: { txHash: s.txHash } });
         } else if (BigInt(nonces[i]!) > s.nonce) {
           nonceTaken.push(s);
         } else {
@@ -187,7 +206,8 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
         // its receipt was read (then the next round records it).
         const again = await chain.rpc.batch<unknown>(nonceTaken.map((s) => ({ method: 'eth_getTransactionReceipt', params: [s.txHash] })));
         nonceTaken.forEach((s, i) => {
-          if (!again[i]!.error && !again[i]!.result) outcomes.push({ id: s.id, status: 'failed', reason: FailureReason.NonceUsed, executedAt: null });
+          if (!again[i]!.error && !again[i]!.result)
+            outcomes.push({ id: s.id, status: 'failed', reason: FailureReason.NonceUsed, executedAt: null, data: { txHash: s.txHash } });
         });
       }
     }
@@ -199,7 +219,10 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     if (resend.length > 0 && headNumber > chain.resentAt) {
       // A block came without them: send again for the next one (a node that has them ignores it).
       chain.resentAt = headNumber;
-      await chain.submitter.submit(resend.map((s) => ({ intentId: s.id, raw: s.signedTx, hash: s.txHash })), headNumber + 1n);
+      await chain.submitter.submit(
+        resend.map((s) => ({ intentId: s.id, raw: s.signedTx, hash: s.txHash })),
+        headNumber + 1n,
+      );
     }
   }
 
@@ -216,7 +239,11 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
       plan = await this.plan(chain, launch, head, intents);
     } catch (err) {
       // The node or the simulation service failed: nothing was decided, the next round retries.
-      await this.repo.release(claimToken, intents.map((i) => i.id), EXECUTION_UNAVAILABLE);
+      await this.repo.release(
+        claimToken,
+        intents.map((i) => i.id),
+        EXECUTION_UNAVAILABLE,
+      );
       const key = `${chain.config.chainId}:${launch.token}`;
       const message = (err as Error).message;
       if (this.lastFailure.get(key) !== message) {
@@ -229,11 +256,21 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     const pipeline = new SubmissionPipeline(chain, this.repo, claimToken, plan.targetBlock, this.logger);
     pipeline.fail(plan.failures);
     if (plan.release.length > 0) pipeline.release(plan.release);
-    pipeline.expect(plan.jobs.map((j) => ({ id: j.intent.id, wallet: j.intent.wallet.toLowerCase(), nonce: BigInt(j.tx.nonce) })));
+    // Nonces are per sender: the wallet, or for wallet intents the relayer.
+    pipeline.expect(plan.jobs.map((j) => ({ id: j.intent.id, wallet: j.tx.from.toLowerCase(), nonce: BigInt(j.tx.nonce) })));
     await mapLimit(plan.jobs, SIGNING_CONCURRENCY, async ({ intent, tx }) => {
-      const result = intent.webhookUrl
-        ? await this.webhookSigner.sign({ intentId: intent.id, tenantId: intent.tenantId, webhookUrl: intent.webhookUrl, tx, launchBlock: plan.targetBlock - 1n, targetBlock: plan.targetBlock })
-        : await chain.devSigner.sign(tx);
+      const result = intent.signature
+        ? await chain.wallets!.relayer.sign(tx)
+        : intent.webhookUrl
+          ? await this.webhookSigner.sign({
+              intentId: intent.id,
+              tenantId: intent.tenantId,
+              webhookUrl: intent.webhookUrl,
+              tx,
+              launchBlock: plan.targetBlock - 1n,
+              targetBlock: plan.targetBlock,
+            })
+          : await chain.devSigner.sign(tx);
       pipeline.signed(intent.id, result);
     });
     const totals = await pipeline.finish();
@@ -256,7 +293,9 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     const headNumber = BigInt(head.number);
     const targetBlock = headNumber + 1n;
     const at = hexQ(headNumber);
-    const wallets = [...new Set(intents.map((i) => i.wallet))];
+    const sender = (i: ClaimedIntent) => (i.signature && chain.wallets ? chain.wallets.relayerAddress : i.wallet);
+    const wallets = [...new Set(intents.map(sender))];
+    const walletIntents = chain.wallets ? intents.filter((i) => i.signature) : [];
     const stableLayout = await this.stableLayout(chain);
     const [reserves, stableReserves] = await rpc.all<string>([
       { method: 'eth_call', params: [{ to: launch.pair, data: GET_RESERVES }, at] },
@@ -285,7 +324,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     }
     // The token probe (simulation service) and the wallets' nonces and balances (node, database) at once.
     const probeFor = intents.find((i) => BigInt(i.buyAmount) - (BigInt(i.buyAmount) * BigInt(i.feeBps ?? 0)) / 10_000n > 0n);
-    const [probe, perWallet, outstanding] = await Promise.all([
+    const [probe, perWallet, outstanding, walletReads] = await Promise.all([
       probeFor ? this.probe(chain, launch, headNumber, launchPool, probeFor) : Promise.resolve(null),
       rpc.all<string>(
         wallets.flatMap((w) => [
@@ -294,7 +333,22 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
         ]),
       ),
       this.repo.pendingNonces(config.chainId, wallets),
+      // Wallet intents: the wallet's wrapped native balance and allowance to the executor, and whether its nonce is spent or revoked.
+      rpc.all<string>(
+        walletIntents.flatMap((i) => [
+          { method: 'eth_call', params: [{ to: config.wrappedNative, data: ERC20.encodeFunctionData('balanceOf', [i.wallet]) }, at] },
+          { method: 'eth_call', params: [{ to: config.wrappedNative, data: ERC20.encodeFunctionData('allowance', [i.wallet, chain.wallets!.executor]) }, at] },
+          { method: 'eth_call', params: [{ to: chain.wallets!.executor, data: EXECUTOR_VIEWS.encodeFunctionData('isNonceUsed', [i.wallet, i.nonce]) }, at] },
+        ]),
+      ),
     ]);
+    // Per wallet (lowercase): the wrapped native it still holds and still allows the executor, as this round's earlier buys leave them.
+    const wrapped = new Map<string, { balance: bigint; allowance: bigint }>();
+    const nonceSpent = new Set<string>();
+    walletIntents.forEach((i, k) => {
+      wrapped.set(i.wallet.toLowerCase(), { balance: BigInt(walletReads[3 * k]!), allowance: BigInt(walletReads[3 * k + 1]!) });
+      if (BigInt(walletReads[3 * k + 2]!) !== 0n) nonceSpent.add(i.id);
+    });
     // The node's pending nonce, past any of the wallet's buys still out (a bundle is not in its pool).
     const nonce = new Map<string, bigint>();
     const balance = new Map<string, bigint>();
@@ -305,14 +359,17 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
       balance.set(w, BigInt(perWallet[2 * i + 1]!));
     });
 
-    const fail = (intent: ClaimedIntent, reason: FailureReason, detail: string) => plan.failures.push({ id: intent.id, reason, detail });
+    const fail = (intent: ClaimedIntent, reason: FailureReason, detail: string, data?: IntentStatusData) =>
+      plan.failures.push({ id: intent.id, reason, detail, data });
     const baseFee = BigInt(head.baseFeePerGas ?? '0x0');
     const pool = { reserveNative: launchPool.reserveNative, reserveToken: launchPool.reserveToken };
     const router = getAddress(config.router);
     const token = getAddress(launch.token);
     for (const intent of intents) {
       if (!probe) {
-        fail(intent, FailureReason.NothingToBuy, 'buyAmount after the fee is 0');
+        const buyAmount = BigInt(intent.buyAmount);
+        const fee = intent.feeBps ? (buyAmount * BigInt(intent.feeBps)) / 10_000n : 0n;
+        fail(intent, FailureReason.NothingToBuy, 'buyAmount after the fee is 0', { buyAmount: String(buyAmount), fee: String(fee) });
         continue;
       }
       if ('reverted' in probe) {
@@ -321,23 +378,48 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
       }
       const checked = checkIntent(intent, launchPool, pool, probe);
       if (!checked.ok) {
-        fail(intent, checked.reason, checked.detail);
-        continue;
-      }
-      if (!intent.webhookUrl && !chain.devSigner.holds(intent.wallet)) {
-        fail(intent, FailureReason.NoSigner, 'the intent has no webhookUrl and no development signer holds the wallet');
+        fail(intent, checked.reason, checked.detail, checked.data);
         continue;
       }
       const { quote } = checked;
       const bribe = BigInt(intent.bribe);
       const tip = BigInt(intent.gasTip ?? this.env.EXECUTION_DEFAULT_GAS_TIP_WEI);
       const maxFeePerGas = 2n * baseFee + tip;
+      if (intent.signature) {
+        const job = this.walletIntentBuy(chain, intent, {
+          nonceSpent,
+          wrapped,
+          nonce,
+          balance,
+          fail,
+          targetBlock,
+          probeGas: probe.buyGas,
+          maxFeePerGas,
+          tip,
+          token,
+          router,
+          quote,
+        });
+        if (job) {
+          plan.jobs.push(job);
+          pool.reserveNative += quote.swapValue;
+          pool.reserveToken -= quote.grossOut;
+        }
+        continue;
+      }
+      if (!intent.webhookUrl && !chain.devSigner.holds(intent.wallet)) {
+        fail(intent, FailureReason.NoSigner, 'the intent has no webhookUrl and no development signer holds the wallet');
+        continue;
+      }
       const gasLimit = (probe.buyGas * 3n) / 2n + 30_000n;
       const value = quote.swapValue + quote.fee + bribe;
       const cost = value + gasLimit * maxFeePerGas;
       const left = balance.get(intent.wallet)!;
       if (left < cost) {
-        fail(intent, FailureReason.InsufficientFunds, `the wallet holds ${left} wei, the buy needs up to ${cost}`);
+        fail(intent, FailureReason.InsufficientFunds, `the wallet holds ${left} wei, the buy needs up to ${cost}`, {
+          balance: String(left),
+          required: String(cost),
+        });
         continue;
       }
       balance.set(intent.wallet, left - cost);
@@ -390,6 +472,113 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
       pool.reserveToken -= quote.grossOut;
     }
     return plan;
+  }
+
+  /**
+   * A wallet intent's buy: the relayer's call of the executor with the wallet's signed intent.
+   * The wallet pays `buyAmount + bribe` in wrapped native (it must hold and allow that much); the
+   * relayer pays the gas. Null (and the intent failed) when it cannot go.
+   */
+  private walletIntentBuy(
+    chain: Chain,
+    intent: ClaimedIntent,
+    r: {
+      nonceSpent: Set<string>;
+      wrapped: Map<string, { balance: bigint; allowance: bigint }>;
+      nonce: Map<string, bigint>;
+      balance: Map<string, bigint>;
+      fail: (intent: ClaimedIntent, reason: FailureReason, detail: string, data?: IntentStatusData) => void;
+      targetBlock: bigint;
+      probeGas: bigint;
+      maxFeePerGas: bigint;
+      tip: bigint;
+      token: string;
+      router: string;
+      quote: { swapValue: bigint; fee: bigint; amountOutMin: bigint; expectedOut: bigint };
+    },
+  ): { intent: ClaimedIntent; tx: UnsignedTransaction } | null {
+    const { config } = chain;
+    const wallets = chain.wallets;
+    if (!wallets) {
+      r.fail(
+        intent,
+        FailureReason.NoSigner,
+        `chain ${config.chainId} has no executor contract or relayer (EXECUTOR_${config.chainId}, RELAYER_KEY_${config.chainId})`,
+      );
+      return null;
+    }
+    if (intent.firstOrFail) {
+      // The executor buys a firstOrFail intent only in the block that gave the pool its first
+      // liquidity; this launch was seen in a block already mined, so no later block can qualify.
+      r.fail(intent, FailureReason.NotIncluded, 'firstOrFail: the executor buys only in the launch block, and the launch was seen in a mined block');
+      return null;
+    }
+    if (r.nonceSpent.has(intent.id)) {
+      r.fail(intent, FailureReason.NonceUsed, `nonce ${intent.nonce} of ${intent.wallet} is used or revoked on the executor`);
+      return null;
+    }
+    const needs = BigInt(intent.buyAmount) + BigInt(intent.bribe);
+    const held = r.wrapped.get(intent.wallet.toLowerCase())!;
+    if (held.balance < needs) {
+      r.fail(intent, FailureReason.InsufficientFunds, `the wallet holds ${held.balance} wei of wrapped native, the buy takes ${needs}`, {
+        balance: String(held.balance),
+        required: String(needs),
+      });
+      return null;
+    }
+    if (held.allowance < needs) {
+      r.fail(intent, FailureReason.AllowanceTooLow, `the wallet allows the executor ${held.allowance} wei of wrapped native, the buy takes ${needs}`, {
+        allowance: String(held.allowance),
+        required: String(needs),
+      });
+      return null;
+    }
+    const from = wallets.relayerAddress;
+    const gasLimit = (r.probeGas * 3n) / 2n + EXECUTOR_EXTRA_GAS;
+    const gasCost = gasLimit * r.maxFeePerGas;
+    const relayerLeft = r.balance.get(from)!;
+    if (relayerLeft < gasCost) {
+      r.fail(intent, FailureReason.InsufficientFunds, `the relayer ${from} holds ${relayerLeft} wei, the buy's gas needs up to ${gasCost}`, {
+        balance: String(relayerLeft),
+        required: String(gasCost),
+      });
+      return null;
+    }
+    r.balance.set(from, relayerLeft - gasCost);
+    held.balance -= needs;
+    held.allowance -= needs;
+    const n = r.nonce.get(from)!;
+    r.nonce.set(from, n + 1n);
+    const terms = toBuyIntent({ ...intent, tokenAddress: r.token, nonce: intent.nonce! });
+    return {
+      intent,
+      tx: {
+        purpose: 'buy',
+        type: 2,
+        chainId: config.chainId,
+        from,
+        nonce: Number(n),
+        to: getAddress(wallets.executor),
+        value: '0',
+        data: encodeExecute(terms, intent.signature!),
+        gasLimit: gasLimit.toString(),
+        maxFeePerGas: r.maxFeePerGas.toString(),
+        maxPriorityFeePerGas: r.tip.toString(),
+        accessList: [],
+        summary: {
+          router: r.router,
+          token: r.token,
+          swapValue: r.quote.swapValue.toString(),
+          amountOutMin: terms.minOut.toString(),
+          expectedOut: r.quote.expectedOut.toString(),
+          fee: r.quote.fee.toString(),
+          feeRecipient: intent.feeRecipient,
+          bribe: terms.bribe.toString(),
+          deadline: intent.expiry.toString(),
+          onlyInBlock: null,
+        },
+      },
+    };
   }
 
   /**
@@ -487,9 +676,22 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
   }
 }
 
+function walletExecution(executor: string, relayerKey: string): WalletExecution {
+  const relayer = new DevSigner([relayerKey]);
+  return { executor, relayer, relayerAddress: relayer.addresses()[0]! };
+}
+
+/** An intent that fails this round, with the values its check measured (the notification's `data`). */
+interface Failure {
+  id: string;
+  reason: FailureReason;
+  detail: string;
+  data?: IntentStatusData;
+}
+
 interface Plan {
   targetBlock: bigint;
-  failures: { id: string; reason: FailureReason; detail: string }[];
+  failures: Failure[];
   jobs: { intent: ClaimedIntent; tx: UnsignedTransaction }[];
   /** Intents handed back untouched (the pool is empty: a reorg undid the launch). */
   release: string[];
@@ -515,7 +717,7 @@ class SubmissionPipeline {
   private readonly results = new Map<string, SignResult>();
   /** Per wallet, the lowest nonce that will not go out: nothing above it may be sent. */
   private readonly blockedFrom = new Map<string, bigint>();
-  private failures: { id: string; reason: FailureReason; detail: string }[] = [];
+  private failures: Failure[] = [];
   private ready: ToSubmit[] = [];
   private held: string[] = [];
   private flushing: Promise<void> | null = null;
@@ -530,7 +732,7 @@ class SubmissionPipeline {
     private readonly logger: Logger,
   ) {}
 
-  fail(failures: { id: string; reason: FailureReason; detail: string }[]): void {
+  fail(failures: Failure[]): void {
     this.failures.push(...failures);
   }
 
@@ -613,10 +815,16 @@ class SubmissionPipeline {
       for (const r of sendable) if (!sent.has(r.id)) this.block(r.wallet, r.nonce); // cancelled or expired first
       if (submitted.length === 0) return;
       this.totals.submitted += submitted.length;
-      const refused = await this.chain.submitter.submit(submitted.map((s) => ({ intentId: s.id, raw: s.raw, hash: s.hash })), this.targetBlock);
+      const refused = await this.chain.submitter.submit(
+        submitted.map((s) => ({ intentId: s.id, raw: s.raw, hash: s.hash })),
+        this.targetBlock,
+      );
       if (this.chain.submitter.kind === 'rpc') {
         // The chain's node refused it (it will not be mined): the outcome is known now.
-        const rejected: Outcome[] = [...refused].filter(([, error]) => error !== null).map(([id]) => ({ id, status: 'failed', reason: FailureReason.SubmissionRejected, executedAt: null }));
+        const hashOf = new Map(submitted.map((s) => [s.id, s.hash]));
+        const rejected: Outcome[] = [...refused]
+          .filter(([, error]) => error !== null)
+          .map(([id]) => ({ id, status: 'failed', reason: FailureReason.SubmissionRejected, executedAt: null, data: { txHash: hashOf.get(id)! } }));
         for (const s of submitted) {
           const error = refused.get(s.id);
           if (!error) continue;

@@ -60,7 +60,16 @@ describe('verifySigned', () => {
   });
 
   it('refuses a legacy transaction and anything that is not one', async () => {
-    const legacy = await wallet.signTransaction({ type: 0, chainId: 31337n, nonce: 7, to: null, value: 1000000000000000007n, data: '0x6001600155', gasLimit: 250000n, gasPrice: 1n });
+    const legacy = await wallet.signTransaction({
+      type: 0,
+      chainId: 31337n,
+      nonce: 7,
+      to: null,
+      value: 1000000000000000007n,
+      data: '0x6001600155',
+      gasLimit: 250000n,
+      gasPrice: 1n,
+    });
     for (const raw of [legacy, 'hello', 42, null, '0x', '0x02zz', `0x02${'00'.repeat(40)}`]) {
       expect(verifySigned(tx, raw)).toMatchObject({ ok: false, reason: 'signature_invalid' });
     }

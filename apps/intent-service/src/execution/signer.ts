@@ -84,6 +84,11 @@ export class DevSigner {
     return this.wallets.has(address.toLowerCase());
   }
 
+  /** The addresses it holds keys of (EIP-55). */
+  addresses(): string[] {
+    return [...this.wallets.values()].map((w) => w.address);
+  }
+
   async sign(tx: UnsignedTransaction): Promise<SignResult> {
     const wallet = this.wallets.get(tx.from.toLowerCase());
     if (!wallet) return { ok: false, reason: FailureReason.NoSigner, detail: 'the development signer does not hold this wallet' };

@@ -39,7 +39,10 @@ describe('BundleSubmitter', () => {
     const r = await relay(() => ({ result: { bundleHash: '0xb' } }));
     servers.push(r.server);
     const outcome = await new BundleSubmitter([r.url], identity.privateKey).submit(submissions, 0x1234n);
-    expect([...outcome]).toEqual([['a', null], ['b', null]]);
+    expect([...outcome]).toEqual([
+      ['a', null],
+      ['b', null],
+    ]);
     expect(r.seen).toHaveLength(1);
     const batch = JSON.parse(r.seen[0]!.body);
     expect(batch.map((x: { method: string; params: unknown[] }) => [x.method, x.params])).toEqual([

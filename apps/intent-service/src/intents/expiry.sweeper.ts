@@ -45,7 +45,9 @@ export class ExpirySweeper implements OnApplicationBootstrap, OnModuleDestroy {
     }
     const unknown = await this.intents.errorUnfollowed(this.env.EXECUTION_OUTCOME_GRACE_MINUTES, BATCH);
     if (unknown > 0) {
-      this.logger.warn(`${unknown} submitted buy(s) could not be followed for ${this.env.EXECUTION_OUTCOME_GRACE_MINUTES} min past their expiry: error (outcome_unknown)`);
+      this.logger.warn(
+        `${unknown} submitted buy(s) could not be followed for ${this.env.EXECUTION_OUTCOME_GRACE_MINUTES} min past their expiry: error (outcome_unknown)`,
+      );
       this.relay.wake();
     }
     if (Date.now() - this.lastHousekeeping > HOUSEKEEPING_EVERY_MS) {

@@ -6,11 +6,13 @@ import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
  */
 @Entity({ name: 'intents', schema: 'intent' })
 @Index('intents_search_idx', ['tenantId', 'wallet', 'status', 'id'])
+@Index('intents_tenant_status_idx', ['tenantId', 'status', 'id'])
 @Index('intents_pending_expiry_idx', ['expiresAt'], { where: "status = 'pending'" })
 /** (chain_id, lower(token_address)) WHERE pending: an expression index, created by the migration. */
 @Index('intents_pending_token_idx', { synchronize: false })
 @Index('intents_submitted_idx', ['chainId'], { where: "status = 'pending' AND phase = 'submitted'" })
 @Check('intents_phase_check', "phase IN ('claimed', 'submitted')")
+@Check('intents_wallet_intent_check', '(signature IS NULL) = (intent_nonce IS NULL)')
 @Check('intents_status_check', "status IN ('pending', 'completed', 'expired', 'failed', 'cancelled', 'error')")
 export class IntentEntity {
   @PrimaryColumn('uuid')
@@ -79,6 +81,10 @@ export class IntentEntity {
   @Column('text', { name: 'status_reason', nullable: true })
   statusReason!: string | null;
 
+  /** The measured values behind the latest status change (the notification's `data`); null when none. */
+  @Column('jsonb', { name: 'status_data', nullable: true })
+  statusData!: Record<string, string | number> | null;
+
   @Column('text', { name: 'notification_webhook_url', nullable: true })
   notificationWebhookUrl!: string | null;
 
@@ -109,6 +115,18 @@ export class IntentEntity {
 
   @Column('timestamptz', { name: 'submitted_at', nullable: true })
   submittedAt!: Date | null;
+
+  /** A wallet intent's EIP-712 signature (null: a bot intent, signed at launch by its webhook). */
+  @Column('text', { nullable: true })
+  signature!: string | null;
+
+  /** A wallet intent's one-use executor nonce. */
+  @Column('numeric', { name: 'intent_nonce', precision: 78, scale: 0, nullable: true })
+  intentNonce!: string | null;
+
+  /** Who sent the submitted buy when not the wallet (a wallet intent's relayer). */
+  @Column('text', { name: 'tx_sender', nullable: true })
+  txSender!: string | null;
 
   @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
   createdAt!: Date;
@@ -154,6 +172,10 @@ export class IdempotencyKeyEntity {
 
   @Column('uuid', { name: 'intent_id' })
   intentId!: string;
+
+  /** A batch create's intents, in request order; null for a single create. */
+  @Column('uuid', { name: 'intent_ids', array: true, nullable: true })
+  intentIds!: string[] | null;
 
   @Index('idempotency_keys_created_at_idx')
   @Column('timestamptz', { name: 'created_at', default: () => 'now()' })

@@ -2,12 +2,18 @@ import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
   INTENT_CANCEL,
+  INTENT_CANCEL_BATCH,
   INTENT_CREATE,
+  INTENT_CREATE_BATCH,
   INTENT_GET,
   INTENT_SEARCH,
   type CancelIntentMessage,
+  type CancelIntentsMessage,
+  type CancelIntentsReply,
   type CreateIntentMessage,
   type CreateIntentReply,
+  type CreateIntentsMessage,
+  type CreateIntentsReply,
   type GetIntentMessage,
   type IntentRecord,
   type SearchIntentsMessage,
@@ -37,5 +43,15 @@ export class IntentsController {
   @MessagePattern(INTENT_CANCEL)
   cancel(@Payload() message: CancelIntentMessage): Promise<IntentRecord> {
     return this.intents.cancel(message);
+  }
+
+  @MessagePattern(INTENT_CREATE_BATCH)
+  createBatch(@Payload() message: CreateIntentsMessage): Promise<CreateIntentsReply> {
+    return this.intents.createBatch(message);
+  }
+
+  @MessagePattern(INTENT_CANCEL_BATCH)
+  cancelBatch(@Payload() message: CancelIntentsMessage): Promise<CancelIntentsReply> {
+    return this.intents.cancelBatch(message);
   }
 }

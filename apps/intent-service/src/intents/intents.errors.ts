@@ -5,6 +5,8 @@ export enum IntentErrorCode {
   NotPending = 'NOT_PENDING',
   IdempotencyKeyReused = 'IDEMPOTENCY_KEY_REUSED',
   BadCursor = 'BAD_CURSOR',
+  /** A wallet intent whose signature does not recover to its wallet, or on a chain without an executor. */
+  BadWalletIntent = 'BAD_WALLET_INTENT',
 }
 
 /** The one error type the intent domain throws; the RPC filter turns it into the wire error. */
@@ -30,6 +32,7 @@ function errorName(code: IntentErrorCode): ErrorName {
     case IntentErrorCode.IdempotencyKeyReused:
       return ErrorName.Conflict;
     case IntentErrorCode.BadCursor:
+    case IntentErrorCode.BadWalletIntent:
       return ErrorName.Validation;
   }
 }

@@ -1,6 +1,9 @@
-import type { CreateIntentRequest, IntentRecord, IntentStatus } from '@tradeinfra/contracts';
+import type { BulkCancelResult, CreateIntentRequest, IntentRecord, IntentStatus } from '@tradeinfra/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+
+/** What `create` stores: a bot intent, or a wallet intent (no webhook; its signature and nonce). */
+export type NewIntent = Omit<CreateIntentRequest, 'webhookUrl'> & { webhookUrl?: string | null; signature?: string | null; nonce?: string | null };
 
 export interface IdempotencyClaim {
   key: string;
@@ -10,6 +13,8 @@ export interface IdempotencyClaim {
 export interface StoredIdempotencyKey {
   requestHash: string;
   intentId: string;
+  /** A batch create's intents, in request order; null for a single create. */
+  intentIds: string[] | null;
   createdAt: Date;
 }
 
@@ -22,6 +27,7 @@ export interface SearchPage {
 
 export interface SearchQuery {
   tenantId: string;
+  /** Empty: every wallet of the tenant. */
   wallets: string[];
   statuses: IntentStatus[];
   /** Keyset: only intents with a smaller (older) id. */
@@ -31,11 +37,11 @@ export interface SearchQuery {
 
 const INSERT_COLUMNS = `id, tenant_id, status, chain_id, wallet, token_address, bribe, buy_amount, expires_at,
   max_buy_tax, max_sell_tax, min_in, min_out, min_liquidity, fee_bps, fee_recipient, first_or_fail,
-  max_slippage_bps, gas_tip, notification_webhook_url, webhook_url, created_at, updated_at`;
+  max_slippage_bps, gas_tip, notification_webhook_url, webhook_url, signature, intent_nonce, created_at, updated_at`;
 /** created_at is the instant in the id (UUIDv7), so newest-first by id is newest-first by createdAt. */
 const CREATED_AT = `to_timestamp(('x' || substr(replace($1::uuid::text, '-', ''), 1, 12))::bit(48)::bigint / 1000.0)`;
 const INSERT_VALUES = `$1, $2, 'pending', $3, $4, $5, $6, $7, to_timestamp($8), $9, $10, $11, $12, $13, $14, $15,
-  $16, $17, $18, $19, $20, ${CREATED_AT}, ${CREATED_AT}`;
+  $16, $17, $18, $19, $20, $21, $22, ${CREATED_AT}, ${CREATED_AT}`;
 
 /**
  * The only class that talks to the intent tables. Every status change is one statement that
@@ -50,12 +56,7 @@ export class IntentsRepository {
    * new for the tenant (a concurrent insert of the same key waits for the first to commit).
    * Returns null when the key was already taken.
    */
-  async create(
-    tenantId: string,
-    id: string,
-    intent: CreateIntentRequest,
-    claim: IdempotencyClaim | null,
-  ): Promise<IntentRecord | null> {
+  async create(tenantId: string, id: string, intent: NewIntent, claim: IdempotencyClaim | null): Promise<IntentRecord | null> {
     const params: unknown[] = [
       id,
       tenantId,
@@ -76,12 +77,14 @@ export class IntentsRepository {
       intent.maxSlippageBps,
       intent.gasTip,
       intent.notificationWebhookUrl,
-      intent.webhookUrl,
+      intent.webhookUrl ?? null,
+      intent.signature ?? null,
+      intent.nonce ?? null,
     ];
     const guard = claim
       ? `k AS (
            INSERT INTO intent.idempotency_keys (tenant_id, key, request_hash, intent_id)
-           VALUES ($2, $21, $22, $1) ON CONFLICT (tenant_id, key) DO NOTHING RETURNING 1
+           VALUES ($2, $23, $24, $1) ON CONFLICT (tenant_id, key) DO NOTHING RETURNING 1
          ),`
       : '';
     if (claim) params.push(claim.key, claim.requestHash);
@@ -99,13 +102,90 @@ export class IntentsRepository {
     return rows[0]?.record ?? null;
   }
 
+  /**
+   * Inserts a batch of intents and one `created` event per intent, exactly as {@link create}
+   * does for one, in one statement (so one transaction: all of them or none). With an
+   * idempotency claim, only when the key is new for the tenant; the key then names every id.
+   * Returns the records in the order of `ids`, or null when the key was already taken.
+   */
+  async createBatch(tenantId: string, ids: string[], intents: CreateIntentRequest[], claim: IdempotencyClaim | null): Promise<IntentRecord[] | null> {
+    if (ids.length !== intents.length || ids.length === 0) throw new Error('createBatch: one id per intent, at least one');
+    const column = <T>(pick: (i: CreateIntentRequest) => T) => intents.map(pick);
+    const params: unknown[] = [
+      tenantId,
+      ids,
+      column((i) => i.chainId),
+      column((i) => i.wallet),
+      column((i) => i.tokenAddress),
+      column((i) => i.bribe),
+      column((i) => i.buyAmount),
+      column((i) => i.expiry),
+      column((i) => numericOrNull(i.maxBuyTax)),
+      column((i) => numericOrNull(i.maxSellTax)),
+      column((i) => i.minIn),
+      column((i) => i.minOut),
+      column((i) => i.minLiquidity),
+      column((i) => i.feeBps),
+      column((i) => i.feeRecipient),
+      column((i) => i.firstOrFail),
+      column((i) => i.maxSlippageBps),
+      column((i) => i.gasTip),
+      column((i) => i.notificationWebhookUrl),
+      column((i) => i.webhookUrl),
+    ];
+    const guard = claim
+      ? `k AS (
+           INSERT INTO intent.idempotency_keys (tenant_id, key, request_hash, intent_id, intent_ids)
+           VALUES ($1, $21, $22, ($2::uuid[])[1], $2::uuid[]) ON CONFLICT (tenant_id, key) DO NOTHING RETURNING 1
+         ),`
+      : '';
+    if (claim) params.push(claim.key, claim.requestHash);
+    const createdAt = CREATED_AT.replace('$1', 'u.id');
+    const rows: { id: string; record: IntentRecord }[] = await this.db.query(
+      `WITH ${guard}
+       i AS (
+         INSERT INTO intent.intents AS x (${INSERT_COLUMNS})
+         SELECT u.id, $1, 'pending', u.chain_id, u.wallet, u.token_address, u.bribe, u.buy_amount, to_timestamp(u.expiry),
+           u.max_buy_tax, u.max_sell_tax, u.min_in, u.min_out, u.min_liquidity, u.fee_bps, u.fee_recipient, u.first_or_fail,
+           u.max_slippage_bps, u.gas_tip, u.notification_webhook_url, u.webhook_url, NULL, NULL, ${createdAt}, ${createdAt}
+         FROM unnest($2::uuid[], $3::integer[], $4::text[], $5::text[], $6::numeric[], $7::numeric[], $8::bigint[],
+                     $9::numeric[], $10::numeric[], $11::numeric[], $12::numeric[], $13::numeric[], $14::integer[], $15::text[],
+                     $16::boolean[], $17::integer[], $18::numeric[], $19::text[], $20::text[])
+           AS u(id, chain_id, wallet, token_address, bribe, buy_amount, expiry, max_buy_tax, max_sell_tax, min_in, min_out,
+                min_liquidity, fee_bps, fee_recipient, first_or_fail, max_slippage_bps, gas_tip, notification_webhook_url, webhook_url)
+         ${claim ? 'WHERE EXISTS (SELECT 1 FROM k)' : ''}
+         RETURNING x.id, x.tenant_id, intent.record_json(x) AS record
+       ),
+       e AS (
+         INSERT INTO intent.outbox (id, type, tenant_id, intent)
+         SELECT intent.uuid_v7(), 'created', tenant_id, record FROM (SELECT * FROM i ORDER BY id) o
+       )
+       SELECT id, record FROM i`,
+      params,
+    );
+    if (rows.length === 0) return null;
+    return inOrder(ids, rows);
+  }
+
+  /** The tenant's intents named by `ids`, in that order (missing ones left out). */
+  async findByIds(tenantId: string, ids: string[]): Promise<IntentRecord[]> {
+    const rows: { record: IntentRecord }[] = await this.db.query(
+      `SELECT intent.record_json(x) AS record
+       FROM unnest($2::uuid[]) WITH ORDINALITY AS r(id, n)
+       JOIN intent.intents x ON x.id = r.id AND x.tenant_id = $1
+       ORDER BY r.n`,
+      [tenantId, ids],
+    );
+    return rows.map((r) => r.record);
+  }
+
   async findIdempotencyKey(tenantId: string, key: string): Promise<StoredIdempotencyKey | null> {
-    const rows: { request_hash: string; intent_id: string; created_at: Date }[] = await this.db.query(
-      `SELECT request_hash, intent_id, created_at FROM intent.idempotency_keys WHERE tenant_id = $1 AND key = $2`,
+    const rows: { request_hash: string; intent_id: string; intent_ids: string[] | null; created_at: Date }[] = await this.db.query(
+      `SELECT request_hash, intent_id, intent_ids, created_at FROM intent.idempotency_keys WHERE tenant_id = $1 AND key = $2`,
       [tenantId, key],
     );
     const row = rows[0];
-    return row ? { requestHash: row.request_hash, intentId: row.intent_id, createdAt: row.created_at } : null;
+    return row ? { requestHash: row.request_hash, intentId: row.intent_id, intentIds: row.intent_ids, createdAt: row.created_at } : null;
   }
 
   /** Forgets one key if it is older than the TTL; true when it was removed. */
@@ -119,10 +199,7 @@ export class IntentsRepository {
   }
 
   async purgeIdempotencyKeys(ttlHours: number): Promise<number> {
-    const [, count] = await this.db.query(
-      `DELETE FROM intent.idempotency_keys WHERE created_at < now() - make_interval(hours => $1)`,
-      [ttlHours],
-    );
+    const [, count] = await this.db.query(`DELETE FROM intent.idempotency_keys WHERE created_at < now() - make_interval(hours => $1)`, [ttlHours]);
     return count;
   }
 
@@ -148,6 +225,7 @@ export class IntentsRepository {
    * wallet has. One row more than the page tells whether another page follows.
    */
   async search(query: SearchQuery): Promise<SearchPage> {
+    if (query.wallets.length === 0) return this.searchTenant(query);
     const rows: { intents: string; more_after: string | null }[] = await this.db.query(
       `WITH hits AS (
          SELECT x.id, row_number() OVER (ORDER BY x.id DESC) AS n, intent.record_json(x) AS record
@@ -170,6 +248,28 @@ export class IntentsRepository {
     return { intentsJson: rows[0]!.intents, moreAfter: rows[0]!.more_after };
   }
 
+  /** The same page over every wallet of the tenant: one bounded scan of intents_tenant_status_idx per status, merged. */
+  private async searchTenant(query: SearchQuery): Promise<SearchPage> {
+    const rows: { intents: string; more_after: string | null }[] = await this.db.query(
+      `WITH hits AS (
+         SELECT x.id, row_number() OVER (ORDER BY x.id DESC) AS n, intent.record_json(x) AS record
+         FROM unnest($2::text[]) AS s(status)
+         CROSS JOIN LATERAL (
+           SELECT * FROM intent.intents i
+           WHERE i.tenant_id = $1 AND i.status = s.status AND ($3::uuid IS NULL OR i.id < $3::uuid)
+           ORDER BY i.id DESC
+           LIMIT $4 + 1
+         ) x
+         ORDER BY x.id DESC
+         LIMIT $4 + 1
+       )
+       SELECT coalesce((SELECT json_agg(record ORDER BY n) FROM hits WHERE n <= $4), '[]')::text AS intents,
+              (SELECT id FROM hits WHERE n = $4 AND EXISTS (SELECT 1 FROM hits WHERE n = $4 + 1)) AS more_after`,
+      [query.tenantId, unique(query.statuses), query.beforeId, query.limit],
+    );
+    return { intentsJson: rows[0]!.intents, moreAfter: rows[0]!.more_after };
+  }
+
   /**
    * pending → cancelled, only if still pending and its buy was not submitted (once submitted,
    * the chain decides the outcome); null otherwise. One row update: a concurrent execution
@@ -188,6 +288,55 @@ export class IntentsRepository {
       [id, tenantId],
     );
     return rows[0]?.record ?? null;
+  }
+
+  /**
+   * Bulk cancel: in one transaction, every intent of `ids` that belongs to the tenant and is
+   * cancellable (pending, buy not submitted) becomes `cancelled` with one `cancelled` event,
+   * exactly as {@link cancel} does for one. The rows are locked in id order first (the
+   * executor's round settlement locks its rows in id order too, so the two never deadlock);
+   * a row another transaction holds is waited for and then judged on its new state, as a
+   * single cancel does. Then the state of every requested id is read, in the same transaction.
+   * Returns one result per id, in the order of `ids` (which must not repeat).
+   */
+  async cancelBatch(tenantId: string, ids: string[]): Promise<BulkCancelResult[]> {
+    return this.db.transaction(async (tx) => {
+      const cancelled: { id: string }[] = await tx.query(
+        `WITH l AS (
+           SELECT x.id FROM intent.intents x
+           WHERE x.id = ANY($2::uuid[]) AND x.tenant_id = $1 AND x.status = 'pending' AND x.phase IS DISTINCT FROM 'submitted'
+           ORDER BY x.id
+           FOR UPDATE
+         ),
+         c AS (
+           UPDATE intent.intents AS x
+           SET status = 'cancelled', status_reason = 'cancelled by the client', updated_at = now()
+           FROM l
+           WHERE x.id = l.id AND x.status = 'pending' AND x.phase IS DISTINCT FROM 'submitted'
+           RETURNING x.id, x.tenant_id, intent.record_json(x) AS record
+         ),
+         e AS (
+           INSERT INTO intent.outbox (id, type, tenant_id, intent)
+           SELECT intent.uuid_v7(), 'cancelled', tenant_id, record FROM (SELECT * FROM c ORDER BY id) o
+         )
+         SELECT id FROM c`,
+        [tenantId, ids],
+      );
+      const now: { id: string; status: IntentStatus; submitted: boolean }[] = await tx.query(
+        `SELECT id, status, phase IS NOT DISTINCT FROM 'submitted' AS submitted
+         FROM intent.intents WHERE id = ANY($2::uuid[]) AND tenant_id = $1`,
+        [tenantId, ids],
+      );
+      const done = new Set(cancelled.map((r) => r.id));
+      const byId = new Map(now.map((r) => [r.id, r]));
+      return ids.map((id): BulkCancelResult => {
+        const row = byId.get(id);
+        if (done.has(id)) return { id, status: 'cancelled', cancelled: true, reason: null };
+        if (!row) return { id, status: null, cancelled: false, reason: 'not_found' };
+        const executing = row.status === 'pending' && row.submitted;
+        return { id, status: row.status, cancelled: false, reason: executing ? 'executing' : 'not_pending' };
+      });
+    });
   }
 
   /**
@@ -250,6 +399,16 @@ export class IntentsRepository {
 /** Taxes are exact decimals in the database; JS numbers print their shortest exact form. */
 function numericOrNull(value: number | null): string | null {
   return value === null ? null : String(value);
+}
+
+/** `rows` (each with its `id`) in the order of `ids`. */
+function inOrder(ids: string[], rows: { id: string; record: IntentRecord }[]): IntentRecord[] {
+  const byId = new Map(rows.map((r) => [r.id, r.record]));
+  return ids.map((id) => {
+    const record = byId.get(id);
+    if (!record) throw new Error(`batch insert returned no row for ${id}`);
+    return record;
+  });
 }
 
 function unique<T>(values: T[]): T[] {

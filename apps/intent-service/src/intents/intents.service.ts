@@ -1,25 +1,36 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  BulkCancelRequestSchema,
   createIntentRequestSchema,
+  createWalletIntentRequestSchema,
+  type CreateWalletIntentRequest,
+  createIntentsBatchRequestSchema,
   decodeSearchCursor,
   encodeSearchCursor,
   IntentIdSchema,
   parseInput,
   SearchIntentsRequestSchema,
+  TenantSearchIntentsRequestSchema,
   type CancelIntentMessage,
+  type CancelIntentsMessage,
+  type CancelIntentsReply,
   type CreateIntentMessage,
   type CreateIntentReply,
+  type CreateIntentsMessage,
+  type CreateIntentsReply,
   type GetIntentMessage,
   type IntentRecord,
   type SearchIntentsMessage,
   type SearchIntentsReply,
 } from '@tradeinfra/contracts';
+import { recoverBuyIntentSigner } from '@tradeinfra/executor';
 import { uuidv7 } from 'uuidv7';
 import { ENV, type IntentServiceEnv } from '../config/env.js';
 import { OutboxRelay } from '../outbox/outbox.relay.js';
 import { IntentError, IntentErrorCode } from './intents.errors.js';
-import { IntentsRepository } from './intents.repository.js';
+import { IntentsRepository, type NewIntent, type StoredIdempotencyKey } from './intents.repository.js';
+import { toBuyIntent } from './wallet-intent.js';
 
 export const CLOCK = Symbol('Clock');
 export type Clock = () => number;
@@ -27,6 +38,10 @@ export type Clock = () => number;
 @Injectable()
 export class IntentsService {
   private readonly createSchema: ReturnType<typeof createIntentRequestSchema>;
+  private readonly createWalletSchema: ReturnType<typeof createWalletIntentRequestSchema>;
+  /** Per chain id, its IntentExecutor (wallet intents are accepted only there). */
+  private readonly executors: Map<number, string>;
+  private readonly batchSchema: ReturnType<typeof createIntentsBatchRequestSchema>;
 
   constructor(
     private readonly intents: IntentsRepository,
@@ -34,14 +49,16 @@ export class IntentsService {
     @Inject(ENV) private readonly env: IntentServiceEnv,
     @Inject(CLOCK) clock: Clock,
   ) {
-    this.createSchema = createIntentRequestSchema({ chainIds: env.CHAIN_IDS, now: clock, allowHttpWebhooks: env.WEBHOOK_ALLOW_HTTP });
+    const options = { chainIds: env.CHAIN_IDS, now: clock, allowHttpWebhooks: env.WEBHOOK_ALLOW_HTTP };
+    this.createSchema = createIntentRequestSchema(options);
+    this.createWalletSchema = createWalletIntentRequestSchema(options);
+    this.executors = new Map(env.watchedChains.flatMap((c) => (c.executor ? [[c.chainId, c.executor] as const] : [])));
+    this.batchSchema = createIntentsBatchRequestSchema(options);
   }
 
   async create(message: CreateIntentMessage): Promise<CreateIntentReply> {
-    const intent = parseInput(this.createSchema, message.body);
-    const claim = message.idempotencyKey
-      ? { key: message.idempotencyKey, requestHash: hashRequest(intent) }
-      : null;
+    const intent: NewIntent = message.kind === 'wallet' ? this.verifiedWalletIntent(message.body) : parseInput(this.createSchema, message.body);
+    const claim = message.idempotencyKey ? { key: message.idempotencyKey, requestHash: hashRequest(intent) } : null;
 
     // Two attempts at most: the second follows the release of a key older than the TTL.
     for (let attempt = 0; attempt < 2; attempt++) {
@@ -50,29 +67,90 @@ export class IntentsService {
         this.outbox.wake();
         return { intent: created, replayed: false };
       }
-      const replay = await this.replay(message.tenantId, claim!);
-      if (replay) return { intent: replay, replayed: true };
+      const stored = await this.storedClaim(message.tenantId, claim!);
+      if (stored) {
+        const intent = await this.intents.findById(message.tenantId, stored.intentId);
+        if (!intent) throw new Error(`idempotency key points at missing intent ${stored.intentId}`);
+        return { intent, replayed: true };
+      }
     }
-    throw new IntentError(IntentErrorCode.IdempotencyKeyReused, 'Idempotency-Key is being reused; retry the request');
+    throw keyBeingReused();
   }
 
-  /** The intent an earlier request with the same key created, or null if that key has just expired. */
-  private async replay(tenantId: string, claim: { key: string; requestHash: string }): Promise<IntentRecord | null> {
+  /**
+   * A wallet intent whose signature is the wallet's (ECDSA, recovered off-chain) for this chain's
+   * executor; anything else is refused before it is stored. The executor checks it again on-chain.
+   */
+  private verifiedWalletIntent(body: unknown): CreateWalletIntentRequest {
+    const intent = parseInput(this.createWalletSchema, body);
+    const executor = this.executors.get(intent.chainId);
+    if (!executor) {
+      throw new IntentError(IntentErrorCode.BadWalletIntent, `chainId: wallet intents are not available on chain ${intent.chainId} (no executor contract)`, [
+        { path: 'chainId', message: `wallet intents are not available on chain ${intent.chainId} (no executor contract)` },
+      ]);
+    }
+    let signer: string | null;
+    try {
+      signer = recoverBuyIntentSigner(toBuyIntent(intent), intent.signature, { chainId: intent.chainId, executor });
+    } catch {
+      signer = null;
+    }
+    if (signer?.toLowerCase() !== intent.wallet.toLowerCase()) {
+      const message = "is not the wallet's EIP-712 signature of this BuyIntent (domain OPL/1, this chain, its executor)";
+      throw new IntentError(IntentErrorCode.BadWalletIntent, `signature: ${message}`, [{ path: 'signature', message }]);
+    }
+    return intent;
+  }
+
+  /**
+   * Batch create (`POST /v1/intents`): every item is parsed as a single create parses its body,
+   * and either all of them are stored (one statement, one `created` event each) or none. The
+   * Idempotency-Key covers the whole batch, as it covers one intent in {@link create}.
+   */
+  async createBatch(message: CreateIntentsMessage): Promise<CreateIntentsReply> {
+    const intents = parseInput(this.batchSchema, message.body);
+    // A batch never hashes like a single intent: one key cannot replay across the two routes.
+    const claim = message.idempotencyKey ? { key: message.idempotencyKey, requestHash: hashRequest({ batch: intents }) } : null;
+
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const created = await this.intents.createBatch(
+        message.tenantId,
+        intents.map(() => uuidv7()),
+        intents,
+        claim,
+      );
+      if (created) {
+        this.outbox.wake();
+        return { intents: created, replayed: false };
+      }
+      const stored = await this.storedClaim(message.tenantId, claim!);
+      if (stored) {
+        const ids = stored.intentIds ?? [stored.intentId];
+        const found = await this.intents.findByIds(message.tenantId, ids);
+        if (found.length !== ids.length) throw new Error(`idempotency key ${claim!.key} points at missing intents`);
+        return { intents: found, replayed: true };
+      }
+    }
+    throw keyBeingReused();
+  }
+
+  /**
+   * The key an earlier request of the same body took, or null if that key has just expired (and
+   * was released). A key taken by another body is a conflict.
+   */
+  private async storedClaim(tenantId: string, claim: { key: string; requestHash: string }): Promise<StoredIdempotencyKey | null> {
     const stored = await this.intents.findIdempotencyKey(tenantId, claim.key);
     if (!stored) return null;
     if (await this.intents.releaseStaleIdempotencyKey(tenantId, claim.key, this.env.IDEMPOTENCY_TTL_HOURS)) {
       return null;
     }
     if (stored.requestHash !== claim.requestHash) {
-      throw new IntentError(
-        IntentErrorCode.IdempotencyKeyReused,
-        'Idempotency-Key was already used with a different request body',
-        { path: 'headers.idempotency-key', message: 'was already used with a different request body' },
-      );
+      throw new IntentError(IntentErrorCode.IdempotencyKeyReused, 'Idempotency-Key was already used with a different request body', {
+        path: 'headers.idempotency-key',
+        message: 'was already used with a different request body',
+      });
     }
-    const intent = await this.intents.findById(tenantId, stored.intentId);
-    if (!intent) throw new Error(`idempotency key points at missing intent ${stored.intentId}`);
-    return intent;
+    return stored;
   }
 
   async get(message: GetIntentMessage): Promise<IntentRecord> {
@@ -83,7 +161,7 @@ export class IntentsService {
   }
 
   async search(message: SearchIntentsMessage): Promise<SearchIntentsReply> {
-    const query = parseInput(SearchIntentsRequestSchema, message.body);
+    const query = parseInput(message.tenantWide === true ? TenantSearchIntentsRequestSchema : SearchIntentsRequestSchema, message.body);
     const beforeId = query.cursor === null ? null : decodeSearchCursor(query.cursor);
     if (query.cursor !== null && beforeId === null) {
       throw new IntentError(IntentErrorCode.BadCursor, 'cursor: must be the x-next-cursor value of the previous page', [
@@ -120,10 +198,38 @@ export class IntentsService {
       status,
     });
   }
+
+  /**
+   * Bulk cancel: each pending intent of the tenant among `ids` is cancelled, in one
+   * transaction, each with its one `cancelled` event. Every id gets an answer, in order.
+   */
+  async cancelBatch(message: CancelIntentsMessage): Promise<CancelIntentsReply> {
+    const { ids } = parseInput(BulkCancelRequestSchema, message.body);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const results = await this.intents.cancelBatch(message.tenantId, ids);
+        if (results.some((r) => r.cancelled)) this.outbox.wake();
+        return { results };
+      } catch (err) {
+        // Rows are locked in id order, so a deadlock should not happen; if the database still
+        // picks this transaction as a deadlock's victim, nothing was changed: run it again.
+        if (!isDeadlock(err) || attempt >= 3) throw err;
+      }
+    }
+  }
+}
+
+function keyBeingReused(): IntentError {
+  return new IntentError(IntentErrorCode.IdempotencyKeyReused, 'Idempotency-Key is being reused; retry the request');
 }
 
 function notFound(id: string): IntentError {
   return new IntentError(IntentErrorCode.NotFound, `Intent ${id} not found`);
+}
+
+function isDeadlock(err: unknown): boolean {
+  const e = err as { code?: string; driverError?: { code?: string } };
+  return e?.code === '40P01' || e?.driverError?.code === '40P01';
 }
 
 /** Same key + same (normalised) body → same hash, whatever the key order or address case sent. */

@@ -1,4 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { GET_RESERVES } from '@tradeinfra/contracts';
+import { ADVISORY_LOCKS } from '@tradeinfra/service-kit';
 import { DataSource, type EntityManager } from 'typeorm';
 import { PeriodicTask } from '../common/periodic-task.js';
 import { ENV, type IntentServiceEnv, type WatchedChain } from '../config/env.js';
@@ -10,12 +12,11 @@ import { NewHeads } from './new-heads.js';
 export const PAIR_CREATED_TOPIC = '0x0d3648bd0f6ba80134a33ba9275ac585d9d315f0ad8355cddefde31afa28d0e9';
 export const MINT_TOPIC = '0x4c209b5fc8ad50758f13e2e1088ba56a560dff690a1c6fef26394f4c03821c4f';
 const GET_PAIR = '0xe6a43905';
-const GET_RESERVES = '0x0902f1ac';
 const ZERO_ADDRESS = `0x${'0'.repeat(40)}`;
 /** Stored block hashes per chain: how deep a reorg the watcher can follow. */
 const KEPT_BLOCKS = 64;
-/** Any fixed number: the advisory lock class that lets one replica watch a chain at a time. */
-const LOCK_CLASS = 7_340_000;
+/** The advisory lock class that lets one replica watch a chain at a time. */
+const LOCK_CLASS = ADVISORY_LOCKS.launchWatcher;
 
 interface RpcLog {
   address: string;
@@ -127,10 +128,10 @@ export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
         [chainId, CHAIN_UNREACHABLE],
       );
     } else {
-      await this.db.query(
-        `UPDATE intent.intents SET status_reason = NULL WHERE chain_id = $1 AND status = 'pending' AND status_reason = $2`,
-        [chainId, CHAIN_UNREACHABLE],
-      );
+      await this.db.query(`UPDATE intent.intents SET status_reason = NULL WHERE chain_id = $1 AND status = 'pending' AND status_reason = $2`, [
+        chainId,
+        CHAIN_UNREACHABLE,
+      ]);
       this.unreachable.delete(chainId);
     }
   }
@@ -183,9 +184,7 @@ export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
     const pairs = new Map<string, string>(); // pair → token
     const known = this.pairOf.get(chain.chainId) ?? new Map<string, string | null>();
     this.pairOf.set(chain.chainId, known);
-    const created = await rpc.call<RpcLog[]>('eth_getLogs', [
-      { fromBlock: hex(from), toBlock: hex(to), address: chain.factory, topics: [PAIR_CREATED_TOPIC] },
-    ]);
+    const created = await rpc.call<RpcLog[]>('eth_getLogs', [{ fromBlock: hex(from), toBlock: hex(to), address: chain.factory, topics: [PAIR_CREATED_TOPIC] }]);
     for (const log of created) {
       const [t0, t1] = [addressOf(log.topics[1]!), addressOf(log.topics[2]!)];
       const token = t0 === chain.wrappedNative ? t1 : t1 === chain.wrappedNative ? t0 : null;
@@ -208,10 +207,7 @@ export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
         }
         continue;
       }
-      const result = await rpc.call<string>('eth_call', [
-        { to: chain.factory, data: `${GET_PAIR}${word(token)}${word(chain.wrappedNative)}` },
-        before,
-      ]);
+      const result = await rpc.call<string>('eth_call', [{ to: chain.factory, data: `${GET_PAIR}${word(token)}${word(chain.wrappedNative)}` }, before]);
       // No factory code at that address answers "0x": no pair either.
       const pair = result && result.length >= 66 ? addressOf(result) : ZERO_ADDRESS;
       known.set(token, pair === ZERO_ADDRESS ? null : pair);
@@ -230,9 +226,7 @@ export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
         launches.set(pair, { token: pairs.get(pair)!, pair, blockNumber: from - 1n, blockHash: block.hash });
       }
     }
-    const mints = await rpc.call<RpcLog[]>('eth_getLogs', [
-      { fromBlock: hex(from), toBlock: hex(to), address: [...pairs.keys()], topics: [MINT_TOPIC] },
-    ]);
+    const mints = await rpc.call<RpcLog[]>('eth_getLogs', [{ fromBlock: hex(from), toBlock: hex(to), address: [...pairs.keys()], topics: [MINT_TOPIC] }]);
     mints.sort((a, b) => Number(BigInt(a.blockNumber) - BigInt(b.blockNumber)) || Number(BigInt(a.logIndex) - BigInt(b.logIndex)));
     for (const log of mints) {
       const pair = log.address.toLowerCase();
@@ -258,12 +252,14 @@ export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
     }
     const back = keep ?? BigInt(recent[recent.length - 1]!.number) - 1n;
     await tx.query('DELETE FROM intent.chain_blocks WHERE chain_id = $1 AND number > $2', [chain.chainId, back.toString()]);
-    const undone: { token: string }[] = await tx.query(
-      'DELETE FROM intent.launches WHERE chain_id = $1 AND block_number > $2 RETURNING token',
-      [chain.chainId, back.toString()],
-    );
+    const undone: { token: string }[] = await tx.query('DELETE FROM intent.launches WHERE chain_id = $1 AND block_number > $2 RETURNING token', [
+      chain.chainId,
+      back.toString(),
+    ]);
     if (keep === null) await this.remember(tx, chain, rpc, back);
-    this.logger.warn(`reorg on chain ${chain.chainId}: back to block ${back}${undone.length ? `, launches undone: ${undone.map((u) => u.token).join(', ')}` : ''}`);
+    this.logger.warn(
+      `reorg on chain ${chain.chainId}: back to block ${back}${undone.length ? `, launches undone: ${undone.map((u) => u.token).join(', ')}` : ''}`,
+    );
   }
 
   private async remember(tx: EntityManager, chain: WatchedChain, rpc: ChainRpc, number: bigint): Promise<void> {

@@ -13,10 +13,14 @@ describe('NewHeads on a real node', () => {
     let announced!: () => void;
     const third = new Promise<void>((resolve) => (announced = resolve));
     const logs: string[] = [];
-    const subscription = new NewHeads(node.url.replace('http', 'ws'), (n) => {
-      heads.push(n);
-      if (heads.length === 3) announced();
-    }, { log: (m: string) => logs.push(m), warn: (m: string) => logs.push(m) });
+    const subscription = new NewHeads(
+      node.url.replace('http', 'ws'),
+      (n) => {
+        heads.push(n);
+        if (heads.length === 3) announced();
+      },
+      { log: (m: string) => logs.push(m), warn: (m: string) => logs.push(m) },
+    );
     subscription.start();
     try {
       // The subscription is live once the node answered it; mine until three heads arrived.

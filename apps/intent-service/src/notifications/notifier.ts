@@ -14,7 +14,9 @@ const IN_FLIGHT = 32;
 const MAX_BACKOFF_MS = 300_000;
 
 /** The notifier consumer's settings that follow the environment (updated on existing consumers). */
-export function notifierConsumerLimits(env: Pick<IntentServiceEnv, 'NOTIFY_TIMEOUT_MS' | 'NOTIFY_MAX_ATTEMPTS'>): Pick<ConsumerConfig, 'ack_wait' | 'max_deliver'> {
+export function notifierConsumerLimits(
+  env: Pick<IntentServiceEnv, 'NOTIFY_TIMEOUT_MS' | 'NOTIFY_MAX_ATTEMPTS'>,
+): Pick<ConsumerConfig, 'ack_wait' | 'max_deliver'> {
   return { ack_wait: (env.NOTIFY_TIMEOUT_MS + 10_000) * NANOS_PER_MS, max_deliver: env.NOTIFY_MAX_ATTEMPTS };
 }
 

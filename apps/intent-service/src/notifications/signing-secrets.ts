@@ -9,7 +9,9 @@ const MASTER_KEY = 'notification_signing_secret';
  * The key used when SIGNING_SECRETS_KEY is not set (development): public, so it protects
  * nothing; the service warns at start. Any deployment sets its own key.
  */
-export const DEVELOPMENT_SIGNING_SECRETS_KEY = createHash('sha256').update('tradeinfra development signing-secrets key (public; set SIGNING_SECRETS_KEY)').digest();
+export const DEVELOPMENT_SIGNING_SECRETS_KEY = createHash('sha256')
+  .update('tradeinfra development signing-secrets key (public; set SIGNING_SECRETS_KEY)')
+  .digest();
 
 /** A short public fingerprint of a key, stored with what it encrypted (to tell which key did). */
 export function keyId(key: Buffer): string {
@@ -127,6 +129,8 @@ export class SigningSecrets implements OnApplicationBootstrap {
 
   /** `v1=<hex HMAC-SHA256(secret, "<timestamp>.<body>")>` */
   async sign(tenantId: string, timestamp: number, body: string): Promise<string> {
-    return `v1=${createHmac('sha256', await this.secretFor(tenantId)).update(`${timestamp}.${body}`).digest('hex')}`;
+    return `v1=${createHmac('sha256', await this.secretFor(tenantId))
+      .update(`${timestamp}.${body}`)
+      .digest('hex')}`;
   }
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { intentEventSubject, type IntentEvent } from '@tradeinfra/contracts';
+import { intentEventSubject, notificationFields, type IntentEvent, type IntentEventType, type IntentRecord } from '@tradeinfra/contracts';
 import { ENV, type IntentServiceEnv } from '../config/env.js';
 import { PeriodicTask } from '../common/periodic-task.js';
 import { EventsPublisher } from './events.publisher.js';
@@ -46,9 +46,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async publishAll(events: PendingEvent[]): Promise<string[]> {
-    const results = await Promise.allSettled(
-      events.map((e) => this.publisher.publish(intentEventSubject(e.type), toEvent(e), e.id)),
-    );
+    const results = await Promise.allSettled(events.map((e) => this.publisher.publish(intentEventSubject(e.type), toEvent(e), e.id)));
     const published = events.filter((_, i) => results[i]!.status === 'fulfilled').map((e) => e.id);
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) {
@@ -60,12 +58,25 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   }
 }
 
-function toEvent(e: PendingEvent): IntentEvent {
+/**
+ * The notification body: Merkle's fields (`intentId`, `chainId`, `type`, `reason`, `data`), then
+ * ours. Built from the outbox row alone (the intent as of the change), so a row written before
+ * an upgrade renders the same way. A record from before `statusData` existed reads it as null.
+ */
+export function toEvent(e: PendingEvent): IntentEvent {
+  const intent = e.intent as IntentRecord;
+  const event = e.type as IntentEventType;
+  const { type, reason, data } = notificationFields(event, { statusReason: intent.statusReason ?? null, statusData: intent.statusData ?? null });
   return {
     id: e.id,
-    type: e.type as IntentEvent['type'],
+    intentId: intent.id,
+    chainId: intent.chainId,
+    type,
+    reason,
+    data,
+    event,
     occurredAt: e.createdAt.toISOString(),
     tenantId: e.tenantId,
-    intent: e.intent as IntentEvent['intent'],
+    intent,
   };
 }

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { ADVISORY_LOCKS } from '@tradeinfra/service-kit';
 import { DataSource } from 'typeorm';
 
 export interface PendingEvent {
@@ -9,8 +10,8 @@ export interface PendingEvent {
   createdAt: Date;
 }
 
-/** Any fixed number: the advisory lock that makes one relay replica publish at a time, in order. */
-const RELAY_LOCK_KEY = 7_310_001;
+/** The advisory lock that makes one relay replica publish at a time, in order. */
+const RELAY_LOCK_KEY = ADVISORY_LOCKS.outboxRelay;
 
 @Injectable()
 export class OutboxRepository {
@@ -31,9 +32,7 @@ export class OutboxRepository {
         [limit],
       );
       if (rows.length === 0) return 0;
-      const published = await publish(
-        rows.map((r) => ({ id: r.id, type: r.type, tenantId: r.tenant_id, intent: r.intent, createdAt: r.created_at })),
-      );
+      const published = await publish(rows.map((r) => ({ id: r.id, type: r.type, tenantId: r.tenant_id, intent: r.intent, createdAt: r.created_at })));
       if (published.length > 0) {
         await tx.query('UPDATE intent.outbox SET published_at = now() WHERE id = ANY($1::uuid[])', [published]);
       }
@@ -42,10 +41,7 @@ export class OutboxRepository {
   }
 
   async purgePublished(retentionHours: number): Promise<number> {
-    const [, count] = await this.db.query(
-      `DELETE FROM intent.outbox WHERE published_at < now() - make_interval(hours => $1)`,
-      [retentionHours],
-    );
+    const [, count] = await this.db.query(`DELETE FROM intent.outbox WHERE published_at < now() - make_interval(hours => $1)`, [retentionHours]);
     return count;
   }
 

@@ -1,4 +1,15 @@
-import { INTENT_CANCEL, INTENT_CREATE, INTENT_EVENTS_STREAM, INTENT_GET, INTENT_HEALTH, INTENT_SEARCH, type CreateIntentReply, type IntentEvent, type IntentRecord, type SearchIntentsReply } from '@tradeinfra/contracts';
+import {
+  INTENT_CANCEL,
+  INTENT_CREATE,
+  INTENT_EVENTS_STREAM,
+  INTENT_GET,
+  INTENT_HEALTH,
+  INTENT_SEARCH,
+  type CreateIntentReply,
+  type IntentEvent,
+  type IntentRecord,
+  type SearchIntentsReply,
+} from '@tradeinfra/contracts';
 import { eventually, StreamCollector } from '@tradeinfra/test-support';
 import { randomUUID } from 'node:crypto';
 import { startIntentService, type IntentServiceHarness } from './harness.js';
@@ -25,7 +36,13 @@ describe('intent service over NATS, on Postgres', () => {
 
   const create = (b: unknown, opts: { tenant?: string; key?: string } = {}) =>
     h.rpc.request<CreateIntentReply>(INTENT_CREATE, { tenantId: opts.tenant ?? tenantId, idempotencyKey: opts.key ?? null, body: b });
-  const errorOf = (p: Promise<unknown>) => p.then(() => { throw new Error('expected a failure'); }, (e: { name: string; message: string; details: unknown }) => ({ name: e.name, message: e.message, details: e.details }));
+  const errorOf = (p: Promise<unknown>) =>
+    p.then(
+      () => {
+        throw new Error('expected a failure');
+      },
+      (e: { name: string; message: string; details: unknown }) => ({ name: e.name, message: e.message, details: e.details }),
+    );
 
   beforeAll(async () => {
     h = await startIntentService({ EXPIRY_SWEEP_INTERVAL_MS: '200', OUTBOX_POLL_INTERVAL_MS: '100' });
@@ -56,7 +73,16 @@ describe('intent service over NATS, on Postgres', () => {
     expect(intent.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7/);
     expect(new Date(intent.createdAt).toISOString()).toBe(intent.createdAt);
     const event = await eventually('created event', () => events.data.find((e) => e.intent.id === intent.id));
-    expect(event).toMatchObject({ type: 'created', tenantId, intent });
+    expect(event).toMatchObject({
+      type: 'intent_created',
+      event: 'created',
+      intentId: intent.id,
+      chainId: intent.chainId,
+      reason: 'created',
+      data: {},
+      tenantId,
+      intent,
+    });
     expect(events.messages.find((m) => m.data.id === event.id)).toMatchObject({ subject: 'intent.events.created', msgId: event.id });
   });
 
@@ -120,6 +146,29 @@ describe('intent service over NATS, on Postgres', () => {
     expect(seen).toEqual([...created].reverse());
   });
 
+  it('lists every wallet of the tenant, by status and in pages, only when the message is tenant-wide', async () => {
+    const tenant = randomUUID();
+    const wallets = ['0x' + 'cd'.repeat(20), '0x' + 'ef'.repeat(20)];
+    const created: string[] = [];
+    for (let i = 0; i < 7; i++) created.push((await create(body({ wallet: wallets[i % 2] }), { tenant })).intent.id);
+    await create(body(), { tenant: randomUUID() }); // another tenant's: never listed
+    await h.rpc.request(INTENT_CANCEL, { tenantId: tenant, id: created[2] });
+    const search = (b: object, tenantWide = true) => h.rpc.request<SearchIntentsReply>(INTENT_SEARCH, { tenantId: tenant, body: b, tenantWide });
+    const ids = (page: SearchIntentsReply) => (JSON.parse(page.intentsJson) as IntentRecord[]).map((i) => i.id);
+    const all = ['pending', 'cancelled'];
+    const first = await search({ status: all, limit: 4 });
+    const second = await search({ status: all, limit: 4, cursor: first.nextCursor });
+    expect([...ids(first), ...ids(second)]).toEqual([...created].reverse());
+    expect(second.nextCursor).toBeNull();
+    expect(ids(await search({ status: ['cancelled'] }))).toEqual([created[2]]);
+    expect(ids(await search({ addresses: [wallets[1]], status: all }))).toEqual([created[5], created[3], created[1]]);
+    // Without tenantWide (API keys), addresses stay required.
+    await expect(errorOf(search({ status: all }, false))).resolves.toMatchObject({
+      name: 'ValidationError',
+      details: [{ path: 'addresses', message: 'is required' }],
+    });
+  });
+
   it('lets exactly one of 20 concurrent cancels win', async () => {
     const { intent } = await create(body());
     const results = await Promise.allSettled(Array.from({ length: 20 }, () => h.rpc.request<IntentRecord>(INTENT_CANCEL, { tenantId, id: intent.id })));
@@ -129,20 +178,24 @@ describe('intent service over NATS, on Postgres', () => {
     for (const r of results.filter((r) => r.status === 'rejected')) {
       expect((r as PromiseRejectedResult).reason).toMatchObject({ name: 'Conflict', details: { status: 'cancelled' } });
     }
-    await eventually('cancelled event', () => events.data.some((e) => e.intent.id === intent.id && e.type === 'cancelled'));
-    expect(events.data.filter((e) => e.intent.id === intent.id).map((e) => e.type)).toEqual(['created', 'cancelled']);
+    await eventually('cancelled event', () => events.data.some((e) => e.intent.id === intent.id && e.event === 'cancelled'));
+    expect(events.data.filter((e) => e.intent.id === intent.id).map((e) => e.event)).toEqual(['created', 'cancelled']);
   });
 
   it('expires a pending intent once, even with three replicas sweeping', async () => {
     await h.addReplica();
     await h.addReplica();
     const { intent } = await create(body({ expiry: Math.floor(Date.now() / 1000) + 1 }));
-    const expired = await eventually('expiry', async () => {
-      const got = await h.rpc.request<IntentRecord>(INTENT_GET, { tenantId, id: intent.id });
-      return got.status === 'expired' ? got : undefined;
-    }, 6_000);
+    const expired = await eventually(
+      'expiry',
+      async () => {
+        const got = await h.rpc.request<IntentRecord>(INTENT_GET, { tenantId, id: intent.id });
+        return got.status === 'expired' ? got : undefined;
+      },
+      6_000,
+    );
     expect(new Date(expired.updatedAt).getTime() - intent.expiry * 1000).toBeLessThan(5_000);
-    await eventually('expired event', () => events.data.some((e) => e.intent.id === intent.id && e.type === 'expired'));
+    await eventually('expired event', () => events.data.some((e) => e.intent.id === intent.id && e.event === 'expired'));
     const rows = await h.db.query(`SELECT type FROM intent.outbox WHERE intent->>'id' = $1 ORDER BY seq`, [intent.id]);
     expect(rows.map((r) => r.type)).toEqual(['created', 'expired']);
     await expect(errorOf(h.rpc.request(INTENT_CANCEL, { tenantId, id: intent.id }))).resolves.toMatchObject({ name: 'Conflict' });
@@ -169,8 +222,9 @@ describe('intent service over NATS, on Postgres', () => {
       const { intent: lost } = await create(body());
       await submit(waiting.id, '1 minute');
       await submit(lost.id, '11 minutes');
-      const event = await eventually('error event', () => events.data.find((e) => e.intent.id === lost.id && e.type === 'error'));
+      const event = await eventually('error event', () => events.data.find((e) => e.intent.id === lost.id && e.event === 'error'));
       expect(event.intent).toMatchObject({ status: 'error', statusReason: 'outcome_unknown', txHash: `0x${'ab'.repeat(32)}` });
+      expect(event).toMatchObject({ type: 'intent_error', reason: 'outcome_unknown', intentId: lost.id });
       const [row] = await h.db.query<{ status: string }>('SELECT status FROM intent.intents WHERE id = $1', [waiting.id]);
       expect(row!.status).toBe('pending');
     });

@@ -30,8 +30,7 @@ describe('SigningSecrets', () => {
     return secrets;
   };
   /** Every text a reader of the service's tables sees. */
-  const tableText = async () =>
-    JSON.stringify([await ds.query(`SELECT * FROM intent.settings`), await ds.query(`SELECT * FROM intent.signing_secrets`)]);
+  const tableText = async () => JSON.stringify([await ds.query(`SELECT * FROM intent.settings`), await ds.query(`SELECT * FROM intent.signing_secrets`)]);
 
   it('keeps neither the master nor any tenant secret readable in the tables', async () => {
     const secrets = await start(KEY);

@@ -41,7 +41,14 @@ describe('a chain whose node cannot be reached', () => {
     h.rpc.request<CreateIntentReply>(INTENT_CREATE, {
       tenantId,
       idempotencyKey: null,
-      body: { chainId: 31337, wallet: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', tokenAddress: '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359', bribe: '1', buyAmount: '1', expiry },
+      body: {
+        chainId: 31337,
+        wallet: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+        tokenAddress: '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359',
+        bribe: '1',
+        buyAmount: '1',
+        expiry,
+      },
     });
 
   beforeAll(async () => {

@@ -20,7 +20,9 @@ function tableResolver(table: Record<string, string[] | string[][]>): Resolver &
     const entry = table[hostname];
     if (!entry) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
     // A list of lists answers each call with the next list (the last one repeats).
-    const answer = Array.isArray(entry[0]) ? (entry as string[][])[Math.min(calls.filter((c) => c === hostname).length - 1, entry.length - 1)]! : (entry as string[]);
+    const answer = Array.isArray(entry[0])
+      ? (entry as string[][])[Math.min(calls.filter((c) => c === hostname).length - 1, entry.length - 1)]!
+      : (entry as string[]);
     return answer.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
   }) as Resolver & { calls: string[] };
   resolver.calls = calls;
@@ -56,9 +58,12 @@ describe('WebhookClient with private addresses refused', () => {
     await expect(post(client, `http://${host}:${listener.port}/hook`)).rejects.toThrow(WebhookRefused);
   });
 
-  it.each(['loopback.test', 'mapped.test', 'metadata.test', 'nat64.test', 'self.test'])('refuses %s, a name resolving to a local or private address', async (name) => {
-    await expect(post(client, `http://${name}:${listener.port}/hook`)).rejects.toThrow(WebhookRefused);
-  });
+  it.each(['loopback.test', 'mapped.test', 'metadata.test', 'nat64.test', 'self.test'])(
+    'refuses %s, a name resolving to a local or private address',
+    async (name) => {
+      await expect(post(client, `http://${name}:${listener.port}/hook`)).rejects.toThrow(WebhookRefused);
+    },
+  );
 
   it('refuses a name when any one of its addresses is private, even if another is public', async () => {
     await expect(post(client, `http://mixed.test:${listener.port}/hook`)).rejects.toThrow(/resolves to 127\.0\.0\.1, a loopback address/);
@@ -82,7 +87,8 @@ describe('WebhookClient: resolve once, connect to the checked address', () => {
   // 127.0.0.2 stands in for a public address (no test may reach the internet): the classifier
   // allows it and nothing else that addressRefusal refuses.
   const STAND_IN = '127.0.0.2';
-  const classify = (address: string, local: ReadonlySet<string>) => (address === STAND_IN ? null : addressRefusal(address, new Set([...local].filter((a) => a !== STAND_IN))));
+  const classify = (address: string, local: ReadonlySet<string>) =>
+    address === STAND_IN ? null : addressRefusal(address, new Set([...local].filter((a) => a !== STAND_IN)));
   let checked: RecordingListener;
   let loopback: RecordingListener;
 
@@ -128,7 +134,12 @@ describe('WebhookClient: resolve once, connect to the checked address', () => {
     });
     await new Promise<void>((r) => tls.listen(0, STAND_IN, () => r()));
     const port = (tls.address() as AddressInfo).port;
-    const client = new WebhookClient({ WEBHOOK_ALLOW_HTTP: false, WEBHOOK_ALLOW_PRIVATE: false, resolver: tableResolver({ 'hooks.test': [STAND_IN] }), classify });
+    const client = new WebhookClient({
+      WEBHOOK_ALLOW_HTTP: false,
+      WEBHOOK_ALLOW_PRIVATE: false,
+      resolver: tableResolver({ 'hooks.test': [STAND_IN] }),
+      classify,
+    });
     await expect(post(client, `https://hooks.test:${port}/hook`)).rejects.toThrow();
     expect(servernames).toEqual(['hooks.test']);
     client.close();

@@ -1,3 +1,4 @@
+import { DEX_DEFAULTS, NATIVE_ASSETS, NATIVE_PRICED_ASSETS } from '@tradeinfra/contracts';
 import { z } from 'zod';
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
@@ -45,7 +46,10 @@ const EnvSchema = z.object({
     .default('')
     .transform((v, ctx) => {
       const minimums = new Map<string, string>();
-      for (const part of v.split(',').map((p) => p.trim()).filter(Boolean)) {
+      for (const part of v
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean)) {
         const [symbol, amount] = part.split(':');
         if (!symbol || !amount || !DECIMAL.test(amount)) {
           ctx.addIssue({ code: 'custom', message: `"${part}" is not SYMBOL:amount` });
@@ -55,6 +59,35 @@ const EnvSchema = z.object({
       }
       return minimums;
     }),
+  /** Automatic settlement: blocks on top of a payout's transaction (its own included) before it is PAID. */
+  PAYOUT_CONFIRMATIONS: int(1, 1000).default(2),
+  /** How often each settling chain sends new payouts and follows sent ones. */
+  PAYOUT_SETTLE_INTERVAL_MS: int(50, 600_000).default(1000),
+  /** A payout transaction still unmined this long after it was first sent is replaced by a zero-value self-transfer (then TX_FAILED). */
+  PAYOUT_TX_DEADLINE_SECONDS: int(10, 86_400).default(600),
+  /** Priority fee of payout transactions (wei). */
+  PAYOUT_GAS_TIP_WEI: z
+    .string()
+    .regex(/^\d{1,30}$/, 'must be a decimal integer (wei)')
+    .default('1000000000')
+    .transform(BigInt),
+  /** Assets worth one US dollar each in `estimatedUsd`. */
+  PAYOUT_USD_ASSETS: z
+    .string()
+    .default('USD,USDC,USDT,DAI')
+    .transform(
+      (v) =>
+        new Set(
+          v
+            .split(',')
+            .map((a) => a.trim())
+            .filter(Boolean),
+        ),
+    ),
+  /** How long a native coin's USD price (from the chain's stable pair) is reused. */
+  PAYOUT_PRICE_CACHE_MS: int(0, 3_600_000).default(30_000),
+  /** Tests only: `after-sign` or `after-send` makes the process kill itself (SIGKILL) at that point of its first payout. */
+  PAYOUT_FAILPOINT: z.enum(['after-sign', 'after-send']).optional(),
   /** Most MEV-capture events applied per database statement. */
   INGEST_BATCH: int(1, 5000).default(500),
   LOG_FORMAT: z.enum(['pretty', 'json']).default('pretty'),
@@ -64,15 +97,87 @@ const EnvSchema = z.object({
     .transform((v) => v === 'true'),
 });
 
-export type PayoutServiceEnv = z.output<typeof EnvSchema>;
+/** A chain whose payouts the service sends itself (`PAYOUT_SIGNER_KEY_<chainId>`). */
+export interface SettlementChain {
+  chainId: number;
+  rpcUrl: string;
+  /** The treasury's private key (never logged). */
+  signerKey: string;
+  /** The asset paid by a plain transfer of the chain's native coin. */
+  nativeAsset: string;
+  /** ERC-20 assets by symbol: their token contract (`PAYOUT_TOKEN_<chainId>_<SYMBOL>`). */
+  tokens: Map<string, string>;
+}
+
+/** How a chain's balances are priced in USD: its native coin against a stable coin on its DEX. */
+export interface PricedChain {
+  chainId: number;
+  stablePair: string;
+  wrappedNative: string;
+  /** Assets worth one native coin (the coin, its wrapped token). */
+  nativeAssets: Set<string>;
+}
+
+export type PayoutServiceEnv = z.output<typeof EnvSchema> & { settlementChains: SettlementChain[]; pricedChains: PricedChain[] };
+
+function pricedChains(base: z.output<typeof EnvSchema>, source: NodeJS.ProcessEnv, problems: string[]): PricedChain[] {
+  const chains: PricedChain[] = [];
+  for (const chainId of base.PAYOUT_CHAIN_IDS) {
+    const stablePair = source[`STABLE_PAIR_${chainId}`] || DEX_DEFAULTS[chainId]?.stablePair;
+    const wrappedNative = source[`WRAPPED_NATIVE_${chainId}`] || DEX_DEFAULTS[chainId]?.wrappedNative;
+    if (!stablePair || !wrappedNative) continue;
+    if (!ADDRESS.test(stablePair) || !ADDRESS.test(wrappedNative)) {
+      problems.push(`  STABLE_PAIR_${chainId}, WRAPPED_NATIVE_${chainId}: must be 0x-prefixed 20-byte hex addresses`);
+      continue;
+    }
+    const native = source[`PAYOUT_NATIVE_ASSET_${chainId}`] || NATIVE_ASSETS[chainId] || 'ETH';
+    const nativeAssets = new Set([native, `W${native}`, ...(NATIVE_PRICED_ASSETS[chainId] ?? [])]);
+    chains.push({ chainId, stablePair: stablePair.toLowerCase(), wrappedNative: wrappedNative.toLowerCase(), nativeAssets });
+  }
+  return chains;
+}
+
+const PRIVATE_KEY = /^0x[0-9a-fA-F]{64}$/;
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+function settlementChains(base: z.output<typeof EnvSchema>, source: NodeJS.ProcessEnv, problems: string[]): SettlementChain[] {
+  const chains: SettlementChain[] = [];
+  for (const chainId of base.PAYOUT_CHAIN_IDS) {
+    const signerKey = source[`PAYOUT_SIGNER_KEY_${chainId}`];
+    if (!signerKey) continue;
+    if (!PRIVATE_KEY.test(signerKey)) {
+      problems.push(`  PAYOUT_SIGNER_KEY_${chainId}: must be a 0x-prefixed 32-byte hex private key`);
+      continue;
+    }
+    const rpcUrl = source[`PAYOUT_RPC_URL_${chainId}`] || source[`RPC_URL_${chainId}`];
+    if (!rpcUrl || !URL.canParse(rpcUrl) || !/^https?:$/.test(new URL(rpcUrl).protocol)) {
+      problems.push(`  PAYOUT_RPC_URL_${chainId}: an http(s) JSON-RPC URL is required with PAYOUT_SIGNER_KEY_${chainId} (or RPC_URL_${chainId})`);
+      continue;
+    }
+    const nativeAsset = source[`PAYOUT_NATIVE_ASSET_${chainId}`] || NATIVE_ASSETS[chainId] || 'ETH';
+    const tokens = new Map<string, string>();
+    for (const symbol of base.PAYOUT_ASSETS.keys()) {
+      const token = source[`PAYOUT_TOKEN_${chainId}_${symbol}`];
+      if (!token) continue;
+      if (!ADDRESS.test(token)) problems.push(`  PAYOUT_TOKEN_${chainId}_${symbol}: must be a 0x-prefixed 20-byte hex address`);
+      else if (symbol === nativeAsset)
+        problems.push(`  PAYOUT_TOKEN_${chainId}_${symbol}: ${symbol} is the chain's native asset (PAYOUT_NATIVE_ASSET_${chainId})`);
+      else tokens.set(symbol, token.toLowerCase());
+    }
+    chains.push({ chainId, rpcUrl, signerKey, nativeAsset, tokens });
+  }
+  return chains;
+}
 
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): PayoutServiceEnv {
   const result = EnvSchema.safeParse(source);
-  if (!result.success) {
-    const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new Error(`Invalid payout-service configuration:\n${lines.join('\n')}`);
+  const problems = result.success ? [] : result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+  const chains = result.success ? settlementChains(result.data, source, problems) : [];
+  const priced = result.success ? pricedChains(result.data, source, problems) : [];
+  if (!result.success || problems.length > 0) {
+    throw new Error(`Invalid payout-service configuration:\n${problems.join('\n')}`);
   }
-  return result.data;
+  return { ...result.data, settlementChains: chains, pricedChains: priced };
 }
 
 export const ENV = Symbol('PayoutServiceEnv');

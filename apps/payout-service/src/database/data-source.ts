@@ -1,12 +1,12 @@
-import { createServiceDataSource, runMigrations as runMigrationsLocked } from '@tradeinfra/service-kit';
+import { ADVISORY_LOCKS, createServiceDataSource, runMigrations as runMigrationsLocked } from '@tradeinfra/service-kit';
 import type { DataSource } from 'typeorm';
-import { AdminAuditEntity, EntryEntity, PayoutEntity, SourceEntity } from '../ledger/ledger.entities.js';
+import { AdminAuditEntity, EntryEntity, PayoutEntity, SettlementNonceEntity, SourceEntity } from '../ledger/ledger.entities.js';
 import type { PayoutServiceEnv } from '../config/env.js';
 import { migrations } from './migrations/index.js';
 
 export const SCHEMA = 'payout';
 /** Any fixed number: serialises migration runs of concurrent replicas. */
-const MIGRATION_LOCK_KEY = 7_330_000;
+const MIGRATION_LOCK_KEY = ADVISORY_LOCKS.payoutMigrations;
 
 type DbEnv = Pick<PayoutServiceEnv, 'PGHOST' | 'PGPORT' | 'PGDATABASE' | 'PAYOUT_DB_USER' | 'PAYOUT_DB_PASSWORD' | 'PAYOUT_DB_POOL_SIZE'>;
 
@@ -19,7 +19,7 @@ export function createDataSource(env: DbEnv): DataSource {
     password: env.PAYOUT_DB_PASSWORD,
     poolSize: env.PAYOUT_DB_POOL_SIZE,
     schema: SCHEMA,
-    entities: [SourceEntity, EntryEntity, PayoutEntity, AdminAuditEntity],
+    entities: [SourceEntity, EntryEntity, PayoutEntity, AdminAuditEntity, SettlementNonceEntity],
     migrations,
     appName: 'payout-service',
   });

@@ -8,6 +8,7 @@ import {
   PAYOUT_HEALTH,
   PAYOUT_REQUEST,
   PAYOUT_SOURCE_CASHBACK,
+  PAYOUT_SOURCE_PAYOUTS,
   PAYOUT_SOURCE_REGISTER,
   PAYOUT_TRANSITION,
   type PayoutMessage,
@@ -55,6 +56,11 @@ export class LedgerController {
   @MessagePattern(PAYOUT_REQUEST)
   request(@Payload() m: WithId): Promise<RawJsonReply> {
     return this.payouts.request(m.viewer, m.id, m.body);
+  }
+
+  @MessagePattern(PAYOUT_SOURCE_PAYOUTS)
+  sourcePayouts(@Payload() m: WithId): Promise<RawJsonReply> {
+    return this.payouts.bySource(m.viewer, m.id);
   }
 
   @MessagePattern(PAYOUT_GET)

@@ -121,6 +121,7 @@ export class AdminAuditEntity {
 /** A payout request: the entries it claimed and where it stands. */
 @Entity({ name: 'payouts', schema: 'payout' })
 @Check('payouts_status_check', "status IN ('PENDING', 'TX_PENDING', 'PAID', 'TX_FAILED')")
+@Index('payouts_settling_idx', ['chainId'], { where: "status = 'TX_PENDING' AND signed_tx IS NOT NULL" })
 export class PayoutEntity {
   @PrimaryColumn('uuid')
   id!: string;
@@ -147,9 +148,43 @@ export class PayoutEntity {
   @Column('text', { name: 'tx_hash', nullable: true })
   txHash!: string | null;
 
+  /** Automatic settlement: the treasury that signed `signed_tx`, its nonce, and when it was first sent. */
+  @Column('text', { nullable: true })
+  sender!: string | null;
+
+  @Column('bigint', { name: 'tx_nonce', nullable: true })
+  txNonce!: string | null;
+
+  @Column('text', { name: 'signed_tx', nullable: true })
+  signedTx!: string | null;
+
+  @Column('timestamptz', { name: 'sent_at', nullable: true })
+  sentAt!: Date | null;
+
+  /** The replacement (zero-value self-transfer, same nonce) of a transaction unmined past its deadline. */
+  @Column('text', { name: 'cancel_tx', nullable: true })
+  cancelTx!: string | null;
+
+  /** A contact the requester gave (Merkle's `email`); operators only, never in the record. */
+  @Column('text', { nullable: true })
+  email!: string | null;
+
   @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
   createdAt!: Date;
 
   @Column('timestamptz', { name: 'updated_at', default: () => 'now()' })
   updatedAt!: Date;
+}
+
+/** The next nonce of each treasury (automatic settlement), handed out under the row's lock. */
+@Entity({ name: 'settlement_nonces', schema: 'payout' })
+export class SettlementNonceEntity {
+  @PrimaryColumn('integer', { name: 'chain_id', primaryKeyConstraintName: 'PK_settlement_nonces' })
+  chainId!: number;
+
+  @PrimaryColumn('text', { primaryKeyConstraintName: 'PK_settlement_nonces' })
+  address!: string;
+
+  @Column('bigint', { name: 'next_nonce' })
+  nextNonce!: string;
 }

@@ -54,10 +54,7 @@ export class LedgerRepository {
 
   /** The entry an event made, as JSON, or null. */
   async entryOfEvent(eventId: string): Promise<string | null> {
-    const rows: { json: string }[] = await this.db.query(
-      `SELECT payout.entry_json(e)::text AS json FROM payout.entries e WHERE e.event_id = $1`,
-      [eventId],
-    );
+    const rows: { json: string }[] = await this.db.query(`SELECT payout.entry_json(e)::text AS json FROM payout.entries e WHERE e.event_id = $1`, [eventId]);
     return rows[0]?.json ?? null;
   }
 
@@ -113,26 +110,32 @@ export class LedgerRepository {
     return rows.length > 0;
   }
 
-  /** Balances per (chain, asset): pending (incl. claimed by payouts in progress), claimable, paid. */
-  async cashback(sourceId: string): Promise<string> {
-    const rows: { json: string }[] = await this.db.query(
-      `SELECT json_build_object(
+  /**
+   * Balances per (chain, asset): pending (incl. claimed by payouts in progress), claimable, paid,
+   * and `amount` (Merkle's name: the claimable balance). Also the claimable balances as decimal
+   * text, for pricing.
+   */
+  async cashback(sourceId: string): Promise<{ json: string; claimable: { chainId: number; asset: string; amount: string }[] }> {
+    const rows: { json: string; claimable: { chainId: number; asset: string; amount: string }[] }[] = await this.db.query(
+      `WITH b AS (
+         SELECT chain_id, asset,
+                trim_scale(coalesce(sum(amount) FILTER (WHERE status = 'PENDING'), 0)) AS pending,
+                trim_scale(coalesce(sum(amount) FILTER (WHERE status = 'PENDING' AND claimed_by IS NULL), 0)) AS claimable,
+                trim_scale(coalesce(sum(amount) FILTER (WHERE status = 'PAID'), 0)) AS paid
+         FROM payout.entries WHERE source_id = $1 GROUP BY chain_id, asset
+       )
+       SELECT json_build_object(
          'sourceId', $1::text,
          'entryCount', (SELECT count(*) FROM payout.entries WHERE source_id = $1),
          'latestEntryAt', (SELECT to_char(max(created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') FROM payout.entries WHERE source_id = $1),
          'balances', coalesce((
-           SELECT json_agg(json_build_object('chainId', chain_id, 'asset', asset, 'pending', pending, 'claimable', claimable, 'paid', paid) ORDER BY chain_id, asset)
-           FROM (
-             SELECT chain_id, asset,
-                    trim_scale(coalesce(sum(amount) FILTER (WHERE status = 'PENDING'), 0)) AS pending,
-                    trim_scale(coalesce(sum(amount) FILTER (WHERE status = 'PENDING' AND claimed_by IS NULL), 0)) AS claimable,
-                    trim_scale(coalesce(sum(amount) FILTER (WHERE status = 'PAID'), 0)) AS paid
-             FROM payout.entries WHERE source_id = $1 GROUP BY chain_id, asset
-           ) b), '[]')
-       )::text AS json`,
+           SELECT json_agg(json_build_object('chainId', chain_id, 'asset', asset, 'amount', claimable, 'pending', pending, 'claimable', claimable, 'paid', paid) ORDER BY chain_id, asset)
+           FROM b), '[]')
+       )::text AS json,
+       coalesce((SELECT json_agg(json_build_object('chainId', chain_id, 'asset', asset, 'amount', claimable::text)) FROM b), '[]') AS claimable`,
       [sourceId],
     );
-    return rows[0]!.json;
+    return rows[0]!;
   }
 
   async ping(): Promise<void> {

@@ -1,3 +1,4 @@
+import type { UsdPrices } from '../payouts/usd-prices.js';
 import { loadEnv } from '../config/env.js';
 import { PayoutError, PayoutErrorCode } from '../payouts/payouts.errors.js';
 import type { LedgerRepository } from './ledger.repository.js';
@@ -21,7 +22,8 @@ const event = (o: Record<string, unknown> = {}) => ({
 const repo = {
   sourceTenant: async (id: string) => (id === 'mine' ? TENANT : id === 'orphan' ? null : undefined),
 } as unknown as LedgerRepository;
-const service = new LedgerService(repo, env);
+const noPrices = {} as UsdPrices;
+const service = new LedgerService(repo, env, noPrices);
 
 function failure(fn: () => unknown): { path?: string; code?: string; name?: string } {
   try {
@@ -74,7 +76,11 @@ describe('LedgerService.checkSource', () => {
 describe('LedgerService.apply', () => {
   it('keeps the first event seen with an id, in arrival order, whatever the later ones say', async () => {
     const inserted: { event: { id: string; amount: string } }[][] = [];
-    const recording = new LedgerService({ insertEntries: async (rows: { event: { id: string; amount: string } }[]) => (inserted.push(rows), rows.length) } as unknown as LedgerRepository, env);
+    const recording = new LedgerService(
+      { insertEntries: async (rows: { event: { id: string; amount: string } }[]) => (inserted.push(rows), rows.length) } as unknown as LedgerRepository,
+      env,
+      noPrices,
+    );
     const a = '0190f3a2-7b1c-7def-8abc-00000000000a';
     const b = '0190f3a2-7b1c-7def-8abc-00000000000b';
     const events = [event({ id: b, amount: '2' }), event({ id: a, amount: '1.5' }), event({ id: b, amount: '9' }), event({ id: a, amount: '0.1' })];

@@ -16,6 +16,7 @@ import { uuidv7 } from 'uuidv7';
 import { ENV, type PayoutServiceEnv } from '../config/env.js';
 import { invalidField, PayoutError, PayoutErrorCode } from '../payouts/payouts.errors.js';
 import { LedgerRepository } from './ledger.repository.js';
+import { UsdPrices } from '../payouts/usd-prices.js';
 
 const DEFAULT_LIMIT = 100;
 
@@ -24,6 +25,7 @@ export class LedgerService {
   constructor(
     private readonly ledger: LedgerRepository,
     @Inject(ENV) private readonly env: PayoutServiceEnv,
+    private readonly prices: UsdPrices,
   ) {}
 
   /**
@@ -85,7 +87,10 @@ export class LedgerService {
   async cashback(viewer: PayoutViewer, id: unknown): Promise<RawJsonReply> {
     const source = parseInput(sourceIdSchema(), id);
     await this.checkSource(viewer, source);
-    return { json: await this.ledger.cashback(source) };
+    const { json, claimable } = await this.ledger.cashback(source);
+    // Merkle's estimatedUsd (a JSON number, from exact decimal text), and what could not be priced.
+    const { estimatedUsd, unpricedAssets } = await this.prices.estimate(claimable);
+    return { json: `${json.slice(0, -1)},"estimatedUsd":${estimatedUsd},"unpricedAssets":${JSON.stringify(unpricedAssets)}}` };
   }
 
   async registerSource(id: unknown, tenantId: unknown): Promise<{ id: string; tenantId: string }> {

@@ -11,7 +11,27 @@ export interface ClaimAudit {
   sourceTenantId: string | null;
 }
 
-/** The only class that touches the payout table (and the entries' claim columns). */
+/** A payout the service sends itself, waiting for its transaction to be signed. */
+export interface UnsentPayout {
+  id: string;
+  address: string;
+  asset: string;
+  /** Decimal, in the asset's units (e.g. "0.001"). */
+  amount: string;
+}
+
+/** A payout whose signed transaction waits for the chain. */
+export interface SentPayout {
+  id: string;
+  txHash: string;
+  signedTx: string;
+  nonce: bigint;
+  sender: string;
+  sentAt: Date;
+  cancelTx: string | null;
+}
+
+/** The only class that touches the payout tables (and the entries' claim columns). */
 @Injectable()
 export class PayoutsRepository {
   constructor(@Inject(DataSource) private readonly db: DataSource) {}
@@ -22,7 +42,16 @@ export class PayoutsRepository {
    * Nothing to claim, or a total below `minimum`, rolls everything back. With `audit`, the
    * audit row is written in the same transaction as the payout (one never exists without the other).
    */
-  async claim(p: { id: string; sourceId: string; address: string; chainId: number; asset: string; minimum: string; audit: ClaimAudit | null }): Promise<ClaimOutcome> {
+  async claim(p: {
+    id: string;
+    sourceId: string;
+    address: string;
+    chainId: number;
+    asset: string;
+    minimum: string;
+    email?: string | null;
+    audit: ClaimAudit | null;
+  }): Promise<ClaimOutcome> {
     const runner = this.db.createQueryRunner();
     await runner.connect();
     await runner.startTransaction();
@@ -39,12 +68,12 @@ export class PayoutsRepository {
          ),
          total AS (SELECT count(*) AS n, sum(amount) AS amount FROM claimed),
          payout AS (
-           INSERT INTO payout.payouts AS x (id, source_id, address, chain_id, asset, amount, status)
-           SELECT $1, $2, $3, $4, $5, total.amount, 'PENDING' FROM total WHERE total.n > 0 AND total.amount >= $6::numeric
+           INSERT INTO payout.payouts AS x (id, source_id, address, chain_id, asset, amount, status, email)
+           SELECT $1, $2, $3, $4, $5, total.amount, 'PENDING', $7 FROM total WHERE total.n > 0 AND total.amount >= $6::numeric
            RETURNING payout.payout_json(x)::text AS json
          )
          SELECT (SELECT json FROM payout) AS json, total.n, trim_scale(total.amount)::text AS total FROM total`,
-        [p.id, p.sourceId, p.address, p.chainId, p.asset, p.minimum],
+        [p.id, p.sourceId, p.address, p.chainId, p.asset, p.minimum, p.email ?? null],
       );
       const row = rows[0]!;
       if (row.json) {
@@ -66,6 +95,25 @@ export class PayoutsRepository {
     } finally {
       await runner.release();
     }
+  }
+
+  /** The (chain, asset) groups of a source with unclaimed PENDING entries. */
+  async claimableGroups(sourceId: string): Promise<{ chainId: number; asset: string }[]> {
+    const rows: { chain_id: number; asset: string }[] = await this.db.query(
+      `SELECT DISTINCT chain_id, asset FROM payout.entries WHERE source_id = $1 AND status = 'PENDING' AND claimed_by IS NULL ORDER BY chain_id, asset`,
+      [sourceId],
+    );
+    return rows.map((r) => ({ chainId: r.chain_id, asset: r.asset }));
+  }
+
+  /** The source's latest payouts, newest first, as one JSON array. */
+  async listBySource(sourceId: string, limit: number): Promise<string> {
+    const rows: { json: string }[] = await this.db.query(
+      `SELECT coalesce(json_agg(payout.payout_json(x) ORDER BY x.id DESC), '[]')::text AS json
+       FROM (SELECT * FROM payout.payouts WHERE source_id = $1 ORDER BY id DESC LIMIT $2) x`,
+      [sourceId, limit],
+    );
+    return rows[0]!.json;
   }
 
   async find(id: string): Promise<{ json: string; sourceId: string; status: string } | null> {
@@ -122,5 +170,90 @@ export class PayoutsRepository {
       [id],
     );
     return rows[0]?.json ?? null;
+  }
+
+  // ---- automatic settlement ----
+
+  /** PENDING payouts of `assets` on the chain with no transaction yet, oldest first. */
+  async unsent(chainId: number, assets: string[], limit: number): Promise<UnsentPayout[]> {
+    const rows: { id: string; address: string; asset: string; amount: string }[] = await this.db.query(
+      `SELECT id, address, asset, trim_scale(amount)::text AS amount FROM payout.payouts
+       WHERE chain_id = $1 AND status = 'PENDING' AND asset = ANY($2::text[])
+       ORDER BY created_at, id LIMIT $3`,
+      [chainId, assets, limit],
+    );
+    return rows;
+  }
+
+  /**
+   * Gives a PENDING payout its transaction, in one database transaction: takes the treasury's
+   * next nonce (at least `nonceFloor`, the node's count), has `sign` sign the transfer with it,
+   * and stores the signed transaction, its hash, nonce and sender with the payout now TX_PENDING.
+   * Sending comes after the commit: whatever happens next, the stored transaction is the only
+   * one this payout will ever have. Null when the payout is no longer PENDING or another replica
+   * holds it.
+   */
+  async prepare(
+    p: { id: string; chainId: number; sender: string; nonceFloor: bigint },
+    sign: (nonce: bigint) => Promise<{ raw: string; hash: string }>,
+  ): Promise<{ raw: string; hash: string; nonce: bigint } | null> {
+    return this.db.transaction(async (tx) => {
+      const held: unknown[] = await tx.query(`SELECT 1 FROM payout.payouts WHERE id = $1 AND status = 'PENDING' AND signed_tx IS NULL FOR UPDATE SKIP LOCKED`, [
+        p.id,
+      ]);
+      if (held.length === 0) return null;
+      await tx.query(`INSERT INTO payout.settlement_nonces (chain_id, address, next_nonce) VALUES ($1, $2, $3) ON CONFLICT (chain_id, address) DO NOTHING`, [
+        p.chainId,
+        p.sender,
+        p.nonceFloor.toString(),
+      ]);
+      const [{ next_nonce }] = await tx.query(`SELECT next_nonce::text FROM payout.settlement_nonces WHERE chain_id = $1 AND address = $2 FOR UPDATE`, [
+        p.chainId,
+        p.sender,
+      ]);
+      const stored = BigInt(next_nonce as string);
+      const nonce = stored > p.nonceFloor ? stored : p.nonceFloor;
+      const signed = await sign(nonce);
+      await tx.query(
+        `UPDATE payout.payouts SET status = 'TX_PENDING', tx_hash = $2, signed_tx = $3, tx_nonce = $4, sender = $5, sent_at = now(), updated_at = now()
+         WHERE id = $1`,
+        [p.id, signed.hash, signed.raw, nonce.toString(), p.sender],
+      );
+      await tx.query(`UPDATE payout.settlement_nonces SET next_nonce = $3 WHERE chain_id = $1 AND address = $2`, [
+        p.chainId,
+        p.sender,
+        (nonce + 1n).toString(),
+      ]);
+      return { ...signed, nonce };
+    });
+  }
+
+  /** The chain's TX_PENDING payouts that this service signed, in nonce order. */
+  async sent(chainId: number): Promise<SentPayout[]> {
+    const rows: { id: string; tx_hash: string; signed_tx: string; tx_nonce: string; sender: string; sent_at: Date; cancel_tx: string | null }[] =
+      await this.db.query(
+        `SELECT id, tx_hash, signed_tx, tx_nonce::text, sender, sent_at, cancel_tx FROM payout.payouts
+       WHERE chain_id = $1 AND status = 'TX_PENDING' AND signed_tx IS NOT NULL ORDER BY sender, tx_nonce`,
+        [chainId],
+      );
+    return rows.map((r) => ({
+      id: r.id,
+      txHash: r.tx_hash,
+      signedTx: r.signed_tx,
+      nonce: BigInt(r.tx_nonce),
+      sender: r.sender,
+      sentAt: r.sent_at,
+      cancelTx: r.cancel_tx,
+    }));
+  }
+
+  /** Stores the replacement of a stuck payout transaction, unless one is stored already; returns the stored one. */
+  async setCancel(id: string, raw: string): Promise<string> {
+    const rows: { cancel_tx: string }[] = await this.db.query(
+      `WITH u AS (UPDATE payout.payouts SET cancel_tx = $2 WHERE id = $1 AND cancel_tx IS NULL RETURNING cancel_tx)
+       SELECT cancel_tx FROM u UNION ALL SELECT cancel_tx FROM payout.payouts WHERE id = $1 AND cancel_tx IS NOT NULL LIMIT 1`,
+      [id, raw],
+    );
+    return rows[0]!.cancel_tx;
   }
 }

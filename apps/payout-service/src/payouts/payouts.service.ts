@@ -13,7 +13,7 @@ import { uuidv7 } from 'uuidv7';
 import { ENV, type PayoutServiceEnv } from '../config/env.js';
 import { LedgerService } from '../ledger/ledger.service.js';
 import { invalidField, PayoutError, PayoutErrorCode } from './payouts.errors.js';
-import { PayoutsRepository } from './payouts.repository.js';
+import { PayoutsRepository, type ClaimAudit, type ClaimOutcome } from './payouts.repository.js';
 
 @Injectable()
 export class PayoutsService {
@@ -34,12 +34,6 @@ export class PayoutsService {
     const source = parseInput(sourceIdSchema(), sourceId);
     const req = parseInput(RequestPayoutSchema, body);
     const sourceTenant = await this.ledger.checkSource(viewer, source);
-    if (!this.env.PAYOUT_CHAIN_IDS.includes(req.chainId)) {
-      throw invalidField('chainId', `must be one of the supported chains: ${this.env.PAYOUT_CHAIN_IDS.join(', ')}`);
-    }
-    if (!this.env.PAYOUT_ASSETS.has(req.asset)) {
-      throw invalidField('asset', `must be one of the supported assets: ${[...this.env.PAYOUT_ASSETS.keys()].join(', ')}`);
-    }
     let address: string;
     try {
       const body40 = req.address.slice(2);
@@ -47,19 +41,21 @@ export class PayoutsService {
     } catch {
       throw invalidField('address', 'has an invalid EIP-55 checksum');
     }
-    const minimum = this.env.PAYOUT_MINIMUMS.get(req.asset) ?? '0';
-    const id = uuidv7();
-    const audit = viewer.admin && sourceTenant !== viewer.tenantId ? { id: uuidv7(), keyId: viewer.keyId ?? null, tenantId: viewer.tenantId, sourceTenantId: sourceTenant } : null;
-    const outcome = await this.payouts.claim({ id, sourceId: source, address, chainId: req.chainId, asset: req.asset, minimum, audit });
-    if ('json' in outcome) {
-      if (audit) {
-        this.logger.warn(
-          `admin audit: key ${audit.keyId ?? '-'} of tenant ${audit.tenantId} requested payout ${id} of source ${source} ` +
-            `(tenant ${sourceTenant ?? 'none'}): ${outcome.total} ${req.asset} on chain ${req.chainId} to ${address}`,
-        );
-      }
-      return { json: outcome.json };
+    const audit = () =>
+      viewer.admin && sourceTenant !== viewer.tenantId
+        ? { id: uuidv7(), keyId: viewer.keyId ?? null, tenantId: viewer.tenantId, sourceTenantId: sourceTenant }
+        : null;
+    const email = req.email ?? null;
+    if (req.chainId === undefined || req.asset === undefined) return this.requestAll(source, address, email, audit, sourceTenant);
+    if (!this.env.PAYOUT_CHAIN_IDS.includes(req.chainId)) {
+      throw invalidField('chainId', `must be one of the supported chains: ${this.env.PAYOUT_CHAIN_IDS.join(', ')}`);
     }
+    if (!this.env.PAYOUT_ASSETS.has(req.asset)) {
+      throw invalidField('asset', `must be one of the supported assets: ${[...this.env.PAYOUT_ASSETS.keys()].join(', ')}`);
+    }
+    const minimum = this.env.PAYOUT_MINIMUMS.get(req.asset) ?? '0';
+    const outcome = await this.claim(source, address, req.chainId, req.asset, email, audit(), sourceTenant);
+    if ('json' in outcome) return { json: outcome.json };
     if ('none' in outcome) {
       throw new PayoutError(PayoutErrorCode.Conflict, `Source ${source} has no unclaimed PENDING ${req.asset} entries on chain ${req.chainId}`, {
         reason: 'nothing_to_pay',
@@ -70,6 +66,66 @@ export class PayoutsService {
       `The unclaimed total ${outcome.belowMinimum} ${req.asset} is below the minimum payout of ${minimum} ${req.asset}`,
       { reason: 'below_minimum', total: outcome.belowMinimum, minimum },
     );
+  }
+
+  /**
+   * Merkle's `{address, email?}`: every claimable (chain, asset) balance of the source becomes its
+   * own payout (in kind, to `address`); balances under their minimum stay. Answers `{id, payouts}`:
+   * `id` is the first payout's, `payouts` every payout made.
+   */
+  private async requestAll(
+    source: string,
+    address: string,
+    email: string | null,
+    audit: () => ClaimAudit | null,
+    sourceTenant: string | null,
+  ): Promise<RawJsonReply> {
+    const made: string[] = [];
+    const below: { chainId: number; asset: string; total: string; minimum: string }[] = [];
+    for (const { chainId, asset } of await this.payouts.claimableGroups(source)) {
+      const outcome = await this.claim(source, address, chainId, asset, email, audit(), sourceTenant);
+      if ('json' in outcome) made.push(outcome.json);
+      else if ('belowMinimum' in outcome) below.push({ chainId, asset, total: outcome.belowMinimum, minimum: this.env.PAYOUT_MINIMUMS.get(asset) ?? '0' });
+    }
+    if (made.length === 0) {
+      if (below.length > 0) {
+        throw new PayoutError(PayoutErrorCode.Conflict, `Every unclaimed balance of source ${source} is below its minimum payout`, {
+          reason: 'below_minimum',
+          balances: below,
+        });
+      }
+      throw new PayoutError(PayoutErrorCode.Conflict, `Source ${source} has no unclaimed PENDING entries`, { reason: 'nothing_to_pay' });
+    }
+    const firstId = (JSON.parse(made[0]!) as { id: string }).id;
+    return { json: `{"id":${JSON.stringify(firstId)},"payouts":[${made.join(',')}]}` };
+  }
+
+  private async claim(
+    source: string,
+    address: string,
+    chainId: number,
+    asset: string,
+    email: string | null,
+    audit: ClaimAudit | null,
+    sourceTenant: string | null,
+  ): Promise<ClaimOutcome> {
+    const id = uuidv7();
+    const minimum = this.env.PAYOUT_MINIMUMS.get(asset) ?? '0';
+    const outcome = await this.payouts.claim({ id, sourceId: source, address, chainId, asset, minimum, email, audit });
+    if ('json' in outcome && audit) {
+      this.logger.warn(
+        `admin audit: key ${audit.keyId ?? '-'} of tenant ${audit.tenantId} requested payout ${id} of source ${source} ` +
+          `(tenant ${sourceTenant ?? 'none'}): ${outcome.total} ${asset} on chain ${chainId} to ${address}`,
+      );
+    }
+    return outcome;
+  }
+
+  /** The source's latest 100 payouts, newest first (the customer dashboard's list). */
+  async bySource(viewer: PayoutViewer, sourceId: unknown): Promise<RawJsonReply> {
+    const source = parseInput(sourceIdSchema(), sourceId);
+    await this.ledger.checkSource(viewer, source);
+    return { json: await this.payouts.listBySource(source, 100) };
   }
 
   async get(viewer: PayoutViewer, id: unknown): Promise<RawJsonReply> {

@@ -50,7 +50,15 @@ class FakeUpstream {
 }
 
 const ADDR = '0x00000000000000000000000000000000000000aa';
-const block = { number: '0x10', hash: `0x${'11'.repeat(32)}`, timestamp: '0x64', gasLimit: '0x1c9c380', baseFeePerGas: '0x7', miner: ADDR, mixHash: `0x${'00'.repeat(32)}` };
+const block = {
+  number: '0x10',
+  hash: `0x${'11'.repeat(32)}`,
+  timestamp: '0x64',
+  gasLimit: '0x1c9c380',
+  baseFeePerGas: '0x7',
+  miner: ADDR,
+  mixHash: `0x${'00'.repeat(32)}`,
+};
 
 function answer(call: Call): unknown {
   switch (call.method) {

@@ -3,7 +3,7 @@ import { bytesToHex, hexToBytes, KECCAK256_NULL } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { LRUCache } from 'lru-cache';
 import type { ChainConfig } from '../config/env.js';
-import { invalid } from '../simulation/simulation.errors.js';
+import { invalid, SimulationError, SimulationErrorCode } from '../simulation/simulation.errors.js';
 import { JsonRpcClient, JsonRpcError, upstream } from './json-rpc.client.js';
 
 /** The block environment and identity of one upstream block. */
@@ -31,6 +31,45 @@ export interface AccountState {
 
 type AccessList = { address: string; storageKeys: string[] }[];
 type CacheValue = BlockEnv | AccountState | Uint8Array | { accessList: AccessList };
+
+/**
+ * What a simulation reads its chain through: {@link ChainState} on the service's main thread, a
+ * worker's `RemoteChain` (which asks the main thread's ChainState) in the simulation workers.
+ */
+export interface ChainSource {
+  readonly config: ChainConfig;
+  readonly hasAccessLists: boolean;
+  block(number: bigint | null, budget?: ReadBudget): Promise<BlockEnv>;
+  accessListKeys(block: bigint, calls: { from: string; to: string | null; data: string; value?: bigint }[], budget?: ReadBudget): Promise<string[]>;
+  cachedAccount(block: bigint, address: string): AccountState | undefined;
+  cachedStorage(block: bigint, address: string, slot: string): Uint8Array | undefined;
+  cachedBlockHash(number: bigint): Uint8Array | undefined;
+  lastKnownAccount(address: string): AccountState | undefined;
+  lastKnownStorage(address: string, slot: string): Uint8Array | undefined;
+  fetchMisses(block: bigint, misses: Iterable<string>, budget?: ReadBudget): Promise<Map<string, AccountState | Uint8Array>>;
+}
+
+/**
+ * A simulation's budget of upstream JSON-RPC calls (SIM_MAX_UPSTREAM_READS): spent before a
+ * batch is sent (a key already cached or in flight may be counted, never one sent uncounted);
+ * past it the simulation fails with 422 `upstream_budget_exceeded`, and the batch is not sent.
+ */
+export class ReadBudget {
+  used = 0;
+  constructor(readonly max: number) {}
+
+  spend(calls: number): void {
+    if (calls <= 0) return;
+    if (this.used + calls > this.max) {
+      throw new SimulationError(
+        SimulationErrorCode.Unprocessable,
+        `The simulation needs more than ${this.max} reads of chain state from the node (SIM_MAX_UPSTREAM_READS): ${this.used} made, ${calls} more wanted`,
+        { reason: 'upstream_budget_exceeded', limit: this.max, used: this.used, wanted: calls },
+      );
+    }
+    this.used += calls;
+  }
+}
 
 /** Shared by every chain and simulation of this process, capped in bytes. */
 export function createStateCache(maxBytes: number): LRUCache<string, CacheValue> {
@@ -80,7 +119,7 @@ export function stripWord(word: string): Uint8Array {
  * with concurrent misses for one key sharing one request, and requests of one tick batched.
  * Block-level data is immutable per block number, so it is cached by (chain, block).
  */
-export class ChainState {
+export class ChainState implements ChainSource {
   readonly rpc: JsonRpcClient;
   private readonly inflight = new Map<string, Promise<CacheValue>>();
   /** Set once the upstream says it has no eth_createAccessList. */
@@ -102,14 +141,17 @@ export class ChainState {
   }
 
   /** The block to simulate on: `null` is the upstream head now. */
-  async block(number: bigint | null): Promise<BlockEnv> {
+  async block(number: bigint | null, budget?: ReadBudget): Promise<BlockEnv> {
     if (number === null) {
+      budget?.spend(1);
       const head = await this.fetchBlock('latest');
       if (!head) throw upstream(`The chain RPC (chain ${this.config.chainId}) returned no latest block`);
       this.cache.set(this.key('h', head.number.toString()), head);
       return head;
     }
-    const block = await this.cached(this.key('h', number.toString()), async () => {
+    const key = this.key('h', number.toString());
+    if (!this.cache.has(key)) budget?.spend(1);
+    const block = await this.cached(key, async () => {
       const found = await this.fetchBlock(hex(number));
       if (!found) throw invalid('blockNumber', `block ${number} does not exist on chain ${this.config.chainId} (in the future?)`);
       return found;
@@ -182,8 +224,9 @@ export class ChainState {
    * upstream's `eth_createAccessList` (one batch), or none where it has no such method. Best
    * effort: a failure here only means more misses later.
    */
-  async accessListKeys(block: bigint, calls: { from: string; to: string | null; data: string; value?: bigint }[]): Promise<string[]> {
+  async accessListKeys(block: bigint, calls: { from: string; to: string | null; data: string; value?: bigint }[], budget?: ReadBudget): Promise<string[]> {
     if (this.accessListUnsupported) return [];
+    budget?.spend(calls.length);
     const keys = new Set<string>();
     const lists = await Promise.all(calls.map((c) => this.accessList(block, c)));
     for (const list of lists) {
@@ -215,8 +258,19 @@ export class ChainState {
    * Fetches what a run missed (`a:<address>`, `s:<address>:<slot>`, `h:<block number>`), in one
    * batch, and gives each value back.
    */
-  async fetchMisses(block: bigint, misses: Iterable<string>): Promise<Map<string, AccountState | Uint8Array>> {
+  async fetchMisses(block: bigint, misses: Iterable<string>, budget?: ReadBudget): Promise<Map<string, AccountState | Uint8Array>> {
     const keys = [...misses];
+    if (budget) {
+      // An account is three calls (balance, nonce, code), a slot or a block hash one.
+      let calls = 0;
+      for (const miss of keys) {
+        const [kind, address, slot] = miss.split(':') as [string, string, string | undefined];
+        if (kind === 'a') calls += this.cachedAccount(block, address) ? 0 : 3;
+        else if (kind === 's') calls += this.cachedStorage(block, address, slot!) ? 0 : 1;
+        else calls += this.cachedBlockHash(BigInt(address)) ? 0 : 1;
+      }
+      budget.spend(calls);
+    }
     const values = await Promise.all(
       keys.map((miss) => {
         const [kind, address, slot] = miss.split(':') as [string, string, string | undefined];

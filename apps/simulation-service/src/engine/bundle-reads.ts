@@ -1,4 +1,4 @@
-import type { AccountState, ChainState } from '../chain/chain-state.js';
+import type { AccountState, ChainSource, ReadBudget } from '../chain/chain-state.js';
 import { ABSENT_ACCOUNT, sameBytes, type StateReads } from './forked-state-manager.js';
 
 type Value = AccountState | Uint8Array;
@@ -35,8 +35,9 @@ export class BundleReads implements StateReads {
   fetches = 0;
 
   constructor(
-    private readonly chain: ChainState,
+    private readonly chain: ChainSource,
     readonly block: bigint,
+    private readonly budget?: ReadBudget,
   ) {}
 
   /** Forgets the last round's misses (their keys are known by now). */
@@ -115,7 +116,7 @@ export class BundleReads implements StateReads {
       }
     }
     this.fetches++;
-    const values = await this.chain.fetchMisses(this.block, keys);
+    const values = await this.chain.fetchMisses(this.block, keys, this.budget);
     let firstWrong = -1;
     for (const [key, value] of values) {
       this.local.set(key, value);
@@ -129,7 +130,7 @@ export class BundleReads implements StateReads {
   async prefetch(keys: Iterable<string>): Promise<void> {
     const wanted = [...keys].filter((k) => !this.local.has(k) && !this.isCached(k));
     if (wanted.length === 0) return;
-    const values = await this.chain.fetchMisses(this.block, wanted).catch(() => null);
+    const values = await this.chain.fetchMisses(this.block, wanted, this.budget).catch(() => null);
     for (const [key, value] of values ?? []) this.local.set(key, value);
   }
 
@@ -154,7 +155,7 @@ export function fixedSlots(code: Uint8Array): string[] {
   const known = fixedSlotsOfCode.get(code);
   if (known) return known;
   const slots = new Set<string>();
-  for (let pc = 0; pc < code.length && slots.size < MAX_FIXED_SLOTS; ) {
+  for (let pc = 0; pc < code.length && slots.size < MAX_FIXED_SLOTS;) {
     const op = code[pc]!;
     if (op === 0x5f && code[pc + 1] === 0x54) slots.add(slotWord(0));
     else if (op === 0x60 && code[pc + 2] === 0x54 && pc + 1 < code.length) slots.add(slotWord(code[pc + 1]!));

@@ -63,17 +63,25 @@ let installed = false;
 export async function installFastInterpreter(): Promise<void> {
   if (installed) return;
   installed = true;
-  const [{ Interpreter }, { EVMError, EVMErrorTypeString }, util, { consumeEip7928PostTargetCallOog }, { getOpcodesForHF }, { FORMAT }, { Common, Mainnet, Hardfork }, { paramsEVM }] =
-    await Promise.all([
-      load('interpreter.js'),
-      load('errors.js'),
-      load('opcodes/util.js'),
-      load('opcodes/EIP7928.js'),
-      load('opcodes/codes.js'),
-      load('eof/constants.js'),
-      import('@ethereumjs/common'),
-      import('@ethereumjs/evm'),
-    ]);
+  const [
+    { Interpreter },
+    { EVMError, EVMErrorTypeString },
+    util,
+    { consumeEip7928PostTargetCallOog },
+    { getOpcodesForHF },
+    { FORMAT },
+    { Common, Mainnet, Hardfork },
+    { paramsEVM },
+  ] = await Promise.all([
+    load('interpreter.js'),
+    load('errors.js'),
+    load('opcodes/util.js'),
+    load('opcodes/EIP7928.js'),
+    load('opcodes/codes.js'),
+    load('eof/constants.js'),
+    import('@ethereumjs/common'),
+    import('@ethereumjs/evm'),
+  ]);
   // A simulation never reads a receipt's logs bloom: runTx would hash every log's address and
   // topics into one (keccak, per log) for nothing.
   const { Bloom } = await import('@ethereumjs/vm');

@@ -240,4 +240,3 @@ function p256VerifyRip7212(): (input: PrecompileInput) => ExecResult {
     return { ...result, executionGasUsed: RIP7212_GAS };
   };
 }
-

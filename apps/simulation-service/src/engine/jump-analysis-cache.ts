@@ -15,9 +15,7 @@ import { pathToFileURL } from 'node:url';
  * simulator.ts), never through a closure.
  */
 const require = createRequire(import.meta.url);
-const esmInterpreter = pathToFileURL(
-  require.resolve('@ethereumjs/evm').replace(/dist[\\/]cjs[\\/]index\.js$/, 'dist/esm/interpreter.js'),
-).href;
+const esmInterpreter = pathToFileURL(require.resolve('@ethereumjs/evm').replace(/dist[\\/]cjs[\\/]index\.js$/, 'dist/esm/interpreter.js')).href;
 
 type Analysis = unknown;
 /** Set by the simulator on each EVM it makes: the key of its rules. */

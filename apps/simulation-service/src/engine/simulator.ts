@@ -4,16 +4,9 @@ import { getOpcodesForHF, type EVMOpts, type EVMResult, type Message } from '@et
 import { createLegacyTx } from '@ethereumjs/tx';
 import { Account, bytesToHex, createAddressFromString, hexToBytes, toChecksumAddress, type Address } from '@ethereumjs/util';
 import { createVM, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
-import type {
-  SimulateRequest,
-  SimulatedCall,
-  SimulationCall,
-  SimulationOverrides,
-  SimulationResult,
-  StateUpdate,
-} from '@tradeinfra/contracts';
+import type { SimulateRequest, SimulatedCall, SimulationCall, SimulationOverrides, SimulationResult, StateUpdate } from '@tradeinfra/contracts';
 import { LRUCache } from 'lru-cache';
-import type { BlockEnv, ChainState } from '../chain/chain-state.js';
+import type { BlockEnv, ChainSource, ReadBudget } from '../chain/chain-state.js';
 import { stripWord } from '../chain/chain-state.js';
 import { SimulationError, SimulationErrorCode, invalid } from '../simulation/simulation.errors.js';
 import { BundleReads } from './bundle-reads.js';
@@ -34,6 +27,8 @@ export interface SimulateOptions {
   maxCallGas: number;
   /** The simulation's id (a UUID); one is made when omitted. */
   id?: string;
+  /** Upstream reads this simulation may make (SIM_MAX_UPSTREAM_READS); none: unbounded. */
+  budget?: ReadBudget;
 }
 
 /** What a simulation did besides its answer (for logs and benchmarks). */
@@ -98,7 +93,7 @@ function staticKeys(request: SimulateRequest): string[] {
  * once and never waits; a cold one usually needs one batch.
  */
 export async function simulateBundle(
-  chain: ChainState,
+  chain: ChainSource,
   request: SimulateRequest,
   options: SimulateOptions,
   stats?: SimulationStats,
@@ -116,12 +111,17 @@ export async function simulateBundle(
   let reads: BundleReads;
   const extra: string[] = [];
   if (request.blockNumber !== null) {
-    reads = new BundleReads(chain, request.blockNumber);
-    const accessLists = !known && chain.hasAccessLists ? chain.accessListKeys(request.blockNumber, request.calls).catch(() => []) : Promise.resolve([]);
-    [block] = await Promise.all([chain.block(request.blockNumber), reads.prefetch(known ?? staticKeys(request)), accessLists.then((keys) => extra.push(...keys))]);
+    reads = new BundleReads(chain, request.blockNumber, options.budget);
+    const accessLists =
+      !known && chain.hasAccessLists ? chain.accessListKeys(request.blockNumber, request.calls, options.budget).catch(() => []) : Promise.resolve([]);
+    [block] = await Promise.all([
+      chain.block(request.blockNumber, options.budget),
+      reads.prefetch(known ?? staticKeys(request)),
+      accessLists.then((keys) => extra.push(...keys)),
+    ]);
   } else {
-    block = await chain.block(null);
-    reads = new BundleReads(chain, block.number);
+    block = await chain.block(null, options.budget);
+    reads = new BundleReads(chain, block.number, options.budget);
     extra.push(...(known ?? staticKeys(request)));
   }
 
@@ -222,7 +222,10 @@ function validateCalls(calls: SimulationCall[], rules: ChainRules, block: BlockE
     }
     const initCode = (call.data.length - 2) / 2;
     if (call.to === null && rules.maxInitCodeSize !== null && BigInt(initCode) > rules.maxInitCodeSize) {
-      throw invalid(`calls.${index}.data`, `is ${initCode} bytes of init code; a creation may carry at most ${rules.maxInitCodeSize} (EIP-3860, on ${rules.label})`);
+      throw invalid(
+        `calls.${index}.data`,
+        `is ${initCode} bytes of init code; a creation may carry at most ${rules.maxInitCodeSize} (EIP-3860, on ${rules.label})`,
+      );
     }
   });
   return cap;
@@ -286,9 +289,7 @@ async function runCall(
     gasUsed: hexOf(result.totalGasSpent),
     result: returnData === '0x' ? '' : returnData,
     status: failed ? 0 : 1,
-    internalTransfers: failed
-      ? []
-      : context.tracker.transfers.map((t) => ({ from: checksum(t.from), to: checksum(t.to), amount: t.amount })),
+    internalTransfers: failed ? [] : context.tracker.transfers.map((t) => ({ from: checksum(t.from), to: checksum(t.to), amount: t.amount })),
     updated: {},
   };
   if (failed) {
@@ -379,7 +380,13 @@ function blockFor(env: BlockEnv, rules: ChainRules): Block {
         difficulty: merged ? 0n : env.difficulty,
         mixHash: randao as `0x${string}`,
         ...(london ? { baseFeePerGas: 0n } : {}),
-        ...(cancun ? { excessBlobGas: env.excessBlobGas ?? 0n, blobGasUsed: 0n, parentBeaconBlockRoot: (env.parentBeaconBlockRoot ?? `0x${'0'.repeat(64)}`) as `0x${string}` } : {}),
+        ...(cancun
+          ? {
+              excessBlobGas: env.excessBlobGas ?? 0n,
+              blobGasUsed: 0n,
+              parentBeaconBlockRoot: (env.parentBeaconBlockRoot ?? `0x${'0'.repeat(64)}`) as `0x${string}`,
+            }
+          : {}),
       },
     },
     { common, skipConsensusFormatValidation: true, params: {} },
@@ -511,7 +518,7 @@ function instrumentedOpcodes(rules: ChainRules): CustomOpcode[] {
       gasFunction: dynamicGasHandlers.get(code),
       logicFunction: ((runState: RunState, c: Parameters<typeof original>[1]) => {
         const sim = contextOf(runState);
-        if (++sim.jumps % 8192 === 0 && performance.now() > sim.deadline) throw new DeadlineExceeded();
+        if ((++sim.jumps & 63) === 0 && performance.now() > sim.deadline) throw new DeadlineExceeded();
         return original(runState, c);
       }) as never,
     };
@@ -581,10 +588,7 @@ function pip88Opcodes(
       logicFunction: handlers.get(code)!,
     };
   };
-  return [
-    priced(0x54, { coldsloadGas: 5460n }),
-    priced(0x55, { coldsloadGas: 2940n, sstoreCleanEIP2200Gas: 2060n, sstoreClearRefundEIP2200Gas: 3960n }),
-  ];
+  return [priced(0x54, { coldsloadGas: 5460n }), priced(0x55, { coldsloadGas: 2940n, sstoreCleanEIP2200Gas: 2060n, sstoreClearRefundEIP2200Gas: 3960n })];
 }
 
 function checkDeadline(deadline: number): void {
@@ -597,7 +601,10 @@ function timeout(): SimulationError {
 
 /** ethereumjs appends block/tx dumps to its messages; keep the first sentence. */
 function cleanMessage(message: string): string {
-  return message.split(' -> ')[0]!.replace(/\s*\(.*$/s, '').trim();
+  return message
+    .split(' -> ')[0]!
+    .replace(/\s*\(.*$/s, '')
+    .trim();
 }
 
 export type { Address };

@@ -9,6 +9,8 @@ export enum SimulationErrorCode {
   Upstream = 'UPSTREAM',
   /** The simulation ran past its time bound. */
   Timeout = 'TIMEOUT',
+  /** Valid, but past what this service does for one request (upstream reads, result size). */
+  Unprocessable = 'UNPROCESSABLE',
 }
 
 export class SimulationError extends Error {
@@ -35,9 +37,19 @@ function errorName(code: SimulationErrorCode): ErrorName {
       return ErrorName.Upstream;
     case SimulationErrorCode.Timeout:
       return ErrorName.Timeout;
+    case SimulationErrorCode.Unprocessable:
+      return ErrorName.Unprocessable;
   }
 }
 
 export function invalid(path: string, message: string): SimulationError {
   return new SimulationError(SimulationErrorCode.Invalid, `${path}: ${message}`, [{ path, message }]);
+}
+
+/** The simulation did not finish within SIM_TIMEOUT_MS (an endless loop, a slow upstream). */
+export function simulationTimeout(timeoutMs: number): SimulationError {
+  return new SimulationError(SimulationErrorCode.Timeout, `The simulation did not finish within ${timeoutMs} ms (SIM_TIMEOUT_MS)`, {
+    reason: 'simulation_timeout',
+    timeoutMs,
+  });
 }

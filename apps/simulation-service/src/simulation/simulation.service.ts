@@ -1,48 +1,82 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { connect } from '@nats-io/transport-node';
 import { parseInput, SimulateRequestSchema, type SimulateMessage, type SimulationResult } from '@tradeinfra/contracts';
 import { ChainRegistry } from '../chain/chain-registry.js';
+import { ReadBudget } from '../chain/chain-state.js';
 import { ENV, type SimulationEnv } from '../config/env.js';
-import { simulateBundle, type SimulationStats } from '../engine/simulator.js';
+import type { SimulationStats } from '../engine/simulator.js';
+import { SimulationPool } from '../workers/simulation-pool.js';
 import { SimulationError, SimulationErrorCode } from './simulation.errors.js';
 
+/** What the NATS reply adds around the result (`{"response": …, "isDisposed": true, "id": "<uuid>"}`), with room to spare. */
+const REPLY_ENVELOPE_BYTES = 1024;
+
 @Injectable()
-export class SimulationService {
+export class SimulationService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('Simulation');
+  private pool: SimulationPool | null = null;
+  /** The NATS server's max_payload (read at start): a larger reply would never be delivered. */
+  private maxPayload = 1024 * 1024;
 
   constructor(
     private readonly chains: ChainRegistry,
     @Inject(ENV) private readonly env: SimulationEnv,
   ) {}
 
+  async onModuleInit(): Promise<void> {
+    const nc = await connect({ servers: this.env.NATS_URL, name: 'simulation-service-info' });
+    try {
+      this.maxPayload = nc.info?.max_payload ?? this.maxPayload;
+    } finally {
+      await nc.close();
+    }
+    this.pool = new SimulationPool({
+      workers: this.env.SIM_WORKERS,
+      timeoutMs: this.env.SIM_TIMEOUT_MS,
+      killGraceMs: this.env.SIM_KILL_GRACE_MS,
+      cacheMb: this.env.SIM_CACHE_MAX_MB,
+    });
+    await this.pool.ready();
+    this.logger.log(
+      `${this.env.SIM_WORKERS} simulation workers; results up to ${this.maxPayload - REPLY_ENVELOPE_BYTES} bytes (NATS max_payload ${this.maxPayload})`,
+    );
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.pool?.close();
+    this.pool = null;
+  }
+
   /**
-   * Validates, then simulates within SIM_TIMEOUT_MS (a hung upstream or a long bundle ends with
-   * an error). With LOG_REQUESTS, one line per simulation: its id (the result's `id`), the
-   * gateway's request id, the block, the rules, the runs and upstream batches it took.
+   * Validates, then simulates on a worker within SIM_TIMEOUT_MS (a hung upstream, a long bundle
+   * or an endless loop ends with 504 `simulation_timeout`) and SIM_MAX_UPSTREAM_READS; a result
+   * NATS cannot carry is a 422 `result_too_large`. With LOG_REQUESTS, one line per simulation:
+   * its id (the result's `id`), the gateway's request id, the block, the rules, the runs and
+   * upstream batches and reads it took.
    */
   async simulate(message: SimulateMessage, requestId = '-'): Promise<SimulationResult> {
     const id = randomUUID();
     const started = performance.now();
     const stats: SimulationStats = { rounds: 0, fetches: 0, callRuns: 0, rules: '-' };
+    const budget = new ReadBudget(this.env.SIM_MAX_UPSTREAM_READS);
     let outcome = 'ok';
     let result: SimulationResult | undefined;
     try {
       const request = parseInput(SimulateRequestSchema, message.body);
       const chain = this.chains.get(request.chainId);
-      const deadline = performance.now() + this.env.SIM_TIMEOUT_MS;
-      let timer: NodeJS.Timeout | undefined;
-      const expired = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new SimulationError(SimulationErrorCode.Timeout, `The simulation did not finish within ${this.env.SIM_TIMEOUT_MS} ms`)),
-          this.env.SIM_TIMEOUT_MS + 250,
+      if (!this.pool) throw new Error('the simulation service is not started');
+      result = await this.pool.run(chain, request, { id, maxCallGas: this.env.SIM_MAX_CALL_GAS, budget, started }, stats);
+      const size = Buffer.byteLength(JSON.stringify(result));
+      const limit = this.maxPayload - REPLY_ENVELOPE_BYTES;
+      if (size > limit) {
+        throw new SimulationError(
+          SimulationErrorCode.Unprocessable,
+          `The simulation's result is ${size} bytes; at most ${limit} can be sent back (NATS max_payload ${this.maxPayload})`,
+          { reason: 'result_too_large', size, limit },
         );
-      });
-      try {
-        result = await Promise.race([simulateBundle(chain, request, { deadline, maxCallGas: this.env.SIM_MAX_CALL_GAS, id }, stats), expired]);
-        return result;
-      } finally {
-        clearTimeout(timer);
       }
+      return result;
     } catch (err) {
       outcome = `failed:${(err as { toPayload?: () => { name: string } }).toPayload?.().name ?? 'InternalError'}`;
       throw err;
@@ -50,7 +84,7 @@ export class SimulationService {
       if (this.env.LOG_REQUESTS) {
         const where = result ? ` chain=${result.chainId} block=${BigInt(result.blockNumber)} calls=${result.calls.length}` : '';
         this.logger.log(
-          `simulation=${id} request=${requestId}${where} rules=${stats.rules} runs=${stats.rounds} fetches=${stats.fetches} ${outcome} ${(performance.now() - started).toFixed(1)}ms`,
+          `simulation=${id} request=${requestId}${where} rules=${stats.rules} runs=${stats.rounds} fetches=${stats.fetches} reads=${budget.used} ${outcome} ${(performance.now() - started).toFixed(1)}ms`,
         );
       }
     }

@@ -27,6 +27,8 @@ export class FakeChain {
   private server!: Server;
   url = '';
   head = 0;
+  /** Every block's gas limit. */
+  gasLimit = 60_000_000;
 
   constructor(
     first: number,
@@ -102,7 +104,7 @@ export class FakeChain {
           number: hex(n),
           hash: word(BigInt(n) * 1_000_003n),
           timestamp: hex(block.timestamp),
-          gasLimit: hex(60_000_000),
+          gasLimit: hex(this.gasLimit),
           baseFeePerGas: '0x7',
           miner: this.miner,
           mixHash: word(0n),

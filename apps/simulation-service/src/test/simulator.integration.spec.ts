@@ -80,10 +80,20 @@ describe('simulating on a chain read over JSON-RPC', () => {
   });
 
   it('runs again only from the first call whose assumption was wrong', async () => {
-    await run({ calls: [{ from: USER, to: READER }, { from: USER, to: SUMMER }] });
+    await run({
+      calls: [
+        { from: USER, to: READER },
+        { from: USER, to: SUMMER },
+      ],
+    });
     // Slot 2 of SUMMER changes: call 0 (READER) assumed right, call 1 did not.
     chain.mine({ [SUMMER]: { storage: { '2': 40n } } });
-    const next = await run({ calls: [{ from: USER, to: READER }, { from: USER, to: SUMMER }] });
+    const next = await run({
+      calls: [
+        { from: USER, to: READER },
+        { from: USER, to: SUMMER },
+      ],
+    });
     expect(next.result.calls.map((c) => c.result)).toEqual([word(5n), word(41n)]);
     expect(next.stats).toMatchObject({ rounds: 2, fetches: 1, callRuns: 3 });
     expect(next.roundTrips).toBe(2);

@@ -104,7 +104,9 @@ export class ExecutorChain {
   }
 
   /** The pair's WETH and token reserves, its last update's timestamp and its cumulative prices. */
-  async pool(token: string): Promise<{ pair: string; reserveWeth: bigint; reserveToken: bigint; timestampLast: bigint; cumulative0: bigint; cumulative1: bigint }> {
+  async pool(
+    token: string,
+  ): Promise<{ pair: string; reserveWeth: bigint; reserveToken: bigint; timestampLast: bigint; cumulative0: bigint; cumulative1: bigint }> {
     const pair = await this.dex.pairOf(token);
     const read = async (name: string) => PAIR.decodeFunctionResult(name, await this.call(pair, PAIR.encodeFunctionData(name)));
     const [r0, r1, last] = (await read('getReserves')) as unknown as [bigint, bigint, bigint];
@@ -186,7 +188,12 @@ export class ExecutorChain {
 
   /** A plain buy through the router (someone else trading on the pool). */
   swapEthForTokens(from: string, token: string, value: bigint, deadline: bigint): Promise<Sent> {
-    const data = this.dex.a.UniswapV2Router02!.iface.encodeFunctionData('swapExactETHForTokensSupportingFeeOnTransferTokens', [0, [this.dex.weth, token], from, deadline]);
+    const data = this.dex.a.UniswapV2Router02!.iface.encodeFunctionData('swapExactETHForTokensSupportingFeeOnTransferTokens', [
+      0,
+      [this.dex.weth, token],
+      from,
+      deadline,
+    ]);
     return this.send(from, this.dex.router, data, value);
   }
 

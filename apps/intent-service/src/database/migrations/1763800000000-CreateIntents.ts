@@ -16,24 +16,16 @@ export class CreateIntents1763800000000 implements MigrationInterface {
     await q.query(
       `CREATE TABLE "intent"."intents" ("id" uuid NOT NULL, "tenant_id" uuid NOT NULL, "status" text NOT NULL, "chain_id" integer NOT NULL, "wallet" text NOT NULL, "token_address" text NOT NULL, "bribe" numeric(78,0) NOT NULL, "buy_amount" numeric(78,0) NOT NULL, "expires_at" TIMESTAMP WITH TIME ZONE NOT NULL, "max_buy_tax" numeric, "max_sell_tax" numeric, "min_in" numeric(78,0), "min_out" numeric(78,0), "min_liquidity" numeric(78,0), "fee_bps" integer, "fee_recipient" text, "first_or_fail" boolean, "max_slippage_bps" integer, "gas_tip" numeric(78,0), "tx_hash" text, "executed_at" TIMESTAMP WITH TIME ZONE, "status_reason" text, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "updated_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "intents_status_check" CHECK (status IN ('pending', 'completed', 'expired', 'failed', 'cancelled', 'error')), CONSTRAINT "PK_3c872dee52ac2d2f2a46148618e" PRIMARY KEY ("id"))`,
     );
-    await q.query(
-      `CREATE INDEX "intents_pending_expiry_idx" ON "intent"."intents" ("expires_at") WHERE status = 'pending'`,
-    );
-    await q.query(
-      `CREATE INDEX "intents_search_idx" ON "intent"."intents" ("tenant_id", "wallet", "status", "id")`,
-    );
+    await q.query(`CREATE INDEX "intents_pending_expiry_idx" ON "intent"."intents" ("expires_at") WHERE status = 'pending'`);
+    await q.query(`CREATE INDEX "intents_search_idx" ON "intent"."intents" ("tenant_id", "wallet", "status", "id")`);
     await q.query(
       `CREATE TABLE "intent"."idempotency_keys" ("tenant_id" uuid NOT NULL, "key" text NOT NULL, "request_hash" text NOT NULL, "intent_id" uuid NOT NULL, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "PK_b5c6db50392003e35d51ef7aba7" PRIMARY KEY ("tenant_id", "key"))`,
     );
-    await q.query(
-      `CREATE INDEX "idempotency_keys_created_at_idx" ON "intent"."idempotency_keys" ("created_at")`,
-    );
+    await q.query(`CREATE INDEX "idempotency_keys_created_at_idx" ON "intent"."idempotency_keys" ("created_at")`);
     await q.query(
       `CREATE TABLE "intent"."outbox" ("id" uuid NOT NULL, "seq" BIGSERIAL NOT NULL, "type" text NOT NULL, "tenant_id" uuid NOT NULL, "intent" json NOT NULL, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "published_at" TIMESTAMP WITH TIME ZONE, CONSTRAINT "PK_340ab539f309f03bdaa14aa7649" PRIMARY KEY ("id"))`,
     );
-    await q.query(
-      `CREATE INDEX "outbox_unpublished_idx" ON "intent"."outbox" ("seq") WHERE published_at IS NULL`,
-    );
+    await q.query(`CREATE INDEX "outbox_unpublished_idx" ON "intent"."outbox" ("seq") WHERE published_at IS NULL`);
     // The one mapping from a stored intent to the contracts' IntentRecord, used by every
     // reply and every outbox event. Wei columns go out as exact decimal strings.
     await q.query(`

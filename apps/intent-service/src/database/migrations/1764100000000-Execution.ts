@@ -25,12 +25,8 @@ export class Execution1764100000000 implements MigrationInterface {
       ADD "target_block" bigint,
       ADD "submitted_at" TIMESTAMP WITH TIME ZONE,
       ADD CONSTRAINT "intents_phase_check" CHECK (phase IN ('claimed', 'submitted'))`);
-    await q.query(
-      `CREATE INDEX "intents_pending_token_idx" ON "intent"."intents" ("chain_id", lower("token_address")) WHERE status = 'pending'`,
-    );
-    await q.query(
-      `CREATE INDEX "intents_submitted_idx" ON "intent"."intents" ("chain_id") WHERE status = 'pending' AND phase = 'submitted'`,
-    );
+    await q.query(`CREATE INDEX "intents_pending_token_idx" ON "intent"."intents" ("chain_id", lower("token_address")) WHERE status = 'pending'`);
+    await q.query(`CREATE INDEX "intents_submitted_idx" ON "intent"."intents" ("chain_id") WHERE status = 'pending' AND phase = 'submitted'`);
     await q.query(`ALTER TABLE "intent"."launches" ADD "seen_at" TIMESTAMP WITH TIME ZONE`);
     await q.query(`
       CREATE OR REPLACE FUNCTION "intent"."record_json"(x "intent"."intents") RETURNS json LANGUAGE sql STABLE AS $$

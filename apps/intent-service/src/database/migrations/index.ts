@@ -3,6 +3,20 @@ import { NotificationWebhooks1763950000000 } from './1763950000000-NotificationW
 import { LaunchWatcher1764000000000 } from './1764000000000-LaunchWatcher.js';
 import { Execution1764100000000 } from './1764100000000-Execution.js';
 import { SigningSecretVersions1764200000000 } from './1764200000000-SigningSecretVersions.js';
+import { StatusData1764300000000 } from './1764300000000-StatusData.js';
+import { BatchIdempotency1764350000000 } from './1764350000000-BatchIdempotency.js';
+import { WalletIntents1764400000000 } from './1764400000000-WalletIntents.js';
+import { TenantSearch1764500000000 } from './1764500000000-TenantSearch.js';
 
 /** Every migration of the intent schema, oldest first. */
-export const migrations = [CreateIntents1763800000000, NotificationWebhooks1763950000000, LaunchWatcher1764000000000, Execution1764100000000, SigningSecretVersions1764200000000];
+export const migrations = [
+  CreateIntents1763800000000,
+  NotificationWebhooks1763950000000,
+  LaunchWatcher1764000000000,
+  Execution1764100000000,
+  SigningSecretVersions1764200000000,
+  StatusData1764300000000,
+  BatchIdempotency1764350000000,
+  WalletIntents1764400000000,
+  TenantSearch1764500000000,
+];

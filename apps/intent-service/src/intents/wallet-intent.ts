@@ -1,0 +1,37 @@
+import type { BuyIntent } from '@tradeinfra/executor';
+import { ZeroAddress } from 'ethers';
+
+/** A wallet intent's terms as stored and sent (decimal strings; null: not set). */
+export interface WalletIntentTerms {
+  wallet: string;
+  tokenAddress: string;
+  buyAmount: string;
+  bribe: string;
+  expiry: number | bigint;
+  minIn: string | null;
+  minOut: string | null;
+  feeBps: number | null;
+  feeRecipient: string | null;
+  firstOrFail: boolean | null;
+  nonce: string;
+}
+
+/**
+ * The executor's `BuyIntent` the wallet signed for these terms: what is not set is 0, the zero
+ * address or false (see the README's "Wallet intents").
+ */
+export function toBuyIntent(t: WalletIntentTerms): BuyIntent {
+  return {
+    wallet: t.wallet,
+    token: t.tokenAddress,
+    amount: BigInt(t.buyAmount),
+    bribe: BigInt(t.bribe),
+    expiry: BigInt(t.expiry),
+    minIn: BigInt(t.minIn ?? 0),
+    minOut: BigInt(t.minOut ?? 0),
+    feeBps: t.feeBps ?? 0,
+    feeRecipient: t.feeRecipient ?? ZeroAddress,
+    firstOrFail: t.firstOrFail ?? false,
+    nonce: BigInt(t.nonce),
+  };
+}

@@ -1,0 +1,147 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import type { SimulateRequest, SimulationResult } from '@tradeinfra/contracts';
+import { Piscina } from 'piscina';
+import type { ChainState, ReadBudget } from '../chain/chain-state.js';
+import type { SimulationStats } from '../engine/simulator.js';
+import { simulationTimeout, SimulationError, SimulationErrorCode } from '../simulation/simulation.errors.js';
+import { fromWire, toWire, type MainAnswer, type SimOutcome, type SimTask, type WarmupTask, type WorkerAsk } from './protocol.js';
+
+export interface PoolSettings {
+  workers: number;
+  /** The answer's bound: a simulation still running then is answered 504 `simulation_timeout`. */
+  timeoutMs: number;
+  /** How long a worker past the bound may take to stop by itself before it is terminated. */
+  killGraceMs: number;
+  cacheMb: number;
+}
+
+/**
+ * The compiled worker. Under jest the service runs from src/, the worker always from dist/
+ * (a worker thread loads plain JavaScript): `npm test` builds first.
+ */
+function workerFile(): string {
+  const here = fileURLToPath(import.meta.url);
+  const file = here
+    .replace(/[\\/]src[\\/]workers[\\/]simulation-pool\.[cm]?[jt]s$/, '/dist/workers/sim-worker.js')
+    .replace(/simulation-pool\.js$/, 'sim-worker.js');
+  if (!existsSync(file)) throw new Error(`the simulation worker ${file} is missing: build the simulation service first (npm run build)`);
+  return file;
+}
+
+/**
+ * The EVM runs in a pool of worker threads (piscina), one simulation per worker at a time, so a
+ * simulation that runs long (an endless loop) holds one worker, never the service: the main
+ * thread keeps answering NATS, reading chain state (the shared cache, the node) for every
+ * worker, and counting each simulation's upstream reads.
+ *
+ * Deadlines: the worker's EVM checks the clock (every 64 jumps and after each call) and ends
+ * the run itself at SIM_TIMEOUT_MS; the answer (504 `simulation_timeout`) goes out then whatever
+ * the worker does; a worker still busy SIM_KILL_GRACE_MS later (a loop that never jumps, a huge
+ * precompile input) is terminated and piscina starts a fresh one.
+ */
+export class SimulationPool {
+  private readonly pool: Piscina<SimTask | WarmupTask, SimOutcome | boolean>;
+
+  constructor(private readonly settings: PoolSettings) {
+    this.pool = new Piscina<SimTask | WarmupTask, SimOutcome | boolean>({
+      filename: workerFile(),
+      minThreads: settings.workers,
+      maxThreads: settings.workers,
+      idleTimeout: Number.MAX_SAFE_INTEGER,
+      concurrentTasksPerWorker: 1,
+      // The worker waits on its port for chain state within a task: never a blocking Atomics.wait.
+      atomics: 'async',
+      workerData: { cacheMb: settings.cacheMb },
+    });
+  }
+
+  /**
+   * Resolves once every worker has loaded the EVM (a fresh thread takes a second or more): the
+   * service answers no simulation before, so none spends its deadline waiting for a thread.
+   */
+  async ready(timeoutMs = 120_000): Promise<void> {
+    const arrived = new SharedArrayBuffer(4);
+    const of = this.settings.workers;
+    const all = await Promise.all(Array.from({ length: of }, () => this.pool.run({ warmup: true, arrived, of, timeoutMs })));
+    if (!all.every(Boolean)) throw new Error(`the simulation workers did not all start within ${timeoutMs} ms`);
+  }
+
+  get threads(): number {
+    return this.pool.threads.length;
+  }
+
+  /** Simulates on a worker; rejects with a SimulationError (timeout, upstream, budget, rules, …). */
+  async run(
+    chain: ChainState,
+    request: SimulateRequest,
+    options: { id: string; maxCallGas: number; budget: ReadBudget; started: number },
+    stats: SimulationStats,
+  ): Promise<SimulationResult> {
+    const { port1, port2 } = new MessageChannel();
+    const elapsed = performance.now() - options.started;
+    const remainingMs = Math.max(1, this.settings.timeoutMs - elapsed);
+    const abort = new AbortController();
+    let timedOut = false;
+    let soft: NodeJS.Timeout | undefined;
+    let hard: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      soft = setTimeout(() => {
+        timedOut = true;
+        reject(simulationTimeout(this.settings.timeoutMs));
+        hard = setTimeout(() => abort.abort(), this.settings.killGraceMs);
+      }, remainingMs);
+    });
+    serve(port1, chain, options.budget, () => timedOut, this.settings.timeoutMs);
+    const task: SimTask = {
+      request,
+      chain: chain.config,
+      hasAccessLists: chain.hasAccessLists,
+      deadlineEpochMs: performance.timeOrigin + options.started + this.settings.timeoutMs,
+      maxCallGas: options.maxCallGas,
+      id: options.id,
+      port: port2,
+    };
+    const running = (this.pool.run(task, { transferList: [port2] as never, signal: abort.signal }) as Promise<SimOutcome>).finally(() => {
+      clearTimeout(soft);
+      clearTimeout(hard);
+      port1.close();
+    });
+    running.catch(() => undefined);
+    const outcome = await Promise.race([running, expired]).catch((err: unknown) => {
+      if (timedOut || (err as Error).name === 'AbortError') throw simulationTimeout(this.settings.timeoutMs);
+      throw err;
+    });
+    Object.assign(stats, outcome.stats);
+    if (!outcome.ok) {
+      const error = fromWire(outcome.error);
+      throw error instanceof SimulationError && error.code === SimulationErrorCode.Timeout ? simulationTimeout(this.settings.timeoutMs) : error;
+    }
+    return outcome.result;
+  }
+
+  async close(): Promise<void> {
+    await this.pool.destroy();
+  }
+}
+
+/** Answers a worker's questions from the main thread's ChainState, within the simulation's budget. */
+function serve(port: MessagePort, chain: ChainState, budget: ReadBudget, timedOut: () => boolean, timeoutMs: number): void {
+  port.on('message', (ask: WorkerAsk) => {
+    const answer = async (): Promise<unknown> => {
+      switch (ask.op) {
+        case 'block':
+          return chain.block(ask.number, budget);
+        case 'fetch':
+          return chain.fetchMisses(ask.block, ask.keys, budget);
+        case 'accessList':
+          return chain.accessListKeys(ask.block, ask.calls, budget);
+      }
+    };
+    answer().then(
+      (value) => port.postMessage({ seq: ask.seq, value } satisfies MainAnswer),
+      (err: unknown) => port.postMessage({ seq: ask.seq, error: toWire(timedOut() ? simulationTimeout(timeoutMs) : err) } satisfies MainAnswer),
+    );
+  });
+}

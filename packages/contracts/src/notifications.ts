@@ -1,0 +1,134 @@
+import { INTENT_FAILURE_REASONS, type IntentFailureReason } from './execution.js';
+import type { IntentEventType, IntentRecord } from './intents.js';
+
+/**
+ * Notification types, in Merkle's shape (`type` of every webhook delivery and server-sent event).
+ * Our own event name (`created`, `tx_pending`, …) stays in the body's `event` field.
+ */
+export const NOTIFICATION_TYPES = [
+  'intent_created',
+  'intent_tx_pending',
+  'intent_ignored',
+  'intent_completed',
+  'intent_failed',
+  'intent_expired',
+  'intent_cancelled',
+  'intent_error',
+] as const;
+export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
+
+/**
+ * The measured values behind a status change: the notification's `data` and the intent's
+ * `statusData`. Wei, token and cent amounts are decimal strings (exact); taxes are fractions
+ * (JSON numbers, as Merkle sends them); basis points are integers. Which keys appear depends on
+ * the reason (see {@link STATUS_DATA_KEYS}).
+ */
+export type IntentStatusData = Record<string, string | number>;
+
+/**
+ * Each failure reason's notification: `intent_ignored` when a check at launch refused the buy
+ * (nothing was signed or sent), `intent_failed` when the buy itself could not be signed, sent
+ * or mined. Exhaustive: a new failure reason does not compile until it is mapped here.
+ */
+export const FAILURE_NOTIFICATION_TYPE: Record<IntentFailureReason, 'intent_ignored' | 'intent_failed'> = {
+  nothing_to_buy: 'intent_ignored',
+  min_in_not_met: 'intent_ignored',
+  liquidity_unknown: 'intent_ignored',
+  liquidity_too_low: 'intent_ignored',
+  buy_reverted: 'intent_ignored',
+  buy_tax_too_high: 'intent_ignored',
+  sell_tax_too_high: 'intent_ignored',
+  honeypot: 'intent_ignored',
+  min_out_not_met: 'intent_ignored',
+  slippage_too_high: 'intent_ignored',
+  insufficient_funds: 'intent_ignored',
+  no_signer: 'intent_failed',
+  signer_unreachable: 'intent_failed',
+  signer_timeout: 'intent_failed',
+  signer_refused: 'intent_failed',
+  signature_invalid: 'intent_failed',
+  submission_rejected: 'intent_failed',
+  reverted: 'intent_failed',
+  not_included: 'intent_failed',
+  nonce_used: 'intent_failed',
+  allowance_too_low: 'intent_ignored',
+};
+
+/** The keys of `data` / `statusData` for each failure reason (documented; asserted by the tests). */
+export const STATUS_DATA_KEYS: Record<IntentFailureReason, readonly string[]> = {
+  nothing_to_buy: ['buyAmount', 'fee'],
+  min_in_not_met: ['minIn', 'actual'],
+  liquidity_unknown: ['minLiquidity'],
+  liquidity_too_low: ['minLiquidity', 'actual'],
+  buy_reverted: [],
+  buy_tax_too_high: ['max', 'actual'],
+  sell_tax_too_high: ['max', 'actual'],
+  honeypot: [],
+  min_out_not_met: ['minOut', 'quoted'],
+  slippage_too_high: ['maxSlippageBps', 'actual'],
+  insufficient_funds: ['balance', 'required'],
+  no_signer: [],
+  signer_unreachable: [],
+  signer_timeout: [],
+  signer_refused: [],
+  signature_invalid: [],
+  submission_rejected: ['txHash'],
+  reverted: ['txHash'],
+  not_included: ['txHash', 'targetBlock'],
+  /** A wallet intent whose executor nonce is used or revoked fails before sending: no txHash then. */
+  nonce_used: ['txHash'],
+  allowance_too_low: ['allowance', 'required'],
+};
+
+/** statusReasons (besides the failure reasons) a notification passes on as its `reason`. */
+export const PASSED_ON_REASONS = ['chain_unreachable', 'execution_unavailable', 'outcome_unknown'] as const;
+
+const FAILURE_REASONS = new Set<string>(INTENT_FAILURE_REASONS);
+const PASSED_ON = new Set<string>(PASSED_ON_REASONS);
+
+/** A statusReason that is a machine-readable code (`snake_case`), else null. */
+function asCode(statusReason: string | null): string | null {
+  return statusReason !== null && /^[a-z][a-z0-9_]*$/.test(statusReason) ? statusReason : null;
+}
+
+export interface NotificationFields {
+  type: NotificationType;
+  reason: string;
+  data: IntentStatusData;
+}
+
+/**
+ * Merkle's `type`, `reason` and `data` for one of our events, from the event name and the intent
+ * as of the change:
+ * - `created` → `intent_created` / `created`; `cancelled` → `intent_cancelled` / `cancelled`;
+ * - `tx_pending` (the buy was signed and sent) → `intent_tx_pending` / `launch_detected`, data `{txHash}`;
+ * - `completed` → `intent_completed` / `completed`, data `{txHash}`;
+ * - `failed` → per {@link FAILURE_NOTIFICATION_TYPE} (an unknown reason: `intent_failed`), reason the statusReason;
+ * - `expired` → `intent_expired` / `expired`, or the statusReason when it says why nothing ran
+ *   (`chain_unreachable`, `execution_unavailable`);
+ * - `error` → `intent_error` / the statusReason (`outcome_unknown`).
+ * `data` is the intent's `statusData` (`{}` when null).
+ */
+export function notificationFields(event: IntentEventType, intent: Pick<IntentRecord, 'statusReason' | 'statusData'>): NotificationFields {
+  const data = intent.statusData ?? {};
+  const passedOn = intent.statusReason !== null && PASSED_ON.has(intent.statusReason) ? intent.statusReason : null;
+  switch (event) {
+    case 'created':
+      return { type: 'intent_created', reason: 'created', data };
+    case 'tx_pending':
+      return { type: 'intent_tx_pending', reason: 'launch_detected', data };
+    case 'completed':
+      return { type: 'intent_completed', reason: 'completed', data };
+    case 'cancelled':
+      return { type: 'intent_cancelled', reason: 'cancelled', data };
+    case 'expired':
+      return { type: 'intent_expired', reason: passedOn ?? 'expired', data };
+    case 'error':
+      return { type: 'intent_error', reason: asCode(intent.statusReason) ?? 'error', data };
+    case 'failed': {
+      const reason = asCode(intent.statusReason) ?? 'failed';
+      const type = FAILURE_REASONS.has(reason) ? FAILURE_NOTIFICATION_TYPE[reason as IntentFailureReason] : 'intent_failed';
+      return { type, reason, data };
+    }
+  }
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env node
+// `npm run lint`: typescript-eslint with type information, then Prettier's check, over every
+// workspace's TypeScript. `npm run lint -- --fix` lets both rewrite what they can.
+// The tools live in tools/lint with their own lockfile (type-aware linting needs the TypeScript 5
+// JS API; the workspaces build with the TypeScript 7 native compiler, which has none).
+import { join } from 'node:path';
+import { ensureLintTools, ROOT, run, say } from './lib.mjs';
+
+/** What Prettier formats: every workspace's TypeScript. */
+const FORMATTED = ['apps/*/src/**/*.ts', 'packages/*/src/**/*.ts', 'test/**/*.ts'];
+
+const fix = process.argv.includes('--fix');
+try {
+  ensureLintTools();
+  const bin = (name) => join(ROOT, 'tools', 'lint', 'node_modules', '.bin', name);
+  say(fix ? 'linting (eslint --fix)' : 'linting (eslint)');
+  run(bin('eslint'), ['--max-warnings=0', ...(fix ? ['--fix'] : []), '.']);
+  say(fix ? 'formatting (prettier --write)' : 'checking formatting (prettier --check)');
+  run(bin('prettier'), [fix ? '--write' : '--check', '--log-level=warn', ...FORMATTED]);
+} catch (err) {
+  say(err.message);
+  say('fix with `npm run lint -- --fix` (formatting and fixable rules), then by hand for the rest');
+  process.exit(1);
+}
