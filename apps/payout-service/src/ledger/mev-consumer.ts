@@ -15,6 +15,21 @@ import { PayoutError } from '../payouts/payouts.errors.js';
 import { LedgerService } from './ledger.service.js';
 
 export const CONSUMER_NAME = 'payout-service';
+
+/**
+ * The messages one fetch delivered, and the error it ended with, if any. A fetch can fail after
+ * delivering messages (two idle heartbeats missed while the event loop was busy): those must
+ * still be applied and acked, not left unacked until `ack_wait` brings them back.
+ */
+export async function collectFetch<T>(fetch: () => Promise<AsyncIterable<T>>): Promise<{ batch: T[]; error?: unknown }> {
+  const batch: T[] = [];
+  try {
+    for await (const m of await fetch()) batch.push(m);
+    return { batch };
+  } catch (error) {
+    return { batch, error };
+  }
+}
 const NANOS_PER_MS = 1_000_000;
 
 /**
@@ -89,10 +104,9 @@ export class MevConsumer implements OnApplicationBootstrap, OnModuleDestroy, OnA
     let failures = 0;
     while (!this.stopped) {
       try {
-        const batch: JsMsg[] = [];
-        const messages = await consumer.fetch({ max_messages: this.env.INGEST_BATCH, expires: 1_000 });
-        for await (const m of messages) batch.push(m);
+        const { batch, error } = await collectFetch(() => consumer.fetch({ max_messages: this.env.INGEST_BATCH, expires: 1_000 }));
         if (batch.length > 0) await this.handle(batch);
+        if (error !== undefined) throw error;
         failures = 0;
       } catch (err) {
         failures++;
