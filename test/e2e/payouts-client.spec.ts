@@ -505,12 +505,23 @@ describe('payout ledger, adversarial client', () => {
       ['R3', 'T3'],
       ['M1', 'T1'],
       ['empty1', 'T2'],
+      ['P1', 'T2'],
+      ['P2', 'T3'],
+      ['P3', 'T1'],
+      ['Z1', 'T1'],
     ];
     for (const [id, t] of register) {
       const res = await stack.request('POST', '/v1/sources', { key: admin, body: { id, tenant: tenant[t].name } });
       if (res.status !== 200 && res.status !== 201) throw new Error(`register ${id}: ${res.status} ${res.text}`);
       owner[id] = t;
     }
+    // The ledger every test may read: entries of srcA–srcE and of no source, ingested in four
+    // waves (so createdAt values have gaps to cut at). No test pays these sources out.
+    for (let wave = 0; wave < 4; wave++) {
+      await Promise.all(Array.from({ length: 10 }, () => publishValid(makeEvent({ sourceId: pick(['srcA', 'srcB', 'srcC', 'srcD', 'srcE', null]) }))));
+      await waitIngested(`fixture wave ${wave + 1}`);
+    }
+    flush();
   }, 60_000);
 
   afterAll(async () => {
@@ -652,8 +663,8 @@ describe('payout ledger, adversarial client', () => {
     // a valid, upper-case hash: an empty array, not an error
     const up = await stack.request('GET', `/v1/payouts/tx/0x${'AB'.repeat(32)}`, { key: T1 });
     check(up.status === 200 && Array.isArray(up.body) && up.body.length === 0, `GET tx with upper-case hex: ${up.status} ${up.text.slice(0, 100)}`);
-    // nothing to claim is a 409 too
-    const none = await requestPayout('srcA', T1);
+    // nothing to claim is a 409 too (M1 never has ETH on chain 1)
+    const none = await requestPayout('M1', T1);
     check(none.status === 409, `payout with nothing to claim: ${none.status}`);
 
     check(
@@ -746,7 +757,8 @@ describe('payout ledger, adversarial client', () => {
     check(new Set(settled.map((e) => e.id)).size === settled.length, 'entry ids repeat');
     // field contents
     const byKey = new Map(settled.map((e) => [e.key, e]));
-    for (const ev of expected.values()) {
+    // (its own events: no test pays srcA–srcE out, other tests' sources may be paid)
+    for (const ev of [...batch1, ...batch2, ...batch3]) {
       const e = byKey.get(keyOfEvent(ev));
       if (!e) continue;
       check(e.type === ev.type && e.status === 'PENDING' && e.payoutId === '', `entry of ${ev.id}: ${e.type}/${e.status}/${e.payoutId}`);
@@ -951,8 +963,16 @@ describe('payout ledger, adversarial client', () => {
       'sourceId=srcA',
     );
     same(await listAll(admin, 'type=mev'), all, 'type=mev');
-    same(await listAll(admin, 'status=PENDING'), all, 'status=PENDING');
-    same(await listAll(admin, 'status=PAID'), [], 'status=PAID');
+    same(
+      await listAll(admin, 'status=PENDING'),
+      all.filter((e) => e.status === 'PENDING'),
+      'status=PENDING',
+    );
+    same(
+      await listAll(admin, 'status=PAID'),
+      all.filter((e) => e.status === 'PAID'),
+      'status=PAID',
+    );
     same(
       await listAll(tenant.T2.key, 'chainId=137&sourceId=srcC'),
       all.filter((e) => e.chainId === 137 && e.sourceId === 'srcC'),
@@ -992,7 +1012,7 @@ describe('payout ledger, adversarial client', () => {
     // cashback: per (chainId, asset) sums of the entries, to the wei
     for (const s of ['srcA', 'srcB', 'srcC', 'srcD', 'srcE']) {
       const mine = all.filter((e) => e.sourceId === s);
-      const cb = await cashback(s, tenant[owner[s]].key);
+      const cb = await cashback(s, owner[s] ? tenant[owner[s]].key : admin);
       check(cb.res.status === 200, `cashback ${s}: ${cb.res.status}`);
       check(cb.count === mine.length, `cashback ${s}: entryCount ${cb.count} ≠ ${mine.length}`);
       const latest = mine
@@ -1213,10 +1233,19 @@ describe('payout ledger, adversarial client', () => {
         `refused ${before?.status} → ${status} changed the payout to ${after?.status}`,
       );
     };
+    // Sources of its own: P1 (T2) and P3 (T1) on chain 1, P2 (T3) on chain 137, ETH.
+    for (const [sourceId, chainId] of [
+      ['P1', 1],
+      ['P1', 1],
+      ['P2', 137],
+      ['P3', 1],
+    ] as const)
+      await publishValid(makeEvent({ sourceId, chainId, asset: 'ETH', amount: `${rint(1, 9)}.${digits(18)}` }));
+    await waitIngested('the payout sources’ events', 15_000);
     // PENDING → TX_PENDING → PAID, and nothing after PAID
     const T2 = tenant.T2.key;
-    const r = await requestPayout('srcC', T2, 1, 'ETH');
-    check(r.status === 201, `srcC payout: ${r.status} ${r.text.slice(0, 150)}`);
+    const r = await requestPayout('P1', T2, 1, 'ETH');
+    check(r.status === 201, `P1 payout: ${r.status} ${r.text.slice(0, 150)}`);
     if (r.status === 201) {
       const id = r.body.id as string;
       await expectConflict(id, 'PAID');
@@ -1224,48 +1253,55 @@ describe('payout ledger, adversarial client', () => {
       check((await transition(id, 'PAID')).status === 200, 'TX_PENDING → PAID refused');
       await expectConflict(id, 'TX_FAILED');
       await expectConflict(id, 'TX_PENDING', randHash());
-      const paid = await listAll(T2, 'sourceId=srcC&status=PAID&chainId=1');
-      check(
-        paid.length > 0 && paid.every((e) => e.payoutId === id),
-        `srcC PAID entries: ${paid.length}, payoutIds ${[...new Set(paid.map((e) => e.payoutId))]}`,
-      );
-      check(sum(paid.map((e) => e.amount)) === payouts.get(id)?.amount, 'srcC PAID entries do not add up to the payout');
+      const paid = await listAll(T2, 'sourceId=P1&status=PAID&chainId=1');
+      check(paid.length > 0 && paid.every((e) => e.payoutId === id), `P1 PAID entries: ${paid.length}, payoutIds ${[...new Set(paid.map((e) => e.payoutId))]}`);
+      check(sum(paid.map((e) => e.amount)) === payouts.get(id)?.amount, 'P1 PAID entries do not add up to the payout');
       const byTx = await getEntries(`/v1/payouts/tx/${paid[0]?.reference}`, T2);
       check(
         byTx.entries.some((e) => e.id === paid[0]?.id && e.status === 'PAID' && e.payoutId === id),
         'GET tx does not show the PAID entry with its payoutId',
       );
       // the same entries cannot be claimed again
-      const again = await requestPayout('srcC', T2, 1, 'ETH');
+      const again = await requestPayout('P1', T2, 1, 'ETH');
       check(again.status === 409, `claim after PAID → ${again.status}`);
     }
     // TX_PENDING → TX_FAILED releases the entries; the failed payout is final
-    const r2 = await requestPayout('srcD', tenant.T3.key, 137, 'ETH');
+    const r2 = await requestPayout('P2', tenant.T3.key, 137, 'ETH');
     if (r2.status === 201) {
       const id = r2.body.id as string;
       await transition(id, 'TX_PENDING', randHash());
       check((await transition(id, 'TX_FAILED')).status === 200, 'TX_PENDING → TX_FAILED refused');
       await expectConflict(id, 'PAID');
       await expectConflict(id, 'TX_PENDING', randHash());
-      const redo = await requestPayout('srcD', tenant.T3.key, 137, 'ETH');
+      const redo = await requestPayout('P2', tenant.T3.key, 137, 'ETH');
       check(
         redo.status === 201 && payouts.get(redo.body?.id)?.amount === payouts.get(id)?.amount,
         `re-claim after TX_FAILED: ${redo.status} ${redo.text.slice(0, 150)}`,
       );
-    } else check(false, `srcD payout: ${r2.status}`);
+    } else check(false, `P2 payout: ${r2.status}`);
     // a payout without a transaction cannot have failed: PENDING → TX_FAILED is not in the lifecycle
-    const r3 = await requestPayout('srcA', tenant.T1.key, 1, 'ETH');
+    const r3 = await requestPayout('P3', tenant.T1.key, 1, 'ETH');
     if (r3.status === 201) {
       await expectConflict(r3.body.id as string, 'TX_FAILED');
-      const still = await requestPayout('srcA', tenant.T1.key, 1, 'ETH');
-      check(still.status === 409, `claim while srcA's entries are in a PENDING payout → ${still.status}`);
-    } else check(false, `srcA payout: ${r3.status}`);
+      const still = await requestPayout('P3', tenant.T1.key, 1, 'ETH');
+      check(still.status === 409, `claim while P3's entries are in a PENDING payout → ${still.status}`);
+    } else check(false, `P3 payout: ${r3.status}`);
     flush();
   });
 
   // ---------------------------------------------------------------- 9. audit
 
   test('final audit: every valid event is exactly one entry, nothing paid twice, every payout adds up', async () => {
+    // A payout lifecycle of its own (Z1, T1): one failed and released, then claimed again.
+    for (let i = 0; i < 3; i++) await publishValid(makeEvent({ sourceId: 'Z1', chainId: 1, asset: 'ETH', amount: `${rint(1, 9)}.${digits(18)}` }));
+    await waitIngested('Z1 events', 15_000);
+    const failed = await requestPayout('Z1', tenant.T1.key);
+    check(failed.status === 201, `Z1 payout: ${failed.status} ${failed.text.slice(0, 150)}`);
+    if (failed.status === 201) {
+      await transition(failed.body.id, 'TX_PENDING', randHash());
+      check((await transition(failed.body.id, 'TX_FAILED')).status === 200, 'Z1: TX_PENDING → TX_FAILED refused');
+      check((await requestPayout('Z1', tenant.T1.key)).status === 201, 'Z1: released entries cannot be claimed again');
+    }
     // settle everything still in flight
     for (const p of [...payouts.values()]) {
       if (p.status === 'PENDING') await transition(p.id, 'TX_PENDING', randHash());
@@ -1354,7 +1390,7 @@ describe('payout ledger, adversarial client', () => {
         );
       }
       if (['R1', 'R2', 'R3'].includes(s))
-        check(cb.balances.get('1/ETH')?.pending === 0n, `${s} 1/ETH still pending ${fmt(cb.balances.get('1/ETH')?.pending ?? -1n)}`);
+        check((cb.balances.get('1/ETH')?.pending ?? 0n) === 0n, `${s} 1/ETH still pending ${fmt(cb.balances.get('1/ETH')?.pending ?? 0n)}`);
     }
     // the tenant's view of its own entries agrees with admin's
     for (const t of ['T1', 'T2', 'T3']) {
