@@ -53,6 +53,26 @@ contract HoneypotToken is ERC20 {
     }
 }
 
+interface IRouterETH {
+    function addLiquidityETH(address token, uint amountTokenDesired, uint amountTokenMin, uint amountETHMin, address to, uint deadline)
+        external payable returns (uint amountToken, uint amountETH, uint liquidity);
+}
+
+/** The common launch pattern: the token holds its liquidity and adds it itself in \`openTrading()\`. */
+contract TradingToken is ERC20 {
+    address public immutable owner;
+    address public immutable router;
+    bool public tradingOpen;
+    constructor(uint256 supply, address router_) ERC20("Trading", "TRD") { owner = msg.sender; router = router_; _mint(address(this), supply); }
+    receive() external payable {}
+    function openTrading() external {
+        require(msg.sender == owner && !tradingOpen, "TradingToken: not allowed");
+        tradingOpen = true;
+        _approve(address(this), router, type(uint256).max);
+        IRouterETH(router).addLiquidityETH{value: address(this).balance}(address(this), balanceOf(address(this)), 0, 0, owner, block.timestamp);
+    }
+}
+
 contract RevertingToken is ERC20 {
     address public immutable owner;
     constructor(uint256 supply) ERC20("Broken", "BRK") { owner = msg.sender; _mint(msg.sender, supply); }
@@ -142,7 +162,7 @@ export class LocalDex {
   }
 
   /** Deploys one of the launch tokens (constructor arguments ABI-encoded from `args`). */
-  async deployToken(name: 'PlainToken' | 'TaxToken' | 'HoneypotToken' | 'RevertingToken', args: unknown[]): Promise<string> {
+  async deployToken(name: 'PlainToken' | 'TaxToken' | 'HoneypotToken' | 'RevertingToken' | 'TradingToken', args: unknown[]): Promise<string> {
     const artifact = this.a[name]!;
     const encoded = artifact.iface.encodeDeploy(args);
     return (await mined(this.node, this.owner, null, artifact.bytecode + encoded.slice(2))).contractAddress!.toLowerCase();

@@ -1,81 +1,21 @@
 import type { Logger } from '@nestjs/common';
-import WebSocket from 'ws';
+import { EthSubscription } from './eth-subscription.js';
 
 /**
  * A `newHeads` subscription over WebSocket (`eth_subscribe`): calls `onHead` for every new block
  * the node announces, so the launch watcher reads a block the moment it exists instead of at its
  * next poll. Reconnects with backoff (1 s doubling to 30 s); polling stays as the safety net.
  */
-export class NewHeads {
-  private socket: WebSocket | null = null;
-  private timer: NodeJS.Timeout | null = null;
-  private stopped = false;
-  private failures = 0;
-
-  constructor(
-    private readonly url: string,
-    private readonly onHead: (blockNumber: bigint) => void,
-    private readonly logger: Pick<Logger, 'log' | 'warn'>,
-  ) {}
-
-  start(): void {
-    this.stopped = false;
-    this.connect();
-  }
-
-  stop(): void {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.socket?.removeAllListeners();
-    this.socket?.on('error', () => undefined);
-    this.socket?.terminate();
-    this.socket = null;
-  }
-
-  private connect(): void {
-    const socket = new WebSocket(this.url, { handshakeTimeout: 10_000 });
-    this.socket = socket;
-    socket.on('open', () => {
-      socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['newHeads'] }));
-    });
-    socket.on('message', (data) => {
-      let message: { id?: number; result?: string; error?: { message: string }; method?: string; params?: { result?: { number?: string } } };
-      try {
-        message = JSON.parse(String(data)) as typeof message;
-      } catch {
-        return;
-      }
-      if (message.id === 1) {
-        if (message.error) {
-          this.logger.warn(`newHeads subscription refused by ${redact(this.url)}: ${message.error.message}`);
-          socket.close();
-        } else {
-          if (this.failures > 0) this.logger.log(`newHeads subscription to ${redact(this.url)} restored`);
-          this.failures = 0;
-        }
-        return;
-      }
-      const number = message.method === 'eth_subscription' ? message.params?.result?.number : undefined;
-      if (number) this.onHead(BigInt(number));
-    });
-    socket.on('error', () => undefined); // 'close' follows
-    socket.on('close', () => {
-      if (this.stopped || this.socket !== socket) return;
-      this.failures++;
-      const delay = Math.min(1_000 * 2 ** (this.failures - 1), 30_000);
-      if (this.failures === 1) this.logger.warn(`newHeads subscription to ${redact(this.url)} lost; polling meanwhile, reconnecting`);
-      this.timer = setTimeout(() => this.connect(), delay);
-      this.timer.unref?.();
-    });
-  }
-}
-
-/** A node URL without credentials or path (API keys often live there). */
-function redact(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.host}`;
-  } catch {
-    return 'the node';
+export class NewHeads extends EthSubscription {
+  constructor(url: string, onHead: (blockNumber: bigint) => void, logger: Pick<Logger, 'log' | 'warn'>) {
+    super(
+      url,
+      ['newHeads'],
+      (head) => {
+        const number = (head as { number?: string }).number;
+        if (number) onHead(BigInt(number));
+      },
+      logger,
+    );
   }
 }
