@@ -14,6 +14,8 @@ import { ExecutionRepository } from './execution/execution.repository.js';
 import { Executor } from './execution/executor.js';
 import { SimulationClient } from './execution/simulation-client.js';
 import { LaunchWatcher } from './launch/launch-watcher.js';
+import { PendingLaunchesRepository } from './launch/pending/pending-launches.repository.js';
+import { PendingLaunchWatcher } from './launch/pending/pending-launch-watcher.js';
 import { NotificationsController } from './notifications/notifications.controller.js';
 import { Notifier } from './notifications/notifier.js';
 import { SigningSecrets } from './notifications/signing-secrets.js';
@@ -43,6 +45,8 @@ export class AppModule {
         SimulationClient,
         Executor,
         LaunchWatcher,
+        PendingLaunchesRepository,
+        PendingLaunchWatcher,
       ],
       exports: [ENV],
     };

@@ -111,6 +111,12 @@ export interface WatchedChain {
   devSignerKeys: string[];
   /** eth_sendBundle relays; empty: eth_sendRawTransaction on the chain's own node. */
   relays: string[];
+  /**
+   * How launches are seen before they are mined (`MEMPOOL_LAUNCHES_<id>`): `ws` follows the node's
+   * pending transactions over WS_URL_<id> (the default where it is set), `poll` polls a pending-
+   * transaction filter over RPC_URL_<id>, `off` (the default without a WebSocket) waits for the block.
+   */
+  mempool: 'ws' | 'poll' | 'off';
   /** The IntentExecutor contract (`EXECUTOR_<id>`): wallet intents are accepted only where it is set. */
   executor: string | null;
   /** The relayer's key (`RELAYER_KEY_<id>`): sends wallet intents' executor calls and pays their gas. */
@@ -156,6 +162,9 @@ function watchedChains(chainIds: number[], source: NodeJS.ProcessEnv, problems: 
     }
     const wsUrl = source[`WS_URL_${chainId}`] || null;
     if (wsUrl && !/^wss?:\/\//.test(wsUrl)) problems.push(`  WS_URL_${chainId}: must be a ws:// or wss:// URL`);
+    const mempool = source[`MEMPOOL_LAUNCHES_${chainId}`] || (wsUrl ? 'ws' : 'off');
+    if (mempool !== 'ws' && mempool !== 'poll' && mempool !== 'off') problems.push(`  MEMPOOL_LAUNCHES_${chainId}: must be ws, poll or off`);
+    if (mempool === 'ws' && !wsUrl) problems.push(`  MEMPOOL_LAUNCHES_${chainId}: ws needs WS_URL_${chainId} (or use poll)`);
     const executor = address(`EXECUTOR_${chainId}`, undefined);
     const relayerKey = source[`RELAYER_KEY_${chainId}`] || null;
     if (relayerKey && !PRIVATE_KEY.test(relayerKey)) problems.push(`  RELAYER_KEY_${chainId}: must be a 32-byte hex private key`);
@@ -171,6 +180,7 @@ function watchedChains(chainIds: number[], source: NodeJS.ProcessEnv, problems: 
         stablePair,
         devSignerKeys,
         relays,
+        mempool: mempool === 'ws' || mempool === 'poll' ? mempool : 'off',
         executor,
         relayerKey: relayerKey && PRIVATE_KEY.test(relayerKey) ? relayerKey : null,
       });

@@ -1,7 +1,7 @@
 import { ADVISORY_LOCKS, createServiceDataSource, runMigrations as runMigrationsLocked } from '@tradeinfra/service-kit';
 import type { DataSource } from 'typeorm';
 import { IdempotencyKeyEntity, IntentEntity, SettingEntity, SigningSecretEntity } from '../intents/intent.entity.js';
-import { ChainBlockEntity, LaunchEntity } from '../launch/launch.entities.js';
+import { ChainBlockEntity, LaunchEntity, PendingLaunchEntity } from '../launch/launch.entities.js';
 import { OutboxEventEntity } from '../outbox/outbox.entity.js';
 import type { IntentServiceEnv } from '../config/env.js';
 import { migrations } from './migrations/index.js';
@@ -21,7 +21,7 @@ export function createDataSource(env: DbEnv): DataSource {
     password: env.INTENT_DB_PASSWORD,
     poolSize: env.INTENT_DB_POOL_SIZE,
     schema: SCHEMA,
-    entities: [IntentEntity, IdempotencyKeyEntity, OutboxEventEntity, SettingEntity, SigningSecretEntity, ChainBlockEntity, LaunchEntity],
+    entities: [IntentEntity, IdempotencyKeyEntity, OutboxEventEntity, SettingEntity, SigningSecretEntity, ChainBlockEntity, LaunchEntity, PendingLaunchEntity],
     migrations,
     appName: 'intent-service',
   });

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { IntentStatusData } from '@tradeinfra/contracts';
+import type { IntentStatusData, StateUpdate } from '@tradeinfra/contracts';
 import { ADVISORY_LOCKS } from '@tradeinfra/service-kit';
 import { DataSource } from 'typeorm';
 import type { CheckedIntent } from './checks.js';
@@ -9,8 +9,19 @@ export interface LaunchedToken {
   /** As the intents spell it (EIP-55). */
   token: string;
   pair: string;
-  blockNumber: bigint;
+  /** The launch block; null for a launch still pending. */
+  blockNumber: bigint | null;
   seenAt: Date | null;
+  /** A launch seen in the mempool and not yet in a block: the pool as it will leave it. */
+  pending: PendingLaunchState | null;
+}
+
+export interface PendingLaunchState {
+  txHash: string;
+  tokenReserve: bigint;
+  nativeReserve: bigint;
+  /** The state after the launch transaction, as simulation overrides. */
+  stateAfter: StateUpdate;
 }
 
 /** A claimed intent: what the checks read, and what building and signing its buy need. */
@@ -69,6 +80,9 @@ export interface ToSubmit {
  * the chain's execution lock claims, one round at a time, so any claim it finds is stale.
  */
 const CLAIMABLE = `x.status = 'pending' AND x.phase IS DISTINCT FROM 'submitted'`;
+/** One claimable intent's token spelling for the launch row `alias` (the intents' EIP-55 form). */
+const FIRST_CLAIMABLE = (alias: string) =>
+  `SELECT x.token_address AS token FROM intent.intents x WHERE x.chain_id = ${alias}.chain_id AND lower(x.token_address) = ${alias}.token AND ${CLAIMABLE} LIMIT 1`;
 /** The advisory lock class of a chain's executor. */
 const LOCK_CLASS = ADVISORY_LOCKS.executor;
 
@@ -81,19 +95,39 @@ const LOCK_CLASS = ADVISORY_LOCKS.executor;
 export class ExecutionRepository {
   constructor(@Inject(DataSource) private readonly db: DataSource) {}
 
+  /** Tokens with claimable intents whose launch is in a block, or pending (seen in the mempool, block not recorded yet). */
   async launchedTokens(chainId: number): Promise<LaunchedToken[]> {
-    const rows: { token: string; pair: string; block_number: string; seen_at: Date | null }[] = await this.db.query(
-      `SELECT t.token, l.pair, l.block_number, l.seen_at
+    const rows: {
+      token: string;
+      pair: string;
+      block_number: string | null;
+      seen_at: Date | null;
+      tx_hash: string | null;
+      token_reserve: string | null;
+      native_reserve: string | null;
+      state_after: StateUpdate | null;
+    }[] = await this.db.query(
+      `SELECT t.token, l.pair, l.block_number, l.seen_at, NULL AS tx_hash, NULL AS token_reserve, NULL AS native_reserve, NULL::jsonb AS state_after
        FROM intent.launches l
-       CROSS JOIN LATERAL (
-         SELECT x.token_address AS token FROM intent.intents x
-         WHERE x.chain_id = l.chain_id AND lower(x.token_address) = l.token AND ${CLAIMABLE}
-         LIMIT 1
-       ) t
-       WHERE l.chain_id = $1`,
+       CROSS JOIN LATERAL (${FIRST_CLAIMABLE('l')}) t
+       WHERE l.chain_id = $1
+       UNION ALL
+       SELECT t.token, p.pair, NULL, p.seen_at, p.tx_hash, p.token_reserve, p.native_reserve, p.state_after
+       FROM intent.pending_launches p
+       CROSS JOIN LATERAL (${FIRST_CLAIMABLE('p')}) t
+       WHERE p.chain_id = $1 AND NOT EXISTS (SELECT 1 FROM intent.launches l WHERE l.chain_id = p.chain_id AND l.token = p.token)`,
       [chainId],
     );
-    return rows.map((r) => ({ token: r.token, pair: r.pair, blockNumber: BigInt(r.block_number), seenAt: r.seen_at }));
+    return rows.map((r) => ({
+      token: r.token,
+      pair: r.pair,
+      blockNumber: r.block_number === null ? null : BigInt(r.block_number),
+      seenAt: r.seen_at,
+      pending:
+        r.tx_hash === null
+          ? null
+          : { txHash: r.tx_hash, tokenReserve: BigInt(r.token_reserve!), nativeReserve: BigInt(r.native_reserve!), stateAfter: r.state_after ?? {} },
+    }));
   }
 
   /**

@@ -1,6 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { abiWord, DECIMALS, GET_RESERVES, TOKEN0, TOKEN1, type IntentStatusData, type SimulationResult, type UnsignedTransaction } from '@tradeinfra/contracts';
+import {
+  abiWord,
+  DECIMALS,
+  GET_RESERVES,
+  TOKEN0,
+  TOKEN1,
+  type IntentStatusData,
+  type SimulationResult,
+  type StateUpdate,
+  type UnsignedTransaction,
+} from '@tradeinfra/contracts';
 import { encodeExecute } from '@tradeinfra/executor';
 import { getAddress, Interface } from 'ethers';
 import { PeriodicTask } from '../common/periodic-task.js';
@@ -57,6 +67,16 @@ interface Block {
 }
 
 const word = abiWord;
+
+/**
+ * `state` (simulation overrides: the state a pending launch leaves, or nothing) with `wallet`
+ * holding `balance` wei; the wallet's other fields as the state has them.
+ */
+export function withBalance(state: StateUpdate, wallet: string, balance: bigint): StateUpdate {
+  const accounts = Object.fromEntries(Object.entries(state.accounts ?? {}).filter(([a]) => a.toLowerCase() !== wallet.toLowerCase()));
+  const own = Object.entries(state.accounts ?? {}).find(([a]) => a.toLowerCase() === wallet.toLowerCase())?.[1];
+  return { ...state, accounts: { ...accounts, [wallet.toLowerCase()]: { ...own, balance: balance.toString() } } };
+}
 const hexQ = (n: bigint) => `0x${n.toString(16)}`;
 
 /**
@@ -297,15 +317,18 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     const wallets = [...new Set(intents.map(sender))];
     const walletIntents = chain.wallets ? intents.filter((i) => i.signature) : [];
     const stableLayout = await this.stableLayout(chain);
+    const { pending } = launch;
+    const nothing = { method: 'eth_chainId', params: [] };
     const [reserves, stableReserves] = await rpc.all<string>([
-      { method: 'eth_call', params: [{ to: launch.pair, data: GET_RESERVES }, at] },
-      stableLayout ? { method: 'eth_call', params: [{ to: config.stablePair, data: GET_RESERVES }, at] } : { method: 'eth_chainId', params: [] },
+      // A pending launch: the pool as the launch transaction leaves it (simulated on the head).
+      pending ? nothing : { method: 'eth_call', params: [{ to: launch.pair, data: GET_RESERVES }, at] },
+      stableLayout ? { method: 'eth_call', params: [{ to: config.stablePair, data: GET_RESERVES }, at] } : nothing,
     ]);
     const tokenIsToken0 = launch.token.toLowerCase() < config.wrappedNative;
-    const [r0, r1] = [word(reserves!, 0), word(reserves!, 1)];
+    const [r0, r1] = pending ? [0n, 0n] : [word(reserves!, 0), word(reserves!, 1)];
     const launchPool: PoolState = {
-      reserveNative: tokenIsToken0 ? r1 : r0,
-      reserveToken: tokenIsToken0 ? r0 : r1,
+      reserveNative: pending ? pending.nativeReserve : tokenIsToken0 ? r1 : r0,
+      reserveToken: pending ? pending.tokenReserve : tokenIsToken0 ? r0 : r1,
       liquidityCents: null,
     };
     const plan: Plan = { targetBlock, failures: [], jobs: [], release: [] };
@@ -393,6 +416,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
           balance,
           fail,
           targetBlock,
+          inLaunchBlock: pending !== null,
           probeGas: probe.buyGas,
           maxFeePerGas,
           tip,
@@ -489,6 +513,8 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
       balance: Map<string, bigint>;
       fail: (intent: ClaimedIntent, reason: FailureReason, detail: string, data?: IntentStatusData) => void;
       targetBlock: bigint;
+      /** The buy goes right behind a pending launch, in its block. */
+      inLaunchBlock: boolean;
       probeGas: bigint;
       maxFeePerGas: bigint;
       tip: bigint;
@@ -507,7 +533,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
       );
       return null;
     }
-    if (intent.firstOrFail) {
+    if (intent.firstOrFail && !r.inLaunchBlock) {
       // The executor buys a firstOrFail intent only in the block that gave the pool its first
       // liquidity; this launch was seen in a block already mined, so no later block can qualify.
       r.fail(intent, FailureReason.NotIncluded, 'firstOrFail: the executor buys only in the launch block, and the launch was seen in a mined block');
@@ -609,7 +635,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     const token = launch.token.toLowerCase();
     const value = swapValue + fee + plan.bribe;
     const buy = { from: wallet, to: null, data: buyInitCode(plan), value: value.toString() };
-    const overrides = { accounts: { [wallet]: { balance: (value + SIMULATION_HEADROOM).toString() } } };
+    const overrides = withBalance(launch.pending?.stateAfter ?? {}, wallet, value + SIMULATION_HEADROOM);
     const base = { chainId: config.chainId, blockNumber: block.toString(), overrides };
     const quoted = getAmountOut(swapValue, pool.reserveNative, pool.reserveToken);
     const sellCalls = (amount: bigint) => [

@@ -38,3 +38,45 @@ export class LaunchEntity {
   @Column('timestamptz', { name: 'seen_at', nullable: true })
   seenAt!: Date | null;
 }
+
+/** A launch seen in the mempool (see PendingLaunchWatcher): gone once its block is recorded or it is dropped. */
+@Entity({ name: 'pending_launches', schema: 'intent' })
+export class PendingLaunchEntity {
+  @PrimaryColumn('integer', { name: 'chain_id' })
+  chainId!: number;
+
+  @PrimaryColumn('text')
+  token!: string;
+
+  @Column('text')
+  pair!: string;
+
+  @Column('text', { name: 'tx_hash' })
+  txHash!: string;
+
+  /** The launch transaction's signed bytes, checked against its hash. */
+  @Column('text')
+  raw!: string;
+
+  @Column('text')
+  sender!: string;
+
+  @Column('bigint')
+  nonce!: string;
+
+  @Column('numeric', { name: 'token_reserve', precision: 78, scale: 0 })
+  tokenReserve!: string;
+
+  @Column('numeric', { name: 'native_reserve', precision: 78, scale: 0 })
+  nativeReserve!: string;
+
+  /** The state the launch leaves, as simulation overrides. */
+  @Column('jsonb', { name: 'state_after' })
+  stateAfter!: unknown;
+
+  @Column('bigint', { name: 'head_block' })
+  headBlock!: string;
+
+  @Column('timestamptz', { name: 'seen_at', default: () => 'now()' })
+  seenAt!: Date;
+}

@@ -7,6 +7,7 @@ import { StatusData1764300000000 } from './1764300000000-StatusData.js';
 import { BatchIdempotency1764350000000 } from './1764350000000-BatchIdempotency.js';
 import { WalletIntents1764400000000 } from './1764400000000-WalletIntents.js';
 import { TenantSearch1764500000000 } from './1764500000000-TenantSearch.js';
+import { PendingLaunches1764700000000 } from './1764700000000-PendingLaunches.js';
 
 /** Every migration of the intent schema, oldest first. */
 export const migrations = [
@@ -19,4 +20,5 @@ export const migrations = [
   BatchIdempotency1764350000000,
   WalletIntents1764400000000,
   TenantSearch1764500000000,
+  PendingLaunches1764700000000,
 ];

@@ -1,0 +1,144 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { PeriodicTask } from '../../common/periodic-task.js';
+import { ENV, type IntentServiceEnv, type WatchedChain } from '../../config/env.js';
+import { Executor } from '../../execution/executor.js';
+import { SimulationClient } from '../../execution/simulation-client.js';
+import { ChainRpc } from '../chain-rpc.js';
+import type { LaunchWatch } from './candidates.js';
+import { PendingLaunchDetector, type PendingLaunch } from './pending-launch-detector.js';
+import { PendingLaunchesRepository } from './pending-launches.repository.js';
+import { PendingTransactions } from './pending-transactions.js';
+
+const GET_PAIR = '0xe6a43905';
+const ZERO_PAIR = `0x${'0'.repeat(64)}`;
+/** A pending transaction's simulation must not hold the launch back longer than this. */
+const SIMULATION_TIMEOUT_MS = 2_000;
+
+interface ChainWatch {
+  config: WatchedChain & { router: string };
+  rpc: ChainRpc;
+  feed: PendingTransactions;
+  task: PeriodicTask;
+  /** What the detector compares pending transactions with, replaced on every refresh. */
+  state: { watch: LaunchWatch; knownPairs: Map<string, readonly [string, string]> };
+  /** token → its pair with the wrapped native token, once looked up (null: none yet). */
+  pairs: Map<string, string | null>;
+}
+
+/**
+ * Sees launches in the mempool (`MEMPOOL_LAUNCHES_<id>`: `ws`, or `poll`): every pending
+ * transaction a node announces goes through the PendingLaunchDetector, and a launch of a token
+ * with waiting intents is stored (`intent.pending_launches`) and wakes the executor, which buys
+ * right behind it, in its block. Every LAUNCH_POLL_INTERVAL_MS it refreshes the tokens it
+ * watches and forgets launches whose transaction the node dropped or replaced (their intents
+ * wait again; the block path still applies). Once the launch's block is recorded by the
+ * LaunchWatcher, the stored pending launch is removed.
+ */
+@Injectable()
+export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(PendingLaunchWatcher.name);
+  private readonly chains: ChainWatch[] = [];
+
+  constructor(
+    private readonly repo: PendingLaunchesRepository,
+    private readonly simulation: SimulationClient,
+    private readonly executor: Executor,
+    @Inject(ENV) env: IntentServiceEnv,
+  ) {
+    for (const config of env.watchedChains) {
+      if (config.mempool === 'off' || !config.router) continue;
+      const rpc = new ChainRpc(config.rpcUrl);
+      const chain = {
+        config: { ...config, router: config.router },
+        rpc,
+        state: { watch: { router: config.router, factory: config.factory, tokens: new Set<string>() }, knownPairs: new Map() },
+        pairs: new Map(),
+      } as unknown as ChainWatch;
+      const detector = new PendingLaunchDetector({
+        chainId: config.chainId,
+        rpc,
+        simulate: (request) => this.simulation.simulate(request, SIMULATION_TIMEOUT_MS),
+        watch: () => chain.state,
+        onLaunch: (launch) => this.stored(chain, launch),
+        logger: this.logger,
+      });
+      chain.feed = new PendingTransactions({
+        wsUrl: config.mempool === 'ws' ? (config.wsUrl ?? undefined) : undefined,
+        rpc,
+        pollMs: env.LAUNCH_POLL_INTERVAL_MS,
+        onHashes: (hashes) => {
+          const seenAt = performance.now();
+          detector.handle(hashes, seenAt).catch((err: Error) => this.logger.warn(`pending transactions on chain ${config.chainId}: ${err.message}`));
+        },
+        logger: this.logger,
+      });
+      chain.task = new PeriodicTask(`pending launches (chain ${config.chainId})`, env.LAUNCH_POLL_INTERVAL_MS, () => this.refresh(chain), this.logger);
+      this.chains.push(chain);
+    }
+  }
+
+  onApplicationBootstrap(): void {
+    for (const chain of this.chains) {
+      chain.task.start();
+      chain.feed.start();
+      this.logger.log(`following pending transactions on chain ${chain.config.chainId} (${chain.config.mempool}) for launches`);
+    }
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    for (const chain of this.chains) chain.feed.stop();
+    await Promise.all(this.chains.map((c) => c.task.stop()));
+  }
+
+  /** Whether a pending launch of `token` on the chain would be recognised now (its intents are watched). */
+  watches(chainId: number, token: string): boolean {
+    return this.chains.find((c) => c.config.chainId === chainId)?.state.watch.tokens.has(token.toLowerCase()) ?? false;
+  }
+
+  private async stored(chain: ChainWatch, launch: PendingLaunch): Promise<void> {
+    const tokens = await this.repo.record(launch, chain.config.wrappedNative);
+    if (tokens.length === 0) return;
+    const watch = chain.state.watch;
+    chain.state = { ...chain.state, watch: { ...watch, tokens: new Set([...watch.tokens].filter((t) => !tokens.includes(t))) } };
+    this.executor.wake(chain.config.chainId);
+    const ms = (performance.now() - launch.seenAt).toFixed(1);
+    this.logger.log(`pending launch of ${tokens.join(', ')} on chain ${chain.config.chainId} in ${launch.txHash}, stored ${ms} ms after it was seen`);
+  }
+
+  /** The tokens to watch (and their pairs made before any liquidity); launches dropped or replaced are forgotten. */
+  private async refresh(chain: ChainWatch): Promise<boolean> {
+    const { config, rpc } = chain;
+    const tokens = await this.repo.watchedTokens(config.chainId);
+    const unknown = tokens.filter((t) => !chain.pairs.has(t) || chain.pairs.get(t) === null);
+    if (unknown.length > 0) {
+      const pairs = await rpc.all<string>(
+        unknown.map((t) => ({
+          method: 'eth_call',
+          params: [{ to: config.factory, data: `${GET_PAIR}${t.slice(2).padStart(64, '0')}${config.wrappedNative.slice(2).padStart(64, '0')}` }, 'latest'],
+        })),
+      );
+      unknown.forEach((t, i) => chain.pairs.set(t, pairs[i] === ZERO_PAIR ? null : `0x${pairs[i]!.slice(-40)}`.toLowerCase()));
+    }
+    const knownPairs = new Map<string, readonly [string, string]>();
+    for (const t of tokens) {
+      const pair = chain.pairs.get(t);
+      if (pair) knownPairs.set(pair, t < config.wrappedNative ? [t, config.wrappedNative] : [config.wrappedNative, t]);
+    }
+    chain.state = { watch: { router: config.router, factory: config.factory, tokens: new Set(tokens) }, knownPairs };
+    await this.forgetDropped(chain);
+    return false;
+  }
+
+  /** A pending launch whose transaction the node no longer has, mined or pending (dropped, or replaced by another with its nonce). */
+  private async forgetDropped(chain: ChainWatch): Promise<void> {
+    const open = await this.repo.open(chain.config.chainId);
+    if (open.length === 0) return;
+    const found = await chain.rpc.batch<{ blockNumber: string | null } | null>(open.map((l) => ({ method: 'eth_getTransactionByHash', params: [l.txHash] })));
+    for (const [i, launch] of open.entries()) {
+      if (found[i]!.error || found[i]!.result) continue;
+      if ((await this.repo.remove(chain.config.chainId, launch.txHash)) > 0) {
+        this.logger.warn(`pending launch ${launch.txHash} of ${launch.token} on chain ${chain.config.chainId} was dropped or replaced: its intents wait again`);
+      }
+    }
+  }
+}

@@ -1,0 +1,138 @@
+import type { IntentRecord } from '@tradeinfra/contracts';
+import { devWallet, eventually, HardhatNode, LocalDex, mined } from '@tradeinfra/test-support';
+import { MaxUint256 } from 'ethers';
+import { LaunchDriver } from './execution-support.js';
+import { PendingLaunchWatcher } from '../../apps/intent-service/src/launch/pending/pending-launch-watcher.js';
+import { Stack } from './harness.js';
+
+/**
+ * Launches seen in the mempool (MEMPOOL_LAUNCHES over the node's WebSocket) on a local chain that
+ * does not automine and mines its pool in arrival order: the launch transaction is sent, the
+ * service buys right behind it, and one mined block holds the launch followed by the buys, in
+ * bribe order. Nothing is mined until the test says so.
+ */
+const CHAIN_ID = 31337;
+const ETH = 10n ** 18n;
+const SUPPLY = 10n ** 27n;
+
+describe('same-block launches: buys right behind a launch seen in the mempool', () => {
+  let node: HardhatNode;
+  let dex: LocalDex;
+  let stack: Stack;
+  let key: string;
+  let driver: LaunchDriver;
+  const wallets = Array.from({ length: 6 }, (_, i) => devWallet(i + 1));
+  const rpc = <T = any>(method: string, params: unknown[] = []) => node.rpc.call<T>(method, params);
+  const expiry = () => Math.floor(Date.now() / 1000) + 3600;
+
+  beforeAll(async () => {
+    node = await HardhatNode.start({ chainId: CHAIN_ID });
+    dex = await LocalDex.deploy(node);
+    await rpc('evm_setAutomine', [false]);
+    stack = await Stack.start({
+      CHAIN_IDS: String(CHAIN_ID),
+      RPC_URL_31337: node.url,
+      WS_URL_31337: node.url.replace('http', 'ws'),
+      HARDFORK_31337: 'prague',
+      DEX_FACTORY_31337: dex.factory,
+      DEX_ROUTER_31337: dex.router,
+      WRAPPED_NATIVE_31337: dex.weth,
+      DEV_SIGNER_KEYS_31337: wallets.map((w) => w.privateKey).join(','),
+      LAUNCH_POLL_INTERVAL_MS: '100',
+      EXPIRY_SWEEP_INTERVAL_MS: '100',
+    });
+    key = await stack.createKey();
+    driver = new LaunchDriver(stack, node, dex, () => key, SUPPLY / 10n);
+  }, 180_000);
+
+  afterAll(async () => {
+    await stack?.close();
+    await node?.stop();
+  });
+
+  async function create(body: Record<string, unknown>): Promise<IntentRecord> {
+    const res = await stack.request<IntentRecord>('POST', '/v1/intent', {
+      key,
+      body: { chainId: CHAIN_ID, bribe: '0', buyAmount: (ETH / 100n).toString(), expiry: expiry(), gasTip: '0', ...body },
+    });
+    expect(res.status).toBe(201);
+    return res.body;
+  }
+
+  /** The service recognises a pending launch of `token` now (it has refreshed the tokens it watches since the intents were made). */
+  const watching = (token: string) =>
+    eventually(`pending launches of ${token} watched`, () => stack.intentReplicas.every((r) => r.get(PendingLaunchWatcher).watches(CHAIN_ID, token)));
+
+  /** Sends `data` from the DEX owner without mining it; answers the transaction hash. */
+  const pendingTx = (to: string, data: string, value = 0n) =>
+    rpc<string>('eth_sendTransaction', [{ from: dex.owner, to, data, value: `0x${value.toString(16)}`, gas: '0x7a1200' }]);
+
+  /** Mines one block once every intent is decided (its buy in the mempool, or failed), and answers the records and the block. */
+  async function mineWhenDecided(intents: IntentRecord[]) {
+    const ids = intents.map((i) => i.id);
+    await eventually('every intent decided', () => driver.decided(ids), 30_000);
+    await rpc('evm_mine');
+    await eventually('every outcome recorded', () => driver.terminal(ids), 30_000);
+    const block = await rpc<{ number: string; transactions: string[] }>('eth_getBlockByNumber', ['latest', false]);
+    return { records: new Map(await Promise.all(ids.map(async (id) => [id, await driver.get(id)] as const))), block };
+  }
+
+  async function approvedToken(): Promise<string> {
+    const token = await dex.deployToken('PlainToken', [SUPPLY]);
+    await mined(node, dex.owner, token, dex.a.PlainToken!.iface.encodeFunctionData('approve', [dex.router, MaxUint256]));
+    return token;
+  }
+
+  it('buys in the launch block: one block holds the launch, then the buys in bribe order, and every intent completes in it (firstOrFail too)', async () => {
+    const token = await approvedToken();
+    const [a, b, c] = wallets;
+    const low = await create({ wallet: a!.address, tokenAddress: token, bribe: '1000' });
+    const high = await create({ wallet: b!.address, tokenAddress: token, bribe: '9000', firstOrFail: true });
+    const mid = await create({ wallet: c!.address, tokenAddress: token, bribe: '5000', firstOrFail: true });
+    await watching(token);
+    const addLiquidity = dex.a.UniswapV2Router02!.iface.encodeFunctionData('addLiquidityETH', [token, SUPPLY / 10n, 0, 0, dex.owner, expiry()]);
+    const launchBlock = BigInt(await rpc<string>('eth_blockNumber')) + 1n;
+    const launch = await pendingTx(dex.router, addLiquidity, 5n * ETH);
+    const { records, block } = await mineWhenDecided([low, high, mid]);
+    expect(BigInt(block.number)).toBe(launchBlock);
+    const order = [high, mid, low].map((i) => records.get(i.id)!.txHash);
+    expect(block.transactions).toEqual([launch, ...order]);
+    for (const i of [low, high, mid]) expect(records.get(i.id)).toMatchObject({ status: 'completed', statusReason: null });
+    for (const w of [a, b, c]) expect(await dex.balanceOf(token, w!.address)).toBeGreaterThan(0n);
+    // The launch is recorded as the LaunchWatcher sees it once mined, and nothing pending is left.
+    await eventually('the launch recorded and the pending one gone', async () => {
+      const [row] = await stack.db.query<{ mined: number; pending: number }>(
+        `SELECT (SELECT count(*)::int FROM intent.launches WHERE token = $1) AS mined, (SELECT count(*)::int FROM intent.pending_launches WHERE token = $1) AS pending`,
+        [token.toLowerCase()],
+      );
+      return row!.mined === 1 && row!.pending === 0;
+    });
+  }, 90_000);
+
+  it('buys behind a launch through the token’s own openTrading()', async () => {
+    const token = await dex.deployToken('TradingToken', [SUPPLY, dex.router]);
+    await mined(node, dex.owner, token, '0x', 3n * ETH);
+    const intent = await create({ wallet: wallets[3]!.address, tokenAddress: token, bribe: '100', firstOrFail: true });
+    await watching(token);
+    const launch = await pendingTx(token, dex.a.TradingToken!.iface.encodeFunctionData('openTrading'));
+    const { records, block } = await mineWhenDecided([intent]);
+    expect(block.transactions).toEqual([launch, records.get(intent.id)!.txHash]);
+    expect(records.get(intent.id)).toMatchObject({ status: 'completed' });
+  }, 90_000);
+
+  it('checks a token seen pending on the state after its launch: a honeypot fails before anything is sent', async () => {
+    const token = await dex.deployToken('HoneypotToken', [SUPPLY]);
+    await mined(node, dex.owner, token, dex.a.PlainToken!.iface.encodeFunctionData('approve', [dex.router, MaxUint256]));
+    const intent = await create({ wallet: wallets[4]!.address, tokenAddress: token });
+    await watching(token);
+    const addLiquidity = dex.a.UniswapV2Router02!.iface.encodeFunctionData('addLiquidityETH', [token, SUPPLY / 10n, 0, 0, dex.owner, expiry()]);
+    const launch = await pendingTx(dex.router, addLiquidity, ETH);
+    // Failed while the launch is still pending: nothing was sent behind it.
+    await eventually('the honeypot intent failed', async () => (await driver.get(intent.id)).status === 'failed', 30_000);
+    expect(await rpc('eth_getTransactionReceipt', [launch])).toBeNull();
+    expect(await driver.get(intent.id)).toMatchObject({ status: 'failed', statusReason: 'honeypot', txHash: null });
+    await rpc('evm_mine');
+    const block = await rpc<{ transactions: string[] }>('eth_getBlockByNumber', ['latest', false]);
+    expect(block.transactions).toEqual([launch]);
+  }, 90_000);
+});
