@@ -18,6 +18,8 @@ export interface LaunchedToken {
 
 export interface PendingLaunchState {
   txHash: string;
+  /** The launch transaction's signed bytes. */
+  raw: string;
   tokenReserve: bigint;
   nativeReserve: bigint;
   /** The state after the launch transaction, as simulation overrides. */
@@ -103,16 +105,17 @@ export class ExecutionRepository {
       block_number: string | null;
       seen_at: Date | null;
       tx_hash: string | null;
+      raw: string | null;
       token_reserve: string | null;
       native_reserve: string | null;
       state_after: StateUpdate | null;
     }[] = await this.db.query(
-      `SELECT t.token, l.pair, l.block_number, l.seen_at, NULL AS tx_hash, NULL AS token_reserve, NULL AS native_reserve, NULL::jsonb AS state_after
+      `SELECT t.token, l.pair, l.block_number, l.seen_at, NULL AS tx_hash, NULL AS raw, NULL AS token_reserve, NULL AS native_reserve, NULL::jsonb AS state_after
        FROM intent.launches l
        CROSS JOIN LATERAL (${FIRST_CLAIMABLE('l')}) t
        WHERE l.chain_id = $1
        UNION ALL
-       SELECT t.token, p.pair, NULL, p.seen_at, p.tx_hash, p.token_reserve, p.native_reserve, p.state_after
+       SELECT t.token, p.pair, NULL, p.seen_at, p.tx_hash, p.raw, p.token_reserve, p.native_reserve, p.state_after
        FROM intent.pending_launches p
        CROSS JOIN LATERAL (${FIRST_CLAIMABLE('p')}) t
        WHERE p.chain_id = $1 AND NOT EXISTS (SELECT 1 FROM intent.launches l WHERE l.chain_id = p.chain_id AND l.token = p.token)`,
@@ -126,7 +129,13 @@ export class ExecutionRepository {
       pending:
         r.tx_hash === null
           ? null
-          : { txHash: r.tx_hash, tokenReserve: BigInt(r.token_reserve!), nativeReserve: BigInt(r.native_reserve!), stateAfter: r.state_after ?? {} },
+          : {
+              txHash: r.tx_hash,
+              raw: r.raw!,
+              tokenReserve: BigInt(r.token_reserve!),
+              nativeReserve: BigInt(r.native_reserve!),
+              stateAfter: r.state_after ?? {},
+            },
     }));
   }
 

@@ -1,16 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import {
-  abiWord,
-  DECIMALS,
-  GET_RESERVES,
-  TOKEN0,
-  TOKEN1,
-  type IntentStatusData,
-  type SimulationResult,
-  type StateUpdate,
-  type UnsignedTransaction,
-} from '@tradeinfra/contracts';
+import { abiWord, DECIMALS, GET_RESERVES, TOKEN0, TOKEN1, type IntentStatusData, type SimulationResult, type UnsignedTransaction } from '@tradeinfra/contracts';
 import { encodeExecute } from '@tradeinfra/executor';
 import { getAddress, Interface } from 'ethers';
 import { PeriodicTask } from '../common/periodic-task.js';
@@ -26,6 +16,7 @@ import { DevSigner, WebhookSigner, type SignResult } from './signer.js';
 import { SimulationClient } from './simulation-client.js';
 import { toBuyIntent } from '../intents/wallet-intent.js';
 import { BundleSubmitter, RpcSubmitter, type Submitter } from './submitter.js';
+import { effectiveTip, withBalance } from './launch-state.js';
 
 /** statusReason of a pending intent whose launch round failed for a transient reason (and of one that expired so). */
 export const EXECUTION_UNAVAILABLE = 'execution_unavailable';
@@ -68,15 +59,6 @@ interface Block {
 
 const word = abiWord;
 
-/**
- * `state` (simulation overrides: the state a pending launch leaves, or nothing) with `wallet`
- * holding `balance` wei; the wallet's other fields as the state has them.
- */
-export function withBalance(state: StateUpdate, wallet: string, balance: bigint): StateUpdate {
-  const accounts = Object.fromEntries(Object.entries(state.accounts ?? {}).filter(([a]) => a.toLowerCase() !== wallet.toLowerCase()));
-  const own = Object.entries(state.accounts ?? {}).find(([a]) => a.toLowerCase() === wallet.toLowerCase())?.[1];
-  return { ...state, accounts: { ...accounts, [wallet.toLowerCase()]: { ...own, balance: balance.toString() } } };
-}
 const hexQ = (n: bigint) => `0x${n.toString(16)}`;
 
 /**
@@ -385,6 +367,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     const fail = (intent: ClaimedIntent, reason: FailureReason, detail: string, data?: IntentStatusData) =>
       plan.failures.push({ id: intent.id, reason, detail, data });
     const baseFee = BigInt(head.baseFeePerGas ?? '0x0');
+    const launchTip = pending && chain.submitter.kind === 'rpc' ? effectiveTip(pending.raw, baseFee) : null;
     const pool = { reserveNative: launchPool.reserveNative, reserveToken: launchPool.reserveToken };
     const router = getAddress(config.router);
     const token = getAddress(launch.token);
@@ -406,7 +389,10 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
       }
       const { quote } = checked;
       const bribe = BigInt(intent.bribe);
-      const tip = BigInt(intent.gasTip ?? this.env.EXECUTION_DEFAULT_GAS_TIP_WEI);
+      const wanted = BigInt(intent.gasTip ?? this.env.EXECUTION_DEFAULT_GAS_TIP_WEI);
+      // Behind a pending launch on a node's pool, a buy must not outbid the launch: ordered by
+      // tip, it would come first and find no pool.
+      const tip = launchTip !== null && launchTip < wanted ? launchTip : wanted;
       const maxFeePerGas = 2n * baseFee + tip;
       if (intent.signature) {
         const job = this.walletIntentBuy(chain, intent, {
