@@ -1,6 +1,7 @@
 import type { IntentRecord } from '@tradeinfra/contracts';
 import { devWallet, eventually, HardhatNode, LocalDex, mined } from '@tradeinfra/test-support';
-import { MaxUint256 } from 'ethers';
+import { createServer, type Server } from 'node:http';
+import { id, keccak256, MaxUint256 } from 'ethers';
 import { LaunchDriver } from './execution-support.js';
 import { PendingLaunchWatcher } from '../../apps/intent-service/src/launch/pending/pending-launch-watcher.js';
 import { Stack } from './harness.js';
@@ -134,5 +135,106 @@ describe('same-block launches: buys right behind a launch seen in the mempool', 
     await rpc('evm_mine');
     const block = await rpc<{ transactions: string[] }>('eth_getBlockByNumber', ['latest', false]);
     expect(block.transactions).toEqual([launch]);
+  }, 90_000);
+});
+
+/**
+ * The bundle form: with RELAY_URLS, the buys behind a pending launch go to the relay as one
+ * bundle, the launch transaction first. The relay here records what it receives and, as a
+ * builder would, puts the latest bundle's transactions in the node's pool in their order.
+ */
+describe('same-block launches through a relay: one bundle, the launch first', () => {
+  let node: HardhatNode;
+  let dex: LocalDex;
+  let stack: Stack;
+  let key: string;
+  let relay: Server;
+  const bundles: { txs: string[]; blockNumber: string; revertingTxHashes: string[] }[] = [];
+  const wallets = Array.from({ length: 3 }, (_, i) => devWallet(i + 7));
+  const rpc = <T = any>(method: string, params: unknown[] = []) => node.rpc.call<T>(method, params);
+  const expiry = () => Math.floor(Date.now() / 1000) + 3600;
+
+  beforeAll(async () => {
+    node = await HardhatNode.start({ chainId: CHAIN_ID });
+    dex = await LocalDex.deploy(node);
+    await rpc('evm_setAutomine', [false]);
+    relay = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        const batch = JSON.parse(body) as { id: number; params: [(typeof bundles)[number]] }[];
+        for (const call of batch) bundles.push(call.params[0]);
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(batch.map((c) => ({ jsonrpc: '2.0', id: c.id, result: { bundleHash: id(JSON.stringify(c.params)) } }))));
+      });
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    stack = await Stack.start({
+      CHAIN_IDS: String(CHAIN_ID),
+      RPC_URL_31337: node.url,
+      WS_URL_31337: node.url.replace('http', 'ws'),
+      HARDFORK_31337: 'prague',
+      DEX_FACTORY_31337: dex.factory,
+      DEX_ROUTER_31337: dex.router,
+      WRAPPED_NATIVE_31337: dex.weth,
+      DEV_SIGNER_KEYS_31337: wallets.map((w) => w.privateKey).join(','),
+      RELAY_URLS_31337: `http://127.0.0.1:${(relay.address() as { port: number }).port}`,
+      LAUNCH_POLL_INTERVAL_MS: '100',
+    });
+    key = await stack.createKey();
+  }, 180_000);
+
+  afterAll(async () => {
+    await stack?.close();
+    await new Promise((resolve) => relay?.close(resolve));
+    await node?.stop();
+  });
+
+  it('sends [launch, buys in bribe order] for the launch block; built as sent, every intent completes in that block', async () => {
+    const token = await dex.deployToken('PlainToken', [SUPPLY]);
+    await mined(node, dex.owner, token, dex.a.PlainToken!.iface.encodeFunctionData('approve', [dex.router, MaxUint256]));
+    const intents: IntentRecord[] = [];
+    for (const [w, bribe, firstOrFail] of [
+      [wallets[0]!, '100', false],
+      [wallets[1]!, '300', true],
+    ] as const) {
+      const res = await stack.request<IntentRecord>('POST', '/v1/intent', {
+        key,
+        body: {
+          chainId: CHAIN_ID,
+          wallet: w.address,
+          tokenAddress: token,
+          bribe,
+          firstOrFail,
+          buyAmount: (ETH / 100n).toString(),
+          expiry: expiry(),
+          gasTip: '0',
+        },
+      });
+      expect(res.status).toBe(201);
+      intents.push(res.body);
+    }
+    await eventually(`pending launches of ${token} watched`, () => stack.intentReplicas.every((r) => r.get(PendingLaunchWatcher).watches(CHAIN_ID, token)));
+    const launchBlock = BigInt(await rpc<string>('eth_blockNumber')) + 1n;
+    const addLiquidity = dex.a.UniswapV2Router02!.iface.encodeFunctionData('addLiquidityETH', [token, SUPPLY / 10n, 0, 0, dex.owner, expiry()]);
+    const launch = await rpc<string>('eth_sendTransaction', [
+      { from: dex.owner, to: dex.router, data: addLiquidity, value: `0x${(5n * ETH).toString(16)}`, gas: '0x7a1200' },
+    ]);
+    const last = await eventually('a bundle with both buys', () => bundles.find((b) => b.txs.length === 3));
+    const [first, ...buys] = last.txs;
+    expect(keccak256(first!)).toBe(launch);
+    expect(last).toMatchObject({ blockNumber: `0x${launchBlock.toString(16)}`, revertingTxHashes: [] });
+    const records = await Promise.all(intents.map((i) => stack.request<IntentRecord>('GET', `/v1/intent/${i.id}`, { key })));
+    // Highest bribe first.
+    expect(buys.map((raw) => keccak256(raw))).toEqual([records[1]!.body.txHash, records[0]!.body.txHash]);
+    // The builder: the bundle's transactions in its order (the launch is already in the pool).
+    for (const raw of last.txs) await rpc('eth_sendRawTransaction', [raw]).catch(() => undefined);
+    await rpc('evm_mine');
+    const block = await rpc<{ number: string; transactions: string[] }>('eth_getBlockByNumber', ['latest', false]);
+    expect(block.transactions).toEqual([launch, ...buys.map((raw) => keccak256(raw))]);
+    await eventually('both intents completed', async () => {
+      const now = await Promise.all(intents.map((i) => stack.request<IntentRecord>('GET', `/v1/intent/${i.id}`, { key })));
+      return now.every((r) => r.body.status === 'completed');
+    });
   }, 90_000);
 });

@@ -15,7 +15,7 @@ import { ExecutionRepository, type ClaimedIntent, type LaunchedToken, type Outco
 import { DevSigner, WebhookSigner, type SignResult } from './signer.js';
 import { SimulationClient } from './simulation-client.js';
 import { toBuyIntent } from '../intents/wallet-intent.js';
-import { BundleSubmitter, RpcSubmitter, type Submitter } from './submitter.js';
+import { BundleSubmitter, RpcSubmitter, type Submission, type Submitter } from './submitter.js';
 import { effectiveTip, withBalance } from './launch-state.js';
 
 /** statusReason of a pending intent whose launch round failed for a transient reason (and of one that expired so). */
@@ -255,7 +255,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
       return false;
     }
     this.lastFailure.delete(`${chain.config.chainId}:${launch.token}`);
-    const pipeline = new SubmissionPipeline(chain, this.repo, claimToken, plan.targetBlock, this.logger);
+    const pipeline = new SubmissionPipeline(chain, this.repo, claimToken, plan.targetBlock, this.logger, launch.pending?.raw);
     pipeline.fail(plan.failures);
     if (plan.release.length > 0) pipeline.release(plan.release);
     // Nonces are per sender: the wallet, or for wallet intents the relayer.
@@ -733,6 +733,8 @@ class SubmissionPipeline {
   private ready: ToSubmit[] = [];
   private held: string[] = [];
   private flushing: Promise<void> | null = null;
+  /** Every buy submitted in this round, in order. */
+  private readonly bundled: Submission[] = [];
   private error: unknown = null;
   private readonly totals = { submitted: 0, failed: 0, deferred: 0 };
 
@@ -742,6 +744,8 @@ class SubmissionPipeline {
     private readonly claimToken: string,
     private readonly targetBlock: bigint,
     private readonly logger: Logger,
+    /** A pending launch's signed bytes: with relays, each wave's bundle is the launch and every buy sent so far. */
+    private readonly behind?: string,
   ) {}
 
   fail(failures: Failure[]): void {
@@ -827,10 +831,12 @@ class SubmissionPipeline {
       for (const r of sendable) if (!sent.has(r.id)) this.block(r.wallet, r.nonce); // cancelled or expired first
       if (submitted.length === 0) return;
       this.totals.submitted += submitted.length;
-      const refused = await this.chain.submitter.submit(
-        submitted.map((s) => ({ intentId: s.id, raw: s.raw, hash: s.hash })),
-        this.targetBlock,
-      );
+      const wave = submitted.map((s) => ({ intentId: s.id, raw: s.raw, hash: s.hash }));
+      // Behind a pending launch through relays, every wave's bundle carries all the buys so far
+      // (the launch can be in one bundle only: the latest, fullest one is the one to build).
+      this.bundled.push(...wave);
+      const bundled = this.behind && this.chain.submitter.kind === 'bundle';
+      const refused = await this.chain.submitter.submit(bundled ? this.bundled : wave, this.targetBlock, bundled ? this.behind : undefined);
       if (this.chain.submitter.kind === 'rpc') {
         // The chain's node refused it (it will not be mined): the outcome is known now.
         const hashOf = new Map(submitted.map((s) => [s.id, s.hash]));

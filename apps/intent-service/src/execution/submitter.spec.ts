@@ -64,4 +64,20 @@ describe('BundleSubmitter', () => {
     expect(outcome.get('a')).toBeNull();
     expect(outcome.get('b')).toMatch(/refused|nonce too low/);
   });
+
+  it('behind a pending launch, sends one bundle: the launch first, then the buys in order; its answer stands for each buy', async () => {
+    const r = await relay(() => ({ result: { bundleHash: '0xb' } }));
+    const refusing = await relay(() => ({ error: { message: 'bundle reverts' } }));
+    servers.push(r.server, refusing.server);
+    const outcome = await new BundleSubmitter([r.url], null).submit(submissions, 9n, '0x02launch');
+    expect([...outcome]).toEqual([
+      ['a', null],
+      ['b', null],
+    ]);
+    expect(JSON.parse(r.seen[0]!.body).map((x: { params: unknown[] }) => x.params)).toEqual([
+      [{ txs: ['0x02launch', '0x02aa', '0x02bb'], blockNumber: '0x9', revertingTxHashes: [] }],
+    ]);
+    const refused = await new BundleSubmitter([refusing.url], null).submit(submissions, 9n, '0x02launch');
+    expect([...refused.values()]).toEqual(['bundle reverts', 'bundle reverts']);
+  });
 });

@@ -17,7 +17,11 @@ export type SubmitOutcome = Map<string, string | null>;
  */
 export interface Submitter {
   readonly kind: 'rpc' | 'bundle';
-  submit(submissions: Submission[], targetBlock: bigint): Promise<SubmitOutcome>;
+  /**
+   * `behind`: the signed bytes of a pending launch the buys must follow. A bundle submitter then
+   * sends one bundle, the launch first and the buys after it in the order given.
+   */
+  submit(submissions: Submission[], targetBlock: bigint, behind?: string): Promise<SubmitOutcome>;
 }
 
 /** Errors that mean the node already has (or already mined) the transaction: not a refusal. */
@@ -51,7 +55,7 @@ export class RpcSubmitter implements Submitter {
 
 /**
  * `eth_sendBundle` to every configured relay (Flashbots-style, `X-Flashbots-Signature` signed by
- * the relay identity key), one bundle per buy, for exactly `targetBlock`, with no reverting
+ * the relay identity key), one bundle per buy (or one behind a pending launch), for exactly `targetBlock`, with no reverting
  * transaction allowed: a buy that would revert is not included, so it costs nothing. Accepted
  * when at least one relay accepted it.
  */
@@ -67,15 +71,18 @@ export class BundleSubmitter implements Submitter {
     this.identity = identityKey ? new Wallet(identityKey) : (Wallet.createRandom() as unknown as Wallet);
   }
 
-  async submit(submissions: Submission[], targetBlock: bigint): Promise<SubmitOutcome> {
+  async submit(submissions: Submission[], targetBlock: bigint, behind?: string): Promise<SubmitOutcome> {
     const outcome: SubmitOutcome = new Map(submissions.map((s) => [s.intentId, 'no relay accepted the bundle']));
     if (submissions.length === 0) return outcome;
-    const batch = submissions.map((s, i) => ({
+    const bundle = (txs: string[], id: number) => ({
       jsonrpc: '2.0',
-      id: i,
+      id,
       method: 'eth_sendBundle',
-      params: [{ txs: [s.raw], blockNumber: `0x${targetBlock.toString(16)}`, revertingTxHashes: [] }],
-    }));
+      params: [{ txs, blockNumber: `0x${targetBlock.toString(16)}`, revertingTxHashes: [] }],
+    });
+    // Behind a pending launch: one bundle, the launch first (the only transaction not ours), then
+    // the buys in checking order; its answer stands for every buy in it.
+    const batch = behind ? [bundle([behind, ...submissions.map((s) => s.raw)], 0)] : submissions.map((s, i) => bundle([s.raw], i));
     const body = JSON.stringify(batch);
     const signature = `${this.identity.address}:${await this.identity.signMessage(keccakText(body))}`;
     await Promise.all(
@@ -89,7 +96,8 @@ export class BundleSubmitter implements Submitter {
           });
           const replies = (await res.json()) as { id: number; result?: unknown; error?: { message: string } }[];
           if (!Array.isArray(replies)) return;
-          for (const reply of replies) {
+          const answers = behind ? (replies[0] ? submissions.map((_, i) => ({ ...replies[0]!, id: i })) : []) : replies;
+          for (const reply of answers) {
             const s = submissions[reply.id];
             if (s && !reply.error) outcome.set(s.intentId, null);
             else if (s && outcome.get(s.intentId) !== null) outcome.set(s.intentId, reply.error?.message ?? 'refused');
