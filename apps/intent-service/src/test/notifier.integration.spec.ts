@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
-import { INTENT_CREATE, INTENT_EVENTS_STREAM, type CreateIntentReply } from '@tradeinfra/contracts';
+import { INTENT_HEALTH, INTENT_CREATE, INTENT_EVENTS_STREAM, type CreateIntentReply } from '@tradeinfra/contracts';
 import { eventually } from '@tradeinfra/test-support';
 import { createIntentService } from '../bootstrap.js';
 import { NOTIFIER_CONSUMER } from '../notifications/notifier.js';
@@ -98,6 +98,13 @@ describe('the notifier never calls a local webhook unless WEBHOOK_ALLOW_PRIVATE'
   it('with WEBHOOK_ALLOW_PRIVATE (local development), the same listener receives them', async () => {
     await h.replicas.shift()!.close();
     h.replicas.push(await createIntentService({ ...h.env, WEBHOOK_ALLOW_PRIVATE: true }, false));
+    // Started is not yet subscribed on the server: wait until the new replica answers.
+    await eventually('the new replica answers', () =>
+      h.rpc.request(INTENT_HEALTH, {}).then(
+        () => true,
+        () => false,
+      ),
+    );
     const reachable = ['127.0.0.1', 'localhost', '[::1]', '[::ffff:127.0.0.1]', '[0:0:0:0:0:ffff:7f00:1]'];
     for (const host of reachable) await create(`http://${host}:${hook.port}/hooks`);
     await hook.requestCount(reachable.length);
