@@ -281,7 +281,8 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     if (plan.targetBlock - 1n > chain.resentAt) chain.resentAt = plan.targetBlock - 1n;
     if (totals.failed > 0 || totals.submitted > 0) this.relay.wake();
     const done = Date.now();
-    const sinceSeen = launch.seenAt ? ` (${done - launch.seenAt.getTime()} ms after the launch block was seen)` : '';
+    const seen = launch.pending ? 'the launch transaction' : 'the launch block';
+    const sinceSeen = launch.seenAt ? ` (${done - launch.seenAt.getTime()} ms after ${seen} was seen)` : '';
     this.logger.log(
       `launch of ${launch.token} on chain ${chain.config.chainId}: ${intents.length} intent(s), ${totals.submitted} submitted for block ${plan.targetBlock}, ${totals.failed} failed, ${totals.deferred} deferred, in ${done - started} ms${sinceSeen}`,
     );

@@ -96,7 +96,9 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
   }
 
   private async stored(chain: ChainWatch, launch: PendingLaunch): Promise<void> {
-    const tokens = await this.repo.record(launch, chain.config.wrappedNative);
+    // When the transaction was first announced, on the wall clock (what the executor's latency counts from).
+    const seenAt = new Date(Date.now() - (performance.now() - launch.seenAt));
+    const tokens = await this.repo.record(launch, chain.config.wrappedNative, seenAt);
     if (tokens.length === 0) return;
     const watch = chain.state.watch;
     chain.state = { ...chain.state, watch: { ...watch, tokens: new Set([...watch.tokens].filter((t) => !tokens.includes(t))) } };

@@ -28,12 +28,12 @@ export class PendingLaunchesRepository {
   }
 
   /** Stores the launch of each of its tokens quoted in `quote`; true for those newly stored. */
-  async record(launch: PendingLaunch, quote: string): Promise<string[]> {
+  async record(launch: PendingLaunch, quote: string, seenAt: Date): Promise<string[]> {
     const mine = launch.launches.filter((l) => l.quote === quote);
     if (mine.length === 0) return [];
     const rows: { token: string }[] = await this.db.query(
-      `INSERT INTO intent.pending_launches (chain_id, token, pair, tx_hash, raw, sender, nonce, token_reserve, native_reserve, state_after, head_block)
-       SELECT $1, t.token, t.pair, $2, $3, $4, $5, t.token_reserve, t.native_reserve, $6::jsonb, $7
+      `INSERT INTO intent.pending_launches (chain_id, token, pair, tx_hash, raw, sender, nonce, token_reserve, native_reserve, state_after, head_block, seen_at)
+       SELECT $1, t.token, t.pair, $2, $3, $4, $5, t.token_reserve, t.native_reserve, $6::jsonb, $7, $12
        FROM unnest($8::text[], $9::text[], $10::numeric[], $11::numeric[]) AS t(token, pair, token_reserve, native_reserve)
        ON CONFLICT (chain_id, token) DO NOTHING
        RETURNING token`,
@@ -49,6 +49,7 @@ export class PendingLaunchesRepository {
         mine.map((l) => l.pair),
         mine.map((l) => l.tokenReserve.toString()),
         mine.map((l) => l.quoteReserve.toString()),
+        seenAt,
       ],
     );
     return rows.map((r) => r.token);
