@@ -391,6 +391,25 @@ export class IntentsRepository {
     return Number(rows[0]?.n ?? 0);
   }
 
+  /**
+   * Sets (`on`) or clears a chain-wide note on the chain's waiting intents: set only where no
+   * other reason is noted and no round holds them; cleared only where it is that note.
+   */
+  async noteChainReason(chainId: number, reason: string, on: boolean): Promise<void> {
+    if (on) {
+      await this.db.query(
+        `UPDATE intent.intents SET status_reason = $2
+         WHERE chain_id = $1 AND status = 'pending' AND phase IS NULL AND status_reason IS NULL`,
+        [chainId, reason],
+      );
+    } else {
+      await this.db.query(`UPDATE intent.intents SET status_reason = NULL WHERE chain_id = $1 AND status = 'pending' AND status_reason = $2`, [
+        chainId,
+        reason,
+      ]);
+    }
+  }
+
   async ping(): Promise<void> {
     await this.db.query('SELECT 1');
   }
