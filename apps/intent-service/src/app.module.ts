@@ -11,9 +11,13 @@ import { WebhookClient } from './common/webhook-client.js';
 import { EventsPublisher } from './outbox/events.publisher.js';
 import { OutboxRelay } from './outbox/outbox.relay.js';
 import { ExecutionRepository } from './execution/execution.repository.js';
+import { EXECUTED_CHAINS, executedChains } from './execution/chain-clients.js';
 import { Executor } from './execution/executor.js';
+import { TokenProber } from './execution/token-prober.js';
 import { SimulationClient } from './execution/simulation-client.js';
+import { WATCHED_CHAIN_RPCS, watchedChainRpcs } from './launch/chain-rpc.js';
 import { LaunchWatcher } from './launch/launch-watcher.js';
+import { LaunchesRepository } from './launch/launches.repository.js';
 import { PendingLaunchesRepository } from './launch/pending/pending-launches.repository.js';
 import { PendingLaunchWatcher } from './launch/pending/pending-launch-watcher.js';
 import { NotificationsController } from './notifications/notifications.controller.js';
@@ -43,7 +47,11 @@ export class AppModule {
         Notifier,
         ExecutionRepository,
         SimulationClient,
+        TokenProber,
+        { provide: EXECUTED_CHAINS, useFactory: (e: IntentServiceEnv) => executedChains(e.watchedChains, e.RELAY_AUTH_KEY ?? null), inject: [ENV] },
         Executor,
+        { provide: WATCHED_CHAIN_RPCS, useFactory: (e: IntentServiceEnv) => watchedChainRpcs(e.watchedChains), inject: [ENV] },
+        LaunchesRepository,
         LaunchWatcher,
         PendingLaunchesRepository,
         PendingLaunchWatcher,

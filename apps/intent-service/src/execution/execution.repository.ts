@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { IntentStatusData, StateUpdate } from '@tradeinfra/contracts';
 import { ADVISORY_LOCKS } from '@tradeinfra/service-kit';
 import { DataSource } from 'typeorm';
+import { outboxInsert } from '../outbox/outbox-insert.js';
 import type { CheckedIntent } from './checks.js';
 
 /** A token whose launch was seen, with pending intents no replica is working on. */
@@ -89,9 +90,12 @@ const FIRST_CLAIMABLE = (alias: string) =>
 const LOCK_CLASS = ADVISORY_LOCKS.executor;
 
 /**
- * The executor's reads and writes. Every change is conditional on the row's status, phase and
- * claim, so a cancel, an expiry or another replica acting on the same row first makes it a
- * no-op; every status change writes its outbox event in the same statement.
+ * The executor's reads and writes of `intent.intents`: its transitions of a row (claim, settle,
+ * release, outcomes: the columns `phase`, `claim_token`, `tx_*`, `target_block`, `executed_at`
+ * and the status they lead to); every other write of the table is IntentsRepository's. Every
+ * change is conditional on the row's status, phase and claim, so a cancel, an expiry or another
+ * replica acting on the same row first makes it a no-op; every status change writes its outbox
+ * event in the same statement (outboxInsert). Reads `intent.launches` (LaunchesRepository writes it).
  */
 @Injectable()
 export class ExecutionRepository {
@@ -245,7 +249,7 @@ export class ExecutionRepository {
              WHERE x.id = s.id AND x.status = 'pending' AND x.phase = 'claimed' AND x.claim_token = $1
              RETURNING x.tenant_id, intent.record_json(x) AS record
            ),
-           e AS (INSERT INTO intent.outbox (id, type, tenant_id, intent) SELECT intent.uuid_v7(), 'failed', tenant_id, record FROM f RETURNING 1)
+           e AS (${outboxInsert('f', 'failed', { returning: true })})
            SELECT count(*)::int AS n FROM e`,
           [claimToken, failures.map((f) => f.id), failures.map((f) => f.reason), failures.map((f) => storedData(f.data))],
         );
@@ -280,7 +284,7 @@ export class ExecutionRepository {
                WHERE x.id = s.id
                RETURNING x.tenant_id, intent.record_json(x) AS record
              )
-             INSERT INTO intent.outbox (id, type, tenant_id, intent) SELECT intent.uuid_v7(), 'tx_pending', tenant_id, record FROM u`,
+             ${outboxInsert('u', 'tx_pending')}`,
             [
               sendable.map((s) => s.id),
               targetBlock.toString(),
@@ -359,7 +363,7 @@ export class ExecutionRepository {
          WHERE x.id = s.id AND x.status = 'pending' AND x.phase = 'submitted'
          RETURNING x.tenant_id, x.status, intent.record_json(x) AS record
        ),
-       e AS (INSERT INTO intent.outbox (id, type, tenant_id, intent) SELECT intent.uuid_v7(), status, tenant_id, record FROM u RETURNING 1)
+       e AS (${outboxInsert('u', { column: 'status' }, { returning: true })})
        SELECT count(*)::int AS n FROM e`,
       [
         outcomes.map((o) => o.id),

@@ -1,9 +1,10 @@
 import type { BulkCancelResult, CreateIntentRequest, IntentRecord, IntentStatus } from '@tradeinfra/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { outboxInsert } from '../outbox/outbox-insert.js';
+import { batchParams, CREATED_AT, createParams, INSERT_COLUMNS, INSERT_VALUES, type NewIntent } from './intent-row.js';
 
-/** What `create` stores: a bot intent, or a wallet intent (no webhook; its signature and nonce). */
-export type NewIntent = Omit<CreateIntentRequest, 'webhookUrl'> & { webhookUrl?: string | null; signature?: string | null; nonce?: string | null };
+export type { NewIntent } from './intent-row.js';
 
 export interface IdempotencyClaim {
   key: string;
@@ -35,17 +36,13 @@ export interface SearchQuery {
   limit: number;
 }
 
-const INSERT_COLUMNS = `id, tenant_id, status, chain_id, wallet, token_address, bribe, buy_amount, expires_at,
-  max_buy_tax, max_sell_tax, min_in, min_out, min_liquidity, fee_bps, fee_recipient, first_or_fail,
-  max_slippage_bps, gas_tip, notification_webhook_url, webhook_url, signature, intent_nonce, created_at, updated_at`;
-/** created_at is the instant in the id (UUIDv7), so newest-first by id is newest-first by createdAt. */
-const CREATED_AT = `to_timestamp(('x' || substr(replace($1::uuid::text, '-', ''), 1, 12))::bit(48)::bigint / 1000.0)`;
-const INSERT_VALUES = `$1, $2, 'pending', $3, $4, $5, $6, $7, to_timestamp($8), $9, $10, $11, $12, $13, $14, $15,
-  $16, $17, $18, $19, $20, $21, $22, ${CREATED_AT}, ${CREATED_AT}`;
-
 /**
- * The only class that talks to the intent tables. Every status change is one statement that
- * also writes its outbox event, so a change and its event commit together or not at all.
+ * The intents' lifecycle outside execution, and the only writer of `intent.idempotency_keys`:
+ * creates (with their idempotency keys), cancels, expiries, `error` for buys nobody could follow,
+ * and chain-wide notes on waiting intents (`chain_unreachable`). The executor's transitions of
+ * the same rows (claim, settle, outcomes) are ExecutionRepository's; no other class writes
+ * `intent.intents`. Every status change is one statement that also writes its outbox event
+ * (outboxInsert), so a change and its event commit together or not at all.
  */
 @Injectable()
 export class IntentsRepository {
@@ -57,30 +54,7 @@ export class IntentsRepository {
    * Returns null when the key was already taken.
    */
   async create(tenantId: string, id: string, intent: NewIntent, claim: IdempotencyClaim | null): Promise<IntentRecord | null> {
-    const params: unknown[] = [
-      id,
-      tenantId,
-      intent.chainId,
-      intent.wallet,
-      intent.tokenAddress,
-      intent.bribe,
-      intent.buyAmount,
-      intent.expiry,
-      numericOrNull(intent.maxBuyTax),
-      numericOrNull(intent.maxSellTax),
-      intent.minIn,
-      intent.minOut,
-      intent.minLiquidity,
-      intent.feeBps,
-      intent.feeRecipient,
-      intent.firstOrFail,
-      intent.maxSlippageBps,
-      intent.gasTip,
-      intent.notificationWebhookUrl,
-      intent.webhookUrl ?? null,
-      intent.signature ?? null,
-      intent.nonce ?? null,
-    ];
+    const params = createParams(tenantId, id, intent);
     const guard = claim
       ? `k AS (
            INSERT INTO intent.idempotency_keys (tenant_id, key, request_hash, intent_id)
@@ -95,7 +69,7 @@ export class IntentsRepository {
          SELECT ${INSERT_VALUES} ${claim ? 'WHERE EXISTS (SELECT 1 FROM k)' : ''}
          RETURNING x.tenant_id, intent.record_json(x) AS record
        ),
-       e AS (INSERT INTO intent.outbox (id, type, tenant_id, intent) SELECT intent.uuid_v7(), 'created', tenant_id, record FROM i)
+       e AS (${outboxInsert('i', 'created')})
        SELECT record FROM i`,
       params,
     );
@@ -110,29 +84,7 @@ export class IntentsRepository {
    */
   async createBatch(tenantId: string, ids: string[], intents: CreateIntentRequest[], claim: IdempotencyClaim | null): Promise<IntentRecord[] | null> {
     if (ids.length !== intents.length || ids.length === 0) throw new Error('createBatch: one id per intent, at least one');
-    const column = <T>(pick: (i: CreateIntentRequest) => T) => intents.map(pick);
-    const params: unknown[] = [
-      tenantId,
-      ids,
-      column((i) => i.chainId),
-      column((i) => i.wallet),
-      column((i) => i.tokenAddress),
-      column((i) => i.bribe),
-      column((i) => i.buyAmount),
-      column((i) => i.expiry),
-      column((i) => numericOrNull(i.maxBuyTax)),
-      column((i) => numericOrNull(i.maxSellTax)),
-      column((i) => i.minIn),
-      column((i) => i.minOut),
-      column((i) => i.minLiquidity),
-      column((i) => i.feeBps),
-      column((i) => i.feeRecipient),
-      column((i) => i.firstOrFail),
-      column((i) => i.maxSlippageBps),
-      column((i) => i.gasTip),
-      column((i) => i.notificationWebhookUrl),
-      column((i) => i.webhookUrl),
-    ];
+    const params = batchParams(tenantId, ids, intents);
     const guard = claim
       ? `k AS (
            INSERT INTO intent.idempotency_keys (tenant_id, key, request_hash, intent_id, intent_ids)
@@ -156,10 +108,7 @@ export class IntentsRepository {
          ${claim ? 'WHERE EXISTS (SELECT 1 FROM k)' : ''}
          RETURNING x.id, x.tenant_id, intent.record_json(x) AS record
        ),
-       e AS (
-         INSERT INTO intent.outbox (id, type, tenant_id, intent)
-         SELECT intent.uuid_v7(), 'created', tenant_id, record FROM (SELECT * FROM i ORDER BY id) o
-       )
+       e AS (${outboxInsert('i', 'created', { ordered: true })})
        SELECT id, record FROM i`,
       params,
     );
@@ -283,7 +232,7 @@ export class IntentsRepository {
          WHERE x.id = $1 AND x.tenant_id = $2 AND x.status = 'pending' AND x.phase IS DISTINCT FROM 'submitted'
          RETURNING x.tenant_id, intent.record_json(x) AS record
        ),
-       e AS (INSERT INTO intent.outbox (id, type, tenant_id, intent) SELECT intent.uuid_v7(), 'cancelled', tenant_id, record FROM c)
+       e AS (${outboxInsert('c', 'cancelled')})
        SELECT record FROM c`,
       [id, tenantId],
     );
@@ -315,10 +264,7 @@ export class IntentsRepository {
            WHERE x.id = l.id AND x.status = 'pending' AND x.phase IS DISTINCT FROM 'submitted'
            RETURNING x.id, x.tenant_id, intent.record_json(x) AS record
          ),
-         e AS (
-           INSERT INTO intent.outbox (id, type, tenant_id, intent)
-           SELECT intent.uuid_v7(), 'cancelled', tenant_id, record FROM (SELECT * FROM c ORDER BY id) o
-         )
+         e AS (${outboxInsert('c', 'cancelled', { ordered: true })})
          SELECT id FROM c`,
         [tenantId, ids],
       );
@@ -358,7 +304,7 @@ export class IntentsRepository {
          FROM due WHERE x.id = due.id AND x.status = 'pending' AND x.phase IS DISTINCT FROM 'submitted'
          RETURNING x.tenant_id, intent.record_json(x) AS record
        ),
-       e AS (INSERT INTO intent.outbox (id, type, tenant_id, intent) SELECT intent.uuid_v7(), 'expired', tenant_id, record FROM x RETURNING 1)
+       e AS (${outboxInsert('x', 'expired', { returning: true })})
        SELECT count(*) AS n FROM e`,
       [batch],
     );
@@ -384,21 +330,35 @@ export class IntentsRepository {
          FROM due WHERE x.id = due.id AND x.status = 'pending'
          RETURNING x.tenant_id, intent.record_json(x) AS record
        ),
-       e AS (INSERT INTO intent.outbox (id, type, tenant_id, intent) SELECT intent.uuid_v7(), 'error', tenant_id, record FROM x RETURNING 1)
+       e AS (${outboxInsert('x', 'error', { returning: true })})
        SELECT count(*) AS n FROM e`,
       [graceMinutes, batch],
     );
     return Number(rows[0]?.n ?? 0);
   }
 
+  /**
+   * Sets (`on`) or clears a chain-wide note on the chain's waiting intents: set only where no
+   * other reason is noted and no round holds them; cleared only where it is that note.
+   */
+  async noteChainReason(chainId: number, reason: string, on: boolean): Promise<void> {
+    if (on) {
+      await this.db.query(
+        `UPDATE intent.intents SET status_reason = $2
+         WHERE chain_id = $1 AND status = 'pending' AND phase IS NULL AND status_reason IS NULL`,
+        [chainId, reason],
+      );
+    } else {
+      await this.db.query(`UPDATE intent.intents SET status_reason = NULL WHERE chain_id = $1 AND status = 'pending' AND status_reason = $2`, [
+        chainId,
+        reason,
+      ]);
+    }
+  }
+
   async ping(): Promise<void> {
     await this.db.query('SELECT 1');
   }
-}
-
-/** Taxes are exact decimals in the database; JS numbers print their shortest exact form. */
-function numericOrNull(value: number | null): string | null {
-  return value === null ? null : String(value);
 }
 
 /** `rows` (each with its `id`) in the order of `ids`. */

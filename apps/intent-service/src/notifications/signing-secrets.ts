@@ -46,7 +46,8 @@ export function openValue(sealed: string, key: Buffer): Buffer {
  * the tables learns neither the master nor any tenant's secret; `intent.signing_secrets` holds
  * only each tenant's version number. A master stored in plain text by an older release, or
  * sealed with the development key, is sealed again with the configured key at start (the
- * tenants' secrets stay the same).
+ * tenants' secrets stay the same). The only writer of `intent.settings` and
+ * `intent.signing_secrets` (it is their repository); it writes no intent table.
  */
 @Injectable()
 export class SigningSecrets implements OnApplicationBootstrap {

@@ -1,0 +1,76 @@
+import { FailureReason } from './checks.js';
+import { judgeWaiting, nonceUsed, settleMined } from './buy-follower.js';
+import { type SubmittedIntent } from './execution.repository.js';
+
+const buy = (id: string, over: Partial<SubmittedIntent> = {}): SubmittedIntent => ({
+  id,
+  wallet: '0x00000000000000000000000000000000000000aa',
+  txHash: `0xhash-${id}`,
+  signedTx: `0xraw-${id}`,
+  nonce: 5n,
+  targetBlock: 100n,
+  firstOrFail: false,
+  expiry: 2_000n,
+  ...over,
+});
+
+describe('settleMined', () => {
+  it('completes a mined buy at its block time, fails a reverted one, and leaves those with no receipt waiting', () => {
+    const at = new Date(1_700_000_000_000);
+    const { outcomes, waiting } = settleMined(
+      [buy('ok'), buy('rev'), buy('none')],
+      [{ status: '0x1', blockNumber: '0x64' }, { status: '0x0', blockNumber: '0x64' }, null],
+      new Map([['0x64', at]]),
+    );
+    expect(outcomes).toEqual([
+      { id: 'ok', status: 'completed', reason: null, executedAt: at, data: { txHash: '0xhash-ok' } },
+      { id: 'rev', status: 'failed', reason: FailureReason.Reverted, executedAt: null, data: { txHash: '0xhash-rev' } },
+    ]);
+    expect(waiting.map((w) => w.id)).toEqual(['none']);
+  });
+
+  it('calls a firstOrFail buy that reverted outside its target block not_included, with the target', () => {
+    const { outcomes } = settleMined([buy('f', { firstOrFail: true })], [{ status: '0x0', blockNumber: '0x65' }], new Map());
+    expect(outcomes).toEqual([
+      { id: 'f', status: 'failed', reason: FailureReason.NotIncluded, executedAt: null, data: { txHash: '0xhash-f', targetBlock: '100' } },
+    ]);
+  });
+
+  it('completes a firstOrFail buy that succeeded in another block (the contract guards the block)', () => {
+    const { outcomes } = settleMined([buy('f', { firstOrFail: true })], [{ status: '0x1', blockNumber: '0x65' }], new Map());
+    expect(outcomes[0]!.status).toBe('completed');
+    expect(outcomes[0]!.executedAt).toBeNull();
+  });
+});
+
+describe('judgeWaiting', () => {
+  const head = { number: 99n, timestamp: 1_000n };
+
+  it('resends a buy whose nonce is still free, before expiry and target', () => {
+    expect(judgeWaiting([buy('a')], ['0x5'], head)).toEqual({ outcomes: [], nonceTaken: [], resend: [buy('a')] });
+  });
+
+  it('fails a firstOrFail buy once the head reached its target block', () => {
+    const r = judgeWaiting([buy('f', { firstOrFail: true })], ['0x5'], { ...head, number: 100n });
+    expect(r.outcomes).toEqual([
+      { id: 'f', status: 'failed', reason: FailureReason.NotIncluded, executedAt: null, data: { txHash: '0xhash-f', targetBlock: '100' } },
+    ]);
+    expect(r.resend).toEqual([]);
+  });
+
+  it('expires a buy past its expiry, and hands one whose nonce moved on to be confirmed', () => {
+    const r = judgeWaiting([buy('old', { expiry: 999n }), buy('taken')], ['0x5', '0x6'], head);
+    expect(r.outcomes).toEqual([
+      { id: 'old', status: 'expired', reason: 'expiry reached before the buy was included', executedAt: null, data: { txHash: '0xhash-old' } },
+    ]);
+    expect(r.nonceTaken.map((s) => s.id)).toEqual(['taken']);
+    expect(r.resend).toEqual([]);
+  });
+});
+
+describe('nonceUsed', () => {
+  it('fails only the buys that still have no receipt and no error when read again', () => {
+    const out = nonceUsed([buy('gone'), buy('mined'), buy('unknown')], [{ result: null }, { result: { status: '0x1' } }, { error: { message: 'x' } }]);
+    expect(out).toEqual([{ id: 'gone', status: 'failed', reason: FailureReason.NonceUsed, executedAt: null, data: { txHash: '0xhash-gone' } }]);
+  });
+});

@@ -1,0 +1,208 @@
+import { type IntentStatusData, type UnsignedTransaction } from '@tradeinfra/contracts';
+import { getAddress } from 'ethers';
+import { buyInitCode } from './buy.js';
+import { checkIntent, FailureReason, type PoolState, type Quote } from './checks.js';
+import { type ClaimedIntent } from './execution.repository.js';
+import { type ProbeResult } from './token-prober.js';
+import { walletIntentBuy } from './wallet-intent-buy.js';
+
+/** An intent that fails this round, with the values its check measured (the notification's `data`). */
+export interface Failure {
+  id: string;
+  reason: FailureReason;
+  detail: string;
+  data?: IntentStatusData;
+}
+
+export interface Job {
+  intent: ClaimedIntent;
+  tx: UnsignedTransaction;
+}
+
+/** A round's decisions: the failed intents and the buys to sign, in checking order. */
+export interface Plan {
+  targetBlock: bigint;
+  failures: Failure[];
+  jobs: Job[];
+  /** Intents handed back untouched (the pool is empty: a reorg undid the launch). */
+  release: string[];
+}
+
+/**
+ * The senders' state at the round's head, as this round's earlier buys leave it (the planner
+ * updates it). Keys: sender addresses as stored; `wrapped` by lowercase wallet.
+ */
+export interface SenderState {
+  /** Next nonce per sender (the node's pending nonce, past the sender's buys still out). */
+  nonce: Map<string, bigint>;
+  /** Native balance per sender. */
+  balance: Map<string, bigint>;
+  /** Wallet intents: the wrapped native each wallet holds and allows the executor. */
+  wrapped: Map<string, { balance: bigint; allowance: bigint }>;
+  /** Wallet intents whose executor nonce is used or revoked. */
+  nonceSpent: Set<string>;
+}
+
+export interface RoundInput {
+  chain: { chainId: number; router: string; wrappedNative: string };
+  /** The chain's executor and relayer (wallet intents); null where none is configured. */
+  wallets: { executor: string; relayerAddress: string } | null;
+  token: string;
+  targetBlock: bigint;
+  baseFee: bigint;
+  defaultGasTip: bigint;
+  /** The pool as the launch left it (with its worth, when priced). */
+  launchPool: PoolState;
+  /**
+   * Behind a pending launch: the buys go in its block, and on a node's pool (no relays) a buy's
+   * tip never exceeds the launch's (ordered by tip it would come first and find no pool). Null
+   * for a launch seen in a block.
+   */
+  behindLaunch?: { tipCap: bigint | null } | null;
+  /** The token probe; null when no intent had anything to buy. */
+  probe: ProbeResult | null;
+  intents: ClaimedIntent[];
+  state: SenderState;
+  /** Whether a development signer holds the wallet (bot intents without a webhook). */
+  devSignerHolds: (wallet: string) => boolean;
+}
+
+/** Terms of one checked buy, shared by both kinds of intent. */
+export interface BuyTerms {
+  targetBlock: bigint;
+  /** The buy goes right behind a pending launch, in its block. */
+  inLaunchBlock: boolean;
+  probeGas: bigint;
+  maxFeePerGas: bigint;
+  tip: bigint;
+  token: string;
+  router: string;
+  quote: Quote;
+}
+
+/**
+ * Checks every intent of a round, in order, against the pool as the earlier buys leave it, and
+ * builds the buys of those that pass (nonces, balances and gas accounted per sender). Pure: the
+ * same input gives the same plan; it touches no row and no node.
+ */
+export function planRound(input: RoundInput): Pick<Plan, 'failures' | 'jobs'> {
+  const { chain, launchPool, probe, state, targetBlock } = input;
+  const failures: Failure[] = [];
+  const jobs: Job[] = [];
+  const fail = (intent: ClaimedIntent, reason: FailureReason, detail: string, data?: IntentStatusData) =>
+    failures.push({ id: intent.id, reason, detail, data });
+  const pool = { reserveNative: launchPool.reserveNative, reserveToken: launchPool.reserveToken };
+  const router = getAddress(chain.router);
+  const token = getAddress(input.token);
+  for (const intent of input.intents) {
+    if (!probe) {
+      const buyAmount = BigInt(intent.buyAmount);
+      const fee = intent.feeBps ? (buyAmount * BigInt(intent.feeBps)) / 10_000n : 0n;
+      fail(intent, FailureReason.NothingToBuy, 'buyAmount after the fee is 0', { buyAmount: String(buyAmount), fee: String(fee) });
+      continue;
+    }
+    if ('reverted' in probe) {
+      fail(intent, FailureReason.BuyReverted, `a simulated buy reverted: ${probe.reverted}`);
+      continue;
+    }
+    const checked = checkIntent(intent, launchPool, pool, probe);
+    if (!checked.ok) {
+      fail(intent, checked.reason, checked.detail, checked.data);
+      continue;
+    }
+    const { quote } = checked;
+    const wanted = intent.gasTip !== null ? BigInt(intent.gasTip) : input.defaultGasTip;
+    const cap = input.behindLaunch?.tipCap ?? null;
+    const tip = cap !== null && cap < wanted ? cap : wanted;
+    const terms: BuyTerms = {
+      targetBlock,
+      inLaunchBlock: !!input.behindLaunch,
+      probeGas: probe.buyGas,
+      maxFeePerGas: 2n * input.baseFee + tip,
+      tip,
+      token,
+      router,
+      quote,
+    };
+    const job = intent.signature ? walletIntentBuy(chain.chainId, input.wallets, intent, state, fail, terms) : botBuy(input, intent, fail, terms);
+    if (job) {
+      jobs.push(job);
+      pool.reserveNative += quote.swapValue;
+      pool.reserveToken -= quote.grossOut;
+    }
+  }
+  return { failures, jobs };
+}
+
+/** A bot intent's buy: a transaction from the wallet itself (signed by its webhook or a development signer). */
+function botBuy(
+  input: RoundInput,
+  intent: ClaimedIntent,
+  fail: (intent: ClaimedIntent, reason: FailureReason, detail: string, data?: IntentStatusData) => void,
+  t: BuyTerms,
+): Job | null {
+  const { chain, state } = input;
+  if (!intent.webhookUrl && !input.devSignerHolds(intent.wallet)) {
+    fail(intent, FailureReason.NoSigner, 'the intent has no webhookUrl and no development signer holds the wallet');
+    return null;
+  }
+  const { quote } = t;
+  const bribe = BigInt(intent.bribe);
+  const gasLimit = (t.probeGas * 3n) / 2n + 30_000n;
+  const value = quote.swapValue + quote.fee + bribe;
+  const cost = value + gasLimit * t.maxFeePerGas;
+  const left = state.balance.get(intent.wallet)!;
+  if (left < cost) {
+    fail(intent, FailureReason.InsufficientFunds, `the wallet holds ${left} wei, the buy needs up to ${cost}`, {
+      balance: String(left),
+      required: String(cost),
+    });
+    return null;
+  }
+  state.balance.set(intent.wallet, left - cost);
+  const onlyInBlock = intent.firstOrFail ? t.targetBlock : null;
+  const n = state.nonce.get(intent.wallet)!;
+  state.nonce.set(intent.wallet, n + 1n);
+  const data = buyInitCode({
+    router: chain.router,
+    wrappedNative: chain.wrappedNative,
+    token: input.token,
+    wallet: intent.wallet,
+    swapValue: quote.swapValue,
+    amountOutMin: quote.amountOutMin,
+    deadline: intent.expiry,
+    fee: quote.fee,
+    feeRecipient: intent.feeRecipient,
+    bribe,
+    onlyInBlock,
+  });
+  return {
+    intent,
+    tx: {
+      purpose: 'buy',
+      type: 2,
+      chainId: chain.chainId,
+      from: intent.wallet, // stored EIP-55
+      nonce: Number(n),
+      to: null,
+      value: value.toString(),
+      data,
+      gasLimit: gasLimit.toString(),
+      maxFeePerGas: t.maxFeePerGas.toString(),
+      maxPriorityFeePerGas: t.tip.toString(),
+      accessList: [],
+      summary: {
+        router: t.router,
+        token: t.token,
+        swapValue: quote.swapValue.toString(),
+        amountOutMin: quote.amountOutMin.toString(),
+        expectedOut: quote.expectedOut.toString(),
+        fee: quote.fee.toString(),
+        feeRecipient: intent.feeRecipient,
+        bribe: bribe.toString(),
+        deadline: intent.expiry.toString(),
+        onlyInBlock: onlyInBlock === null ? null : onlyInBlock.toString(),
+      },
+    },
+  };
+}

@@ -1,0 +1,104 @@
+import { Interface } from 'ethers';
+import { type PoolState } from './checks.js';
+import { type ExecutedChain } from './chain-clients.js';
+import { type ClaimedIntent, type LaunchedToken } from './execution.repository.js';
+import { type SenderState } from './round-planner.js';
+import { liquidityInCents } from './checks.js';
+import { getReservesCall, orientReserves, stableReserves, type StableLayout } from './uniswap-v2.js';
+
+const ERC20 = new Interface(['function balanceOf(address) view returns (uint256)', 'function allowance(address,address) view returns (uint256)']);
+const EXECUTOR_VIEWS = new Interface(['function isNonceUsed(address wallet, uint256 nonce) view returns (bool)']);
+const hexQ = (n: bigint) => `0x${n.toString(16)}`;
+
+/** The address a claimed intent's buy is sent from: the wallet, or for a wallet intent the chain's relayer. */
+export function senderOf(chain: Pick<ExecutedChain, 'wallets'>, intent: Pick<ClaimedIntent, 'signature' | 'wallet'>): string {
+  return intent.signature && chain.wallets ? chain.wallets.relayerAddress : intent.wallet;
+}
+
+/** The launch pool at the round's head, priced against the stable pair when there is one. */
+export async function readLaunchPool(
+  chain: ExecutedChain,
+  launch: Pick<LaunchedToken, 'token' | 'pair'> & Partial<Pick<LaunchedToken, 'pending'>>,
+  head: bigint,
+  stable: StableLayout | null,
+): Promise<PoolState> {
+  const { config, rpc } = chain;
+  const { pending } = launch;
+  const nothing = { method: 'eth_chainId', params: [] };
+  const [reserves, stableAnswer] = await rpc.all<string>([
+    // A pending launch: the pool as the launch transaction leaves it (simulated on the head).
+    pending ? nothing : getReservesCall(launch.pair, head),
+    stable ? getReservesCall(config.stablePair!, head) : nothing,
+  ]);
+  const pool: PoolState = pending
+    ? { reserveNative: pending.nativeReserve, reserveToken: pending.tokenReserve, liquidityCents: null }
+    : { ...orientReserves(reserves!, launch.token, config.wrappedNative), liquidityCents: null };
+  if (stable && pool.reserveNative !== 0n && pool.reserveToken !== 0n) {
+    pool.liquidityCents = liquidityInCents(pool.reserveNative, { ...stableReserves(stableAnswer!, stable), stableDecimals: stable.decimals });
+  }
+  return pool;
+}
+
+/**
+ * The senders' state at the head: from the node, the nonces and balances of `senders` and, for
+ * wallet intents, the wallet's wrapped native balance and allowance to the executor and whether
+ * its nonce is spent or revoked; from the database, the senders' buys still out.
+ */
+export async function readSenders(
+  chain: ExecutedChain,
+  intents: ClaimedIntent[],
+  head: bigint,
+  outstanding: (senders: string[]) => Promise<Map<string, bigint>>,
+): Promise<SenderState> {
+  const { config, rpc, wallets: execution } = chain;
+  const at = hexQ(head);
+  const senders = [...new Set(intents.map((i) => senderOf(chain, i)))];
+  const walletIntents = execution ? intents.filter((i) => i.signature) : [];
+  const [perWallet, out, walletReads] = await Promise.all([
+    rpc.all<string>(
+      senders.flatMap((w) => [
+        { method: 'eth_getTransactionCount', params: [w, 'pending'] },
+        { method: 'eth_getBalance', params: [w, at] },
+      ]),
+    ),
+    outstanding(senders),
+    rpc.all<string>(
+      walletIntents.flatMap((i) => [
+        { method: 'eth_call', params: [{ to: config.wrappedNative, data: ERC20.encodeFunctionData('balanceOf', [i.wallet]) }, at] },
+        { method: 'eth_call', params: [{ to: config.wrappedNative, data: ERC20.encodeFunctionData('allowance', [i.wallet, execution!.executor]) }, at] },
+        { method: 'eth_call', params: [{ to: execution!.executor, data: EXECUTOR_VIEWS.encodeFunctionData('isNonceUsed', [i.wallet, i.nonce]) }, at] },
+      ]),
+    ),
+  ]);
+  return senderState(senders, perWallet, out, walletIntents, walletReads);
+}
+
+/**
+ * The senders' state from the reads: `perWallet` is [pending nonce, balance] per sender,
+ * `walletReads` [wrapped balance, allowance, nonce used] per wallet intent (hex). Pure.
+ */
+export function senderState(
+  senders: string[],
+  perWallet: string[],
+  outstanding: Map<string, bigint>,
+  walletIntents: Pick<ClaimedIntent, 'id' | 'wallet'>[],
+  walletReads: string[],
+): SenderState {
+  // Per wallet (lowercase): the wrapped native it still holds and still allows the executor, as this round's earlier buys leave them.
+  const wrapped = new Map<string, { balance: bigint; allowance: bigint }>();
+  const nonceSpent = new Set<string>();
+  walletIntents.forEach((i, k) => {
+    wrapped.set(i.wallet.toLowerCase(), { balance: BigInt(walletReads[3 * k]!), allowance: BigInt(walletReads[3 * k + 1]!) });
+    if (BigInt(walletReads[3 * k + 2]!) !== 0n) nonceSpent.add(i.id);
+  });
+  // The node's pending nonce, past any of the wallet's buys still out (a bundle is not in its pool).
+  const nonce = new Map<string, bigint>();
+  const balance = new Map<string, bigint>();
+  senders.forEach((w, i) => {
+    const next = BigInt(perWallet[2 * i]!);
+    const after = (outstanding.get(w.toLowerCase()) ?? -1n) + 1n;
+    nonce.set(w, next > after ? next : after);
+    balance.set(w, BigInt(perWallet[2 * i + 1]!));
+  });
+  return { nonce, balance, wrapped, nonceSpent };
+}

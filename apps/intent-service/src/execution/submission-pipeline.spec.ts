@@ -1,0 +1,111 @@
+import { FailureReason } from './checks.js';
+import { type Outcome, type ToSubmit } from './execution.repository.js';
+import { type SignResult } from './signer.js';
+import { mapLimit, SubmissionPipeline } from './submission-pipeline.js';
+import { type Submission, type Submitter } from './submitter.js';
+
+const W = '0xaa';
+const ok = (id: string): SignResult => ({ ok: true, raw: `0xraw-${id}`, hash: `0xhash-${id}` });
+
+/** A repository that settles every buy (except `cancelled`) and records what it was given. */
+function fakes(opts: { cancelled?: string[]; kind?: Submitter['kind']; refuse?: string[] } = {}) {
+  const rounds: { failures: string[]; submit: string[]; release: string[] }[] = [];
+  const sent: Submission[][] = [];
+  const recorded: Outcome[] = [];
+  const repo = {
+    settleRound: (_claim: string, failures: { id: string }[], submit: ToSubmit[], release: string[]) => {
+      rounds.push({ failures: failures.map((f) => f.id), submit: submit.map((s) => s.id), release });
+      return Promise.resolve({ submitted: submit.filter((s) => !opts.cancelled?.includes(s.id)), failed: failures.length });
+    },
+    recordOutcomes: (outcomes: Outcome[]) => {
+      recorded.push(...outcomes);
+      return Promise.resolve(outcomes.length);
+    },
+  };
+  const submitter: Submitter = {
+    kind: opts.kind ?? 'bundle',
+    submit: (subs) => {
+      sent.push(subs);
+      return Promise.resolve(new Map(subs.map((s) => [s.intentId, opts.refuse?.includes(s.intentId) ? 'nonce too high' : null])));
+    },
+  };
+  const logger = { log: () => undefined, warn: () => undefined };
+  return { repo, submitter, logger, rounds, sent, recorded };
+}
+
+describe('SubmissionPipeline', () => {
+  it('sends buys in checking order as their signatures arrive, never past one still signing', async () => {
+    const f = fakes();
+    const p = new SubmissionPipeline(f.repo, f.submitter, 'claim', 101n, f.logger);
+    p.expect([
+      { id: 'a', wallet: W, nonce: 1n },
+      { id: 'b', wallet: W, nonce: 2n },
+    ]);
+    p.signed('b', ok('b')); // out of order: waits for a
+    p.signed('a', ok('a'));
+    expect(await p.finish()).toEqual({ submitted: 2, failed: 0, deferred: 0 });
+    expect(f.sent.flat().map((s) => s.intentId)).toEqual(['a', 'b']);
+  });
+
+  it('after a failed signing, holds back the wallet’s later buys (no nonce gap) but sends other wallets’', async () => {
+    const f = fakes();
+    const p = new SubmissionPipeline(f.repo, f.submitter, 'claim', 101n, f.logger);
+    p.expect([
+      { id: 'a', wallet: W, nonce: 1n },
+      { id: 'other', wallet: '0xbb', nonce: 0n },
+      { id: 'b', wallet: W, nonce: 2n },
+    ]);
+    p.signed('a', { ok: false, reason: FailureReason.SignerTimeout, detail: 'timeout' });
+    p.signed('other', ok('other'));
+    p.signed('b', ok('b'));
+    expect(await p.finish()).toEqual({ submitted: 1, failed: 1, deferred: 1 });
+    expect(f.sent.flat().map((s) => s.intentId)).toEqual(['other']);
+    expect(f.rounds.flatMap((r) => r.release)).toEqual(['b']);
+    expect(f.rounds.flatMap((r) => r.failures)).toEqual(['a']);
+  });
+
+  it('hands back the buys that never signed, with the plan’s failures and releases settled', async () => {
+    const f = fakes();
+    const p = new SubmissionPipeline(f.repo, f.submitter, 'claim', 101n, f.logger);
+    p.fail([{ id: 'x', reason: FailureReason.NoSigner, detail: 'none' }]);
+    p.release(['r']);
+    p.expect([{ id: 'a', wallet: W, nonce: 1n }]);
+    expect(await p.finish()).toEqual({ submitted: 0, failed: 1, deferred: 2 });
+    expect(f.sent).toEqual([]);
+    expect(f.rounds.flatMap((r) => r.release).sort()).toEqual(['a', 'r']);
+  });
+
+  it('records a buy the node refused as submission_rejected (rpc submitter) and blocks the wallet behind it', async () => {
+    const f = fakes({ kind: 'rpc', refuse: ['a'] });
+    const p = new SubmissionPipeline(f.repo, f.submitter, 'claim', 101n, f.logger);
+    p.expect([{ id: 'a', wallet: W, nonce: 1n }]);
+    p.signed('a', ok('a'));
+    await p.finish();
+    expect(f.recorded).toEqual([{ id: 'a', status: 'failed', reason: FailureReason.SubmissionRejected, executedAt: null, data: { txHash: '0xhash-a' } }]);
+  });
+
+  it('does not send a buy cancelled before settlement', async () => {
+    const f = fakes({ cancelled: ['a'] });
+    const p = new SubmissionPipeline(f.repo, f.submitter, 'claim', 101n, f.logger);
+    p.expect([{ id: 'a', wallet: W, nonce: 1n }]);
+    p.signed('a', ok('a'));
+    expect(await p.finish()).toEqual({ submitted: 0, failed: 0, deferred: 0 });
+    expect(f.sent).toEqual([]);
+  });
+});
+
+describe('mapLimit', () => {
+  it('keeps the items’ order and never runs more than the limit at once', async () => {
+    let running = 0;
+    let most = 0;
+    const out = await mapLimit([1, 2, 3, 4, 5], 2, async (n) => {
+      running++;
+      most = Math.max(most, running);
+      await Promise.resolve();
+      running--;
+      return n * 10;
+    });
+    expect(out).toEqual([10, 20, 30, 40, 50]);
+    expect(most).toBe(2);
+  });
+});

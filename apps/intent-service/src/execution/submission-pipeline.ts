@@ -1,0 +1,174 @@
+import { type Logger } from '@nestjs/common';
+import { FailureReason } from './checks.js';
+import { type ExecutionRepository, type Outcome, type ToSubmit } from './execution.repository.js';
+import { type Failure } from './round-planner.js';
+import { type SignResult } from './signer.js';
+import { type Submission, type Submitter } from './submitter.js';
+
+export interface Expected {
+  id: string;
+  wallet: string;
+  nonce: bigint;
+}
+
+export interface RoundTotals {
+  submitted: number;
+  failed: number;
+  deferred: number;
+}
+
+/**
+ * Settles and sends a round's buys while their signatures arrive, rather than after the last
+ * one: the longest run of buys, in checking order, whose signatures are in is settled (one
+ * transaction) and sent while the rest still sign. The order is kept across waves (the quotes
+ * assume it). Once one of a wallet's buys cannot go out (its signing failed, or a cancel or the
+ * expiry came first), the wallet's later buys are handed back to the next round: no nonce gap is
+ * ever sent. The repository and submitter are injected (tests pass fakes).
+ */
+export class SubmissionPipeline {
+  private expected: Expected[] = [];
+  private next = 0;
+  private readonly results = new Map<string, SignResult>();
+  /** Per wallet, the lowest nonce that will not go out: nothing above it may be sent. */
+  private readonly blockedFrom = new Map<string, bigint>();
+  private failures: Failure[] = [];
+  private ready: ToSubmit[] = [];
+  private held: string[] = [];
+  private flushing: Promise<void> | null = null;
+  /** Every buy submitted in this round, in order. */
+  private readonly bundled: Submission[] = [];
+  private error: unknown = null;
+  private readonly totals: RoundTotals = { submitted: 0, failed: 0, deferred: 0 };
+
+  constructor(
+    private readonly repo: Pick<ExecutionRepository, 'settleRound' | 'recordOutcomes'>,
+    private readonly submitter: Submitter,
+    private readonly claimToken: string,
+    private readonly targetBlock: bigint,
+    private readonly logger: Pick<Logger, 'log' | 'warn'>,
+    /** A pending launch's signed bytes: with relays, each wave's bundle is the launch and every buy sent so far. */
+    private readonly behind?: string,
+  ) {}
+
+  fail(failures: Failure[]): void {
+    this.failures.push(...failures);
+  }
+
+  release(ids: string[]): void {
+    this.held.push(...ids);
+  }
+
+  /** The buys to come, in checking order (each wallet's nonces ascending). */
+  expect(buys: Expected[]): void {
+    this.expected = buys;
+    this.kick();
+  }
+
+  signed(id: string, result: SignResult): void {
+    this.results.set(id, result);
+    this.advance();
+    this.kick();
+  }
+
+  /** Waits for the last wave; what never became ready goes back to the queue. */
+  async finish(): Promise<RoundTotals> {
+    this.advance();
+    for (const b of this.expected.slice(this.next)) this.held.push(b.id);
+    this.next = this.expected.length;
+    this.kick();
+    while (this.flushing) await this.flushing;
+    if (this.error) throw this.error;
+    return this.totals;
+  }
+
+  /** Moves the leading signed buys on: to `ready`, to `failures`, or (blocked) to `held`. */
+  private advance(): void {
+    while (this.next < this.expected.length) {
+      const buy = this.expected[this.next]!;
+      const result = this.results.get(buy.id);
+      if (!result) break;
+      this.next++;
+      if (!result.ok) {
+        this.failures.push({ id: buy.id, reason: result.reason, detail: result.detail });
+        this.block(buy.wallet, buy.nonce);
+      } else if (this.blocked(buy.wallet, buy.nonce)) {
+        this.held.push(buy.id);
+      } else {
+        this.ready.push({ id: buy.id, wallet: buy.wallet, nonce: buy.nonce, raw: result.raw, hash: result.hash });
+      }
+    }
+  }
+
+  private blocked(wallet: string, nonce: bigint): boolean {
+    const from = this.blockedFrom.get(wallet);
+    return from !== undefined && nonce > from;
+  }
+
+  private block(wallet: string, nonce: bigint): void {
+    const from = this.blockedFrom.get(wallet);
+    if (from === undefined || nonce < from) this.blockedFrom.set(wallet, nonce);
+  }
+
+  private kick(): void {
+    if (this.flushing || this.error) return;
+    if (this.ready.length === 0 && this.failures.length === 0 && this.held.length === 0) return;
+    this.flushing = this.flush().finally(() => {
+      this.flushing = null;
+      this.kick();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    // A wallet blocked since these became ready (an earlier wave found a buy cancelled): its later buys wait.
+    const late = this.ready.filter((r) => this.blocked(r.wallet, r.nonce));
+    const sendable = this.ready.filter((r) => !this.blocked(r.wallet, r.nonce));
+    const [failures, held] = [this.failures, [...this.held, ...late.map((r) => r.id)]];
+    [this.ready, this.failures, this.held] = [[], [], []];
+    try {
+      const { submitted, failed } = await this.repo.settleRound(this.claimToken, failures, sendable, held, this.targetBlock);
+      this.totals.failed += failed;
+      this.totals.deferred += held.length;
+      for (const f of failures) this.logger.log(`intent ${f.id}: failed (${f.reason}: ${f.detail})`);
+      const sent = new Set(submitted.map((s) => s.id));
+      for (const r of sendable) if (!sent.has(r.id)) this.block(r.wallet, r.nonce); // cancelled or expired first
+      if (submitted.length === 0) return;
+      this.totals.submitted += submitted.length;
+      const wave = submitted.map((s) => ({ intentId: s.id, raw: s.raw, hash: s.hash }));
+      // Behind a pending launch through relays, every wave's bundle carries all the buys so far
+      // (the launch can be in one bundle only: the latest, fullest one is the one to build).
+      this.bundled.push(...wave);
+      const bundled = this.behind !== undefined && this.submitter.kind === 'bundle';
+      const refused = await this.submitter.submit(bundled ? this.bundled : wave, this.targetBlock, bundled ? this.behind : undefined);
+      if (this.submitter.kind === 'rpc') {
+        // The chain's node refused it (it will not be mined): the outcome is known now.
+        const hashOf = new Map(submitted.map((s) => [s.id, s.hash]));
+        const rejected: Outcome[] = [...refused]
+          .filter(([, error]) => error !== null)
+          .map(([id]) => ({ id, status: 'failed', reason: FailureReason.SubmissionRejected, executedAt: null, data: { txHash: hashOf.get(id)! } }));
+        for (const s of submitted) {
+          const error = refused.get(s.id);
+          if (!error) continue;
+          this.logger.warn(`intent ${s.id}: the node refused the buy: ${error}`);
+          this.block(s.wallet, s.nonce); // the wallet's later buys would wait on this nonce forever
+        }
+        await this.repo.recordOutcomes(rejected);
+      }
+    } catch (err) {
+      this.error = err;
+    }
+  }
+}
+
+/** `fn` over `items` with at most `limit` running at once; results in the items' order. */
+export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}

@@ -1,0 +1,103 @@
+import { type IntentStatusData } from '@tradeinfra/contracts';
+import { encodeExecute } from '@tradeinfra/executor';
+import { getAddress } from 'ethers';
+import { toBuyIntent } from '../intents/wallet-intent.js';
+import { FailureReason } from './checks.js';
+import { type ClaimedIntent } from './execution.repository.js';
+import { type BuyTerms, type Job, type SenderState } from './round-planner.js';
+
+/** A wallet intent's buy through the executor costs more than the probe's direct buy: signature check, nonce, WETH transfer and unwrap. */
+const EXECUTOR_EXTRA_GAS = 100_000n;
+
+/**
+ * A wallet intent's buy: the relayer's call of the executor with the wallet's signed intent.
+ * The wallet pays `buyAmount + bribe` in wrapped native (it must hold and allow that much); the
+ * relayer pays the gas. Null (and the intent failed) when it cannot go. Pure but for `state`,
+ * which it updates as the buy spends.
+ */
+export function walletIntentBuy(
+  chainId: number,
+  wallets: { executor: string; relayerAddress: string } | null,
+  intent: ClaimedIntent,
+  state: SenderState,
+  fail: (intent: ClaimedIntent, reason: FailureReason, detail: string, data?: IntentStatusData) => void,
+  t: BuyTerms,
+): Job | null {
+  if (!wallets) {
+    fail(intent, FailureReason.NoSigner, `chain ${chainId} has no executor contract or relayer (EXECUTOR_${chainId}, RELAYER_KEY_${chainId})`);
+    return null;
+  }
+  if (intent.firstOrFail && !t.inLaunchBlock) {
+    // The executor buys a firstOrFail intent only in the block that gave the pool its first
+    // liquidity; this launch was seen in a block already mined, so no later block can qualify.
+    fail(intent, FailureReason.NotIncluded, 'firstOrFail: the executor buys only in the launch block, and the launch was seen in a mined block');
+    return null;
+  }
+  if (state.nonceSpent.has(intent.id)) {
+    fail(intent, FailureReason.NonceUsed, `nonce ${intent.nonce} of ${intent.wallet} is used or revoked on the executor`);
+    return null;
+  }
+  const needs = BigInt(intent.buyAmount) + BigInt(intent.bribe);
+  const held = state.wrapped.get(intent.wallet.toLowerCase())!;
+  if (held.balance < needs) {
+    fail(intent, FailureReason.InsufficientFunds, `the wallet holds ${held.balance} wei of wrapped native, the buy takes ${needs}`, {
+      balance: String(held.balance),
+      required: String(needs),
+    });
+    return null;
+  }
+  if (held.allowance < needs) {
+    fail(intent, FailureReason.AllowanceTooLow, `the wallet allows the executor ${held.allowance} wei of wrapped native, the buy takes ${needs}`, {
+      allowance: String(held.allowance),
+      required: String(needs),
+    });
+    return null;
+  }
+  const from = wallets.relayerAddress;
+  const gasLimit = (t.probeGas * 3n) / 2n + EXECUTOR_EXTRA_GAS;
+  const gasCost = gasLimit * t.maxFeePerGas;
+  const relayerLeft = state.balance.get(from)!;
+  if (relayerLeft < gasCost) {
+    fail(intent, FailureReason.InsufficientFunds, `the relayer ${from} holds ${relayerLeft} wei, the buy's gas needs up to ${gasCost}`, {
+      balance: String(relayerLeft),
+      required: String(gasCost),
+    });
+    return null;
+  }
+  state.balance.set(from, relayerLeft - gasCost);
+  held.balance -= needs;
+  held.allowance -= needs;
+  const n = state.nonce.get(from)!;
+  state.nonce.set(from, n + 1n);
+  const terms = toBuyIntent({ ...intent, tokenAddress: t.token, nonce: intent.nonce! });
+  const { quote } = t;
+  return {
+    intent,
+    tx: {
+      purpose: 'buy',
+      type: 2,
+      chainId,
+      from,
+      nonce: Number(n),
+      to: getAddress(wallets.executor),
+      value: '0',
+      data: encodeExecute(terms, intent.signature!),
+      gasLimit: gasLimit.toString(),
+      maxFeePerGas: t.maxFeePerGas.toString(),
+      maxPriorityFeePerGas: t.tip.toString(),
+      accessList: [],
+      summary: {
+        router: t.router,
+        token: t.token,
+        swapValue: quote.swapValue.toString(),
+        amountOutMin: terms.minOut.toString(),
+        expectedOut: quote.expectedOut.toString(),
+        fee: quote.fee.toString(),
+        feeRecipient: intent.feeRecipient,
+        bribe: terms.bribe.toString(),
+        deadline: intent.expiry.toString(),
+        onlyInBlock: null,
+      },
+    },
+  };
+}

@@ -1,0 +1,84 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ADVISORY_LOCKS } from '@tradeinfra/service-kit';
+import { DataSource, type EntityManager } from 'typeorm';
+import { type Launch } from './launch-detector.js';
+
+/** Stored block hashes per chain: how deep a reorg the watcher can follow. */
+export const KEPT_BLOCKS = 64;
+/** The advisory lock class that lets one replica watch a chain at a time. */
+const LOCK_CLASS = ADVISORY_LOCKS.launchWatcher;
+
+export interface StoredBlock {
+  number: string;
+  hash: string;
+}
+
+/** The launch tables inside one watcher step's transaction (holding the chain's lock). */
+export class ChainLaunches {
+  constructor(
+    private readonly tx: EntityManager,
+    readonly chainId: number,
+  ) {}
+
+  /** The newest remembered blocks, newest first. */
+  recentBlocks(): Promise<StoredBlock[]> {
+    return this.tx.query('SELECT number, hash FROM intent.chain_blocks WHERE chain_id = $1 ORDER BY number DESC LIMIT $2', [this.chainId, KEPT_BLOCKS]);
+  }
+
+  /** Tokens (lowercase) of pending intents whose launch is not recorded yet. */
+  async awaitedTokens(): Promise<Set<string>> {
+    const rows: { token: string }[] = await this.tx.query(
+      `SELECT DISTINCT lower(i.token_address) AS token FROM intent.intents i
+       WHERE i.chain_id = $1 AND i.status = 'pending'
+         AND NOT EXISTS (SELECT 1 FROM intent.launches l WHERE l.chain_id = $1 AND l.token = lower(i.token_address))`,
+      [this.chainId],
+    );
+    return new Set(rows.map((t) => t.token));
+  }
+
+  /** Records a launch (the first one recorded for the token stays). */
+  async record(launch: Launch, seenAt: Date): Promise<void> {
+    await this.tx.query(
+      `INSERT INTO intent.launches (chain_id, token, pair, block_number, block_hash, seen_at) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (chain_id, token) DO NOTHING`,
+      [this.chainId, launch.token, launch.pair, launch.blockNumber.toString(), launch.blockHash, seenAt],
+    );
+  }
+
+  /** Forgets the blocks after `back` and the launches seen in them; the undone launches' tokens. */
+  async forgetAfter(back: bigint): Promise<string[]> {
+    await this.tx.query('DELETE FROM intent.chain_blocks WHERE chain_id = $1 AND number > $2', [this.chainId, back.toString()]);
+    const undone: { token: string }[] = await this.tx.query('DELETE FROM intent.launches WHERE chain_id = $1 AND block_number > $2 RETURNING token', [
+      this.chainId,
+      back.toString(),
+    ]);
+    return undone.map((u) => u.token);
+  }
+
+  /** Remembers a block's hash (the cursor) and drops hashes far below it. */
+  async remember(number: bigint, hash: string): Promise<void> {
+    await this.tx.query(
+      `INSERT INTO intent.chain_blocks (chain_id, number, hash) VALUES ($1, $2, $3) ON CONFLICT (chain_id, number) DO UPDATE SET hash = EXCLUDED.hash`,
+      [this.chainId, number.toString(), hash],
+    );
+    await this.tx.query('DELETE FROM intent.chain_blocks WHERE chain_id = $1 AND number < $2', [this.chainId, (number - BigInt(KEPT_BLOCKS * 4)).toString()]);
+  }
+}
+
+/**
+ * The only writer of the launch tables (`intent.launches`, `intent.chain_blocks`): the watcher's
+ * block cursor, recent block hashes and recorded launches, changed together in one transaction.
+ */
+@Injectable()
+export class LaunchesRepository {
+  constructor(@Inject(DataSource) private readonly db: DataSource) {}
+
+  /** `work` in one transaction holding the chain's watcher lock; `idle` when another replica holds it. */
+  withChain<T>(chainId: number, idle: T, work: (launches: ChainLaunches) => Promise<T>): Promise<T> {
+    return this.db.transaction(async (tx) => {
+      const [{ locked }] = await tx.query('SELECT pg_try_advisory_xact_lock($1, $2) AS locked', [LOCK_CLASS, chainId]);
+      if (!locked) return idle;
+      return work(new ChainLaunches(tx, chainId));
+    });
+  }
+}
