@@ -245,13 +245,13 @@ describe('wallet intents: pre-signed, executed by the relayer through the execut
     const w = wallets[7]!;
     await fund(w, ETH);
     const intent = await create(w, { tokenAddress: token, bribe: '1' });
+    // Another intent on the same launch executes: the executor has run its round past the cancelled one.
+    const witness = await create(w, { tokenAddress: token });
     const cancelled = await stack.request<IntentRecord>('POST', `/v1/intent/${intent.id}/cancel`, { key });
     expect(cancelled.status).toBe(200);
     expect(cancelled.body).toMatchObject({ status: 'cancelled', kind: 'wallet' });
     const relayerNonce = await txCount(relayer.address);
     await dex.launch(token, SUPPLY / 10n, ETH);
-    // A later intent on the same launch executes: the executor has run its round past the cancelled one.
-    const witness = await create(w, { tokenAddress: token });
     await eventually('the round after the launch decided', () => decided([witness.id]), 30_000);
     await rpc('evm_mine');
     await eventually('witness outcome', () => terminal([witness.id]), 30_000);
