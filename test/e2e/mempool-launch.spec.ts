@@ -237,4 +237,40 @@ describe('same-block launches through a relay: one bundle, the launch first', ()
       return now.every((r) => r.body.status === 'completed');
     });
   }, 90_000);
+
+  it('a launch replaced before its block: the bundle cannot land, nothing pays, the launch is forgotten and the intents wait again', async () => {
+    const token = await dex.deployToken('PlainToken', [SUPPLY]);
+    await mined(node, dex.owner, token, dex.a.PlainToken!.iface.encodeFunctionData('approve', [dex.router, MaxUint256]));
+    const w = wallets[2]!;
+    const res = await stack.request<IntentRecord>('POST', '/v1/intent', {
+      key,
+      body: { chainId: CHAIN_ID, wallet: w.address, tokenAddress: token, bribe: '100', buyAmount: (ETH / 100n).toString(), expiry: expiry(), gasTip: '0' },
+    });
+    expect(res.status).toBe(201);
+    await eventually(`pending launches of ${token} watched`, () => stack.intentReplicas.every((r) => r.get(PendingLaunchWatcher).watches(CHAIN_ID, token)));
+    const balanceBefore = BigInt(await rpc<string>('eth_getBalance', [w.address, 'latest']));
+    const nonce = await rpc<string>('eth_getTransactionCount', [dex.owner, 'pending']);
+    const addLiquidity = dex.a.UniswapV2Router02!.iface.encodeFunctionData('addLiquidityETH', [token, SUPPLY / 10n, 0, 0, dex.owner, expiry()]);
+    const gas = { gas: '0x7a1200', maxFeePerGas: '0x3b9aca00', maxPriorityFeePerGas: '0x3b9aca00' };
+    const launch = await rpc<string>('eth_sendTransaction', [
+      { from: dex.owner, to: dex.router, data: addLiquidity, value: `0x${ETH.toString(16)}`, nonce, ...gas },
+    ]);
+    await eventually('a bundle behind the launch', () => bundles.some((b) => b.txs[0] && keccak256(b.txs[0]) === launch));
+    // The launcher changes its mind: the same nonce, a plain transfer, paying more.
+    const replacement = await rpc<string>('eth_sendTransaction', [
+      { from: dex.owner, to: dex.owner, value: '0x0', nonce, gas: '0x5208', maxFeePerGas: '0x77359400', maxPriorityFeePerGas: '0x77359400' },
+    ]);
+    await rpc('evm_mine');
+    const block = await rpc<{ transactions: string[] }>('eth_getBlockByNumber', ['latest', false]);
+    expect(block.transactions).toEqual([replacement]);
+    await eventually('the pending launch forgotten', async () => {
+      const [row] = await stack.db.query<{ n: number }>('SELECT count(*)::int AS n FROM intent.pending_launches WHERE token = $1', [token.toLowerCase()]);
+      return row!.n === 0;
+    });
+    // Nothing was bought and the wallet paid nothing; the intent waits for the real launch.
+    expect(await dex.balanceOf(token, w.address)).toBe(0n);
+    expect(BigInt(await rpc<string>('eth_getBalance', [w.address, 'latest']))).toBe(balanceBefore);
+    expect((await stack.request<IntentRecord>('GET', `/v1/intent/${res.body.id}`, { key })).body.status).toBe('pending');
+    expect(await rpc('eth_getTransactionByHash', [launch])).toBeNull();
+  }, 90_000);
 });

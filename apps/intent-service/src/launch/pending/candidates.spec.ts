@@ -7,10 +7,39 @@ const watch = { router: '0xaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', factory: '
 const call = (signature: string, types: string[], values: unknown[]) => id(signature).slice(0, 10) + AbiCoder.defaultAbiCoder().encode(types, values).slice(2);
 
 describe('isLaunchCandidate', () => {
-  it('takes transactions to the router, the factory or a watched token (openTrading), whatever their calldata', () => {
-    expect(isLaunchCandidate({ to: watch.router, input: '0x' }, watch)).toBe(true);
-    expect(isLaunchCandidate({ to: watch.factory.toUpperCase().replace('0X', '0x'), input: '0x' }, watch)).toBe(true);
+  it('takes a transaction to a watched token (openTrading), whatever its calldata, and the router’s or factory’s calls naming one', () => {
     expect(isLaunchCandidate({ to: TOKEN, input: id('openTrading()').slice(0, 10) }, watch)).toBe(true);
+    const addLiquidityETH = call(
+      'addLiquidityETH(address,uint256,uint256,uint256,address,uint256)',
+      ['address', 'uint256', 'uint256', 'uint256', 'address', 'uint256'],
+      [TOKEN, 1n, 0n, 0n, OTHER, 9n],
+    );
+    expect(isLaunchCandidate({ to: watch.router, input: addLiquidityETH }, watch)).toBe(true);
+    const createPair = call('createPair(address,address)', ['address', 'address'], [OTHER, TOKEN]);
+    expect(isLaunchCandidate({ to: watch.factory.toUpperCase().replace('0X', '0x'), input: createPair }, watch)).toBe(true);
+  });
+
+  it('ignores the router’s and factory’s calls about other tokens (most of a busy chain’s pending swaps)', () => {
+    const swap = call(
+      'swapExactETHForTokens(uint256,address[],address,uint256)',
+      ['uint256', 'address[]', 'address', 'uint256'],
+      [0n, [OTHER, OTHER], OTHER, 9n],
+    );
+    expect(isLaunchCandidate({ to: watch.router, input: swap }, watch)).toBe(false);
+    expect(isLaunchCandidate({ to: watch.factory, input: '0x' }, watch)).toBe(false);
+  });
+
+  it('takes a launch nested in a multicall, 4 bytes off the outer words', () => {
+    const inner = call(
+      'addLiquidityETH(address,uint256,uint256,uint256,address,uint256)',
+      ['address', 'uint256', 'uint256', 'uint256', 'address', 'uint256'],
+      [TOKEN, 1n, 0n, 0n, OTHER, 9n],
+    );
+    const multicall = call('multicall(bytes[])', ['bytes[]'], [[inner]]);
+    expect(isLaunchCandidate({ to: '0x4444444444444444444444444444444444444444', input: multicall }, watch)).toBe(true);
+    // With many tokens watched only ABI words count: the nested one is not found, by design.
+    const many = new Set([TOKEN, ...Array.from({ length: 100 }, (_, i) => `0x${'ab'.repeat(18)}${i.toString(16).padStart(4, '0')}`)]);
+    expect(isLaunchCandidate({ to: '0x4444444444444444444444444444444444444444', input: multicall }, { ...watch, tokens: many })).toBe(false);
   });
 
   it('takes a call elsewhere whose arguments name a watched token (a launcher contract), and not one that does not', () => {
@@ -24,7 +53,7 @@ describe('isLaunchCandidate', () => {
   it('ignores contract creations, plain transfers and everything when nothing is watched', () => {
     expect(isLaunchCandidate({ to: null, input: `0x6080${TOKEN.slice(2)}` }, watch)).toBe(false);
     expect(isLaunchCandidate({ to: OTHER, input: '0x' }, watch)).toBe(false);
-    expect(isLaunchCandidate({ to: watch.router, input: '0x' }, { ...watch, tokens: new Set() })).toBe(false);
+    expect(isLaunchCandidate({ to: TOKEN, input: '0x' }, { ...watch, tokens: new Set() })).toBe(false);
   });
 });
 
@@ -35,8 +64,11 @@ describe('namesWatchedToken', () => {
     expect(namesWatchedToken(`${selector}${'0'.repeat(24)}${TOKEN.slice(2)}`, tokens)).toBe(true);
     // Not 12 zero bytes in front: a number that happens to end in the address.
     expect(namesWatchedToken(`${selector}${'f'.repeat(24)}${TOKEN.slice(2)}`, tokens)).toBe(false);
-    // Misaligned by one byte.
-    expect(namesWatchedToken(`${selector}00${'0'.repeat(24)}${TOKEN.slice(2)}`, tokens)).toBe(false);
+    // Misaligned by one byte: found by the scan while few tokens are watched, not among many.
+    expect(namesWatchedToken(`${selector}00${'0'.repeat(24)}${TOKEN.slice(2)}`, tokens)).toBe(true);
+    const many = new Set([TOKEN, ...Array.from({ length: 100 }, (_, i) => `0x${'ab'.repeat(18)}${i.toString(16).padStart(4, '0')}`)]);
+    expect(namesWatchedToken(`${selector}00${'0'.repeat(24)}${TOKEN.slice(2)}`, many)).toBe(false);
+    expect(namesWatchedToken(`${selector}${'0'.repeat(24)}${TOKEN.slice(2)}`, many)).toBe(true);
     // Truncated calldata.
     expect(namesWatchedToken(`${selector}${'0'.repeat(24)}${TOKEN.slice(2, 30)}`, tokens)).toBe(false);
     // Upper-case hex is the same address.

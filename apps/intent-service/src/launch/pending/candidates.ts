@@ -8,26 +8,34 @@ export interface LaunchWatch {
 }
 
 const ZERO_PADDING = '0'.repeat(24);
+/** Up to this many watched tokens, calldata is also searched for them anywhere (calls nested in a multicall). */
+const SCAN_ANYWHERE_UP_TO = 64;
 
 /**
  * Whether a pending transaction may give a watched token its first liquidity, decided from the
- * transaction alone (no I/O): it goes to the router, the factory or a watched token (the
- * `openTrading()` pattern, where the token calls the router itself), or its calldata names a
- * watched token as an ABI-encoded address. Only candidates are simulated.
+ * transaction alone (no I/O): it goes to a watched token (the `openTrading()` pattern, where the
+ * token calls the router itself), or its calldata names a watched token (`addLiquidityETH`,
+ * `addLiquidity` and `createPair` name theirs; so does a launcher contract's call). A call to the
+ * router or the factory that names no watched token is not one: on a busy chain most pending
+ * transactions are router swaps, and only candidates are simulated.
  */
 export function isLaunchCandidate(tx: { to: string | null; input: string }, watch: LaunchWatch): boolean {
   if (watch.tokens.size === 0 || tx.to === null) return false;
-  const to = tx.to.toLowerCase();
-  if (to === watch.router || to === watch.factory || watch.tokens.has(to)) return true;
-  return namesWatchedToken(tx.input, watch.tokens);
+  return watch.tokens.has(tx.to.toLowerCase()) || namesWatchedToken(tx.input, watch.tokens);
 }
 
-/** True when one of the calldata's 32-byte words (after the selector) is a watched token's address. */
+/**
+ * True when the calldata names a watched token: as one of its 32-byte ABI words after the
+ * selector, or, while few tokens are watched, anywhere in it (a call nested in a multicall sits
+ * 4 bytes off the outer words).
+ */
 export function namesWatchedToken(input: string, tokens: ReadonlySet<string>): boolean {
   const hex = input.toLowerCase();
   // 0x + 8 hex digits of selector, then 64-digit words.
   for (let at = 10; at + 64 <= hex.length; at += 64) {
     if (hex.startsWith(ZERO_PADDING, at) && tokens.has(`0x${hex.slice(at + 24, at + 64)}`)) return true;
   }
+  if (tokens.size > SCAN_ANYWHERE_UP_TO) return false;
+  for (const token of tokens) if (hex.includes(`${ZERO_PADDING}${token.slice(2)}`)) return true;
   return false;
 }

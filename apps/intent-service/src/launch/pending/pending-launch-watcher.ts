@@ -131,15 +131,26 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
     return false;
   }
 
-  /** A pending launch whose transaction the node no longer has, mined or pending (dropped, or replaced by another with its nonce). */
+  /**
+   * Forgets a pending launch whose transaction will not launch anything: the node no longer has
+   * it (dropped, or replaced by another with its nonce), or it was mined and reverted. A launch
+   * mined with success stays until the block watcher records it.
+   */
   private async forgetDropped(chain: ChainWatch): Promise<void> {
     const open = await this.repo.open(chain.config.chainId);
     if (open.length === 0) return;
-    const found = await chain.rpc.batch<{ blockNumber: string | null } | null>(open.map((l) => ({ method: 'eth_getTransactionByHash', params: [l.txHash] })));
+    const answers = await chain.rpc.batch<{ blockNumber: string | null; status?: string } | null>(
+      open.flatMap((l) => [
+        { method: 'eth_getTransactionByHash', params: [l.txHash] },
+        { method: 'eth_getTransactionReceipt', params: [l.txHash] },
+      ]),
+    );
     for (const [i, launch] of open.entries()) {
-      if (found[i]!.error || found[i]!.result) continue;
-      if ((await this.repo.remove(chain.config.chainId, launch.txHash)) > 0) {
-        this.logger.warn(`pending launch ${launch.txHash} of ${launch.token} on chain ${chain.config.chainId} was dropped or replaced: its intents wait again`);
+      const [tx, receipt] = [answers[2 * i]!, answers[2 * i + 1]!];
+      if (tx.error || receipt.error) continue;
+      const why = !tx.result ? 'was dropped or replaced' : receipt.result?.status === '0x0' ? 'reverted' : null;
+      if (why && (await this.repo.remove(chain.config.chainId, launch.txHash)) > 0) {
+        this.logger.warn(`pending launch ${launch.txHash} of ${launch.token} on chain ${chain.config.chainId} ${why}: its intents wait again`);
       }
     }
   }
