@@ -30,9 +30,8 @@ interface ChainWatch {
  * transaction a node announces goes through the PendingLaunchDetector, and a launch of a token
  * with waiting intents is stored (`intent.pending_launches`) and wakes the executor, which buys
  * right behind it, in its block. Every LAUNCH_POLL_INTERVAL_MS it refreshes the tokens it
- * watches and forgets launches whose transaction the node dropped or replaced (their intents
- * wait again; the block path still applies). Once the launch's block is recorded by the
- * LaunchWatcher, the stored pending launch is removed.
+ * watches and forgets launches that are no longer pending: dropped or replaced (their intents
+ * not yet sent wait again), or mined (the LaunchWatcher's block path takes over).
  */
 @Injectable()
 export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
@@ -132,9 +131,10 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
   }
 
   /**
-   * Forgets a pending launch whose transaction will not launch anything: the node no longer has
-   * it (dropped, or replaced by another with its nonce), or it was mined and reverted. A launch
-   * mined with success stays until the block watcher records it.
+   * Forgets a pending launch once it is no longer pending: the node no longer has its transaction
+   * (dropped, or replaced by another with its nonce: its intents not yet sent wait again), or it
+   * was mined. Once mined, the block watcher takes over (it records the launch, or, if it
+   * reverted, there is none); the buys already sent are followed as always.
    */
   private async forgetDropped(chain: ChainWatch): Promise<void> {
     const open = await this.repo.open(chain.config.chainId);
@@ -148,10 +148,12 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
     for (const [i, launch] of open.entries()) {
       const [tx, receipt] = [answers[2 * i]!, answers[2 * i + 1]!];
       if (tx.error || receipt.error) continue;
-      const why = !tx.result ? 'was dropped or replaced' : receipt.result?.status === '0x0' ? 'reverted' : null;
-      if (why && (await this.repo.remove(chain.config.chainId, launch.txHash)) > 0) {
-        this.logger.warn(`pending launch ${launch.txHash} of ${launch.token} on chain ${chain.config.chainId} ${why}: its intents wait again`);
-      }
+      const mined = receipt.result ? (receipt.result.status === '0x0' ? 'was mined and reverted' : 'was mined') : null;
+      const why = !tx.result ? 'was dropped or replaced' : mined;
+      if (!why || (await this.repo.remove(chain.config.chainId, launch.txHash)) === 0) continue;
+      const message = `pending launch ${launch.txHash} of ${launch.token} on chain ${chain.config.chainId} ${why}`;
+      if (why === 'was mined') this.logger.log(`${message}: the block watcher takes over`);
+      else this.logger.warn(`${message}: its intents not yet sent wait again`);
     }
   }
 }
