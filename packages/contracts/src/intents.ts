@@ -270,6 +270,27 @@ export interface IntentRecord {
   kind: IntentKind;
   /** A wallet intent's one-use executor nonce (decimal string); null for a bot intent. */
   nonce: string | null;
+  /** The launch the intent was acted on at (checked, sent, bought); null while it waits for one. */
+  launch: IntentLaunch | null;
+}
+
+/**
+ * How the launch reached the executor:
+ * - `public_transaction`: its transaction was seen pending (public mempool), and the buys were
+ *   placed right behind it, for its block;
+ * - `private_transaction`: it was first seen in its block although the chain's mempool is
+ *   followed (it was sent privately to a builder);
+ * - `block`: it was seen in its block on a chain whose mempool is not followed.
+ */
+export const LAUNCH_TYPES = ['public_transaction', 'private_transaction', 'block'] as const;
+export type LaunchType = (typeof LAUNCH_TYPES)[number];
+
+export interface IntentLaunch {
+  type: LaunchType;
+  /** The launch transaction (the pair's first liquidity); null for a pair found already liquid. */
+  txHash: string | null;
+  /** Its block; null while the launch transaction is still pending. */
+  blockNumber: number | null;
 }
 
 export const INTENT_KINDS = ['bot', 'wallet'] as const;
