@@ -61,14 +61,18 @@ export function createServiceDataSource(o: ServiceDatabaseOptions): DataSource {
 
 /**
  * Applies a service's pending migrations under a Postgres advisory lock (`lockKey`, one per
- * service), so replicas starting together migrate one after the other. Returns the names applied.
+ * service), so replicas starting together migrate one after the other, then (re)creates the
+ * `definitions` the service keeps in code rather than in migrations (SQL functions such as a
+ * record renderer: `CREATE OR REPLACE …`). Returns the names of the migrations applied.
  */
-export async function runMigrations(ds: DataSource, lockKey: number): Promise<string[]> {
+export async function runMigrations(ds: DataSource, lockKey: number, definitions: readonly string[] = []): Promise<string[]> {
   const runner = ds.createQueryRunner();
   await runner.connect();
   try {
     await runner.query('SELECT pg_advisory_lock($1)', [lockKey]);
     const applied = await ds.runMigrations({ transaction: 'each' });
+    // Definitions kept in code (CREATE OR REPLACE …), always as the code says, under the same lock.
+    for (const sql of definitions) await runner.query(sql);
     return applied.map((m) => m.name);
   } finally {
     await runner.query('SELECT pg_advisory_unlock($1)', [lockKey]).catch(() => undefined);

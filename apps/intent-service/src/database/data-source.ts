@@ -4,6 +4,7 @@ import { IdempotencyKeyEntity, IntentEntity, SettingEntity, SigningSecretEntity 
 import { ChainBlockEntity, LaunchEntity, PendingLaunchEntity } from '../launch/launch.entities.js';
 import { OutboxEventEntity } from '../outbox/outbox.entity.js';
 import type { IntentServiceEnv } from '../config/env.js';
+import { RECORD_JSON_FUNCTION } from '../intents/intent-record.sql.js';
 import { migrations } from './migrations/index.js';
 
 export const SCHEMA = 'intent';
@@ -27,6 +28,7 @@ export function createDataSource(env: DbEnv): DataSource {
   });
 }
 
+/** Applies pending migrations, then defines `intent.record_json` as intent-record.sql.ts says. */
 export function runMigrations(ds: DataSource): Promise<string[]> {
-  return runMigrationsLocked(ds, MIGRATION_LOCK_KEY);
+  return runMigrationsLocked(ds, MIGRATION_LOCK_KEY, [RECORD_JSON_FUNCTION]);
 }

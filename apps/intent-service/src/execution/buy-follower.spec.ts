@@ -1,5 +1,5 @@
 import { FailureReason } from './checks.js';
-import { judgeWaiting, nonceUsed, settleMined } from './buy-follower.js';
+import { judgeWaiting, nonceUsed, planResends, settleMined } from './buy-follower.js';
 import { type SubmittedIntent } from './execution.repository.js';
 
 const buy = (id: string, over: Partial<SubmittedIntent> = {}): SubmittedIntent => ({
@@ -11,6 +11,8 @@ const buy = (id: string, over: Partial<SubmittedIntent> = {}): SubmittedIntent =
   targetBlock: 100n,
   firstOrFail: false,
   expiry: 2_000n,
+  bribe: 10n,
+  behind: null,
   ...over,
 });
 
@@ -58,6 +60,11 @@ describe('judgeWaiting', () => {
     expect(r.resend).toEqual([]);
   });
 
+  it('keeps a firstOrFail buy sent behind a launch still pending past its target: its block (the launch’s) is still to come', () => {
+    const f = buy('f', { firstOrFail: true, behind: '0xlaunch' });
+    expect(judgeWaiting([f], ['0x5'], { ...head, number: 103n })).toEqual({ outcomes: [], nonceTaken: [], resend: [f] });
+  });
+
   it('expires a buy past its expiry, and hands one whose nonce moved on to be confirmed', () => {
     const r = judgeWaiting([buy('old', { expiry: 999n }), buy('taken')], ['0x5', '0x6'], head);
     expect(r.outcomes).toEqual([
@@ -72,5 +79,36 @@ describe('nonceUsed', () => {
   it('fails only the buys that still have no receipt and no error when read again', () => {
     const out = nonceUsed([buy('gone'), buy('mined'), buy('unknown')], [{ result: null }, { result: { status: '0x1' } }, { error: { message: 'x' } }]);
     expect(out).toEqual([{ id: 'gone', status: 'failed', reason: FailureReason.NonceUsed, executedAt: null, data: { txHash: '0xhash-gone' } }]);
+  });
+});
+
+describe('planResends', () => {
+  const ids = (r: { submissions: { intentId: string }[] }) => r.submissions.map((s) => s.intentId);
+
+  it('sends the buys of a launch in a block again, each for the next block', () => {
+    const plans = planResends([buy('a'), buy('b')], 99n, true);
+    expect(plans).toHaveLength(1);
+    expect(plans[0]).toMatchObject({ targetBlock: 100n });
+    expect(plans[0]!.behind).toBeUndefined();
+    expect(ids(plans[0]!)).toEqual(['a', 'b']);
+  });
+
+  it('sends buys behind a launch still pending again behind it, in checking order, with backups of the non-firstOrFail ones for the block after', () => {
+    const launch = '0xlaunch';
+    const plans = planResends(
+      [buy('low', { behind: launch, bribe: 1n }), buy('fof', { behind: launch, bribe: 5n, firstOrFail: true }), buy('high', { behind: launch, bribe: 9n }), buy('plain')],
+      99n,
+      true,
+    );
+    expect(plans.map((p) => ({ ids: ids(p), targetBlock: p.targetBlock, behind: p.behind }))).toEqual([
+      { ids: ['plain'], targetBlock: 100n, behind: undefined },
+      { ids: ['high', 'fof', 'low'], targetBlock: 100n, behind: launch },
+      { ids: ['high', 'low'], targetBlock: 101n, behind: undefined },
+    ]);
+  });
+
+  it('sends no backup to a node (no bundles): the buys wait in its mempool behind the launch', () => {
+    const plans = planResends([buy('a', { behind: '0xlaunch' })], 99n, false);
+    expect(plans.map((p) => p.targetBlock)).toEqual([100n]);
   });
 });

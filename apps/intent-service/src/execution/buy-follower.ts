@@ -1,6 +1,7 @@
 import { FailureReason } from './checks.js';
 import { type Outcome, type SubmittedIntent } from './execution.repository.js';
 import { type ExecutedChain } from './chain-clients.js';
+import { type Submission } from './submitter.js';
 
 export interface Block {
   number: string;
@@ -48,8 +49,9 @@ export function settleMined(
 
 /**
  * The buys with no receipt yet, against the head and their senders' mined nonces (`nonces[i]`,
- * hex, of `waiting[i]`): firstOrFail past its target → `not_included`; past expiry → `expired`;
- * the nonce moved on → `nonceTaken` (to confirm); otherwise → `resend`. Pure.
+ * hex, of `waiting[i]`): firstOrFail past its target → `not_included` (unless the launch it was
+ * sent behind is still pending: its block is still to come); past expiry → `expired`; the nonce
+ * moved on → `nonceTaken` (to confirm); otherwise → `resend`. Pure.
  */
 export function judgeWaiting(
   waiting: SubmittedIntent[],
@@ -61,7 +63,7 @@ export function judgeWaiting(
   const resend: SubmittedIntent[] = [];
   waiting.forEach((s, i) => {
     // Receipts were read after `head`: a buy in any block up to it would have shown one.
-    if (s.firstOrFail && head.number >= s.targetBlock) outcomes.push(notIncluded(s));
+    if (s.firstOrFail && s.behind === null && head.number >= s.targetBlock) outcomes.push(notIncluded(s));
     else if (head.timestamp > s.expiry) {
       outcomes.push({ id: s.id, status: 'expired', reason: 'expiry reached before the buy was included', executedAt: null, data: { txHash: s.txHash } });
     } else if (BigInt(nonces[i]!) > s.nonce) nonceTaken.push(s);
@@ -80,6 +82,38 @@ export function nonceUsed(nonceTaken: SubmittedIntent[], again: { result?: unkno
       ? [{ id: s.id, status: 'failed', reason: FailureReason.NonceUsed, executedAt: null, data: { txHash: s.txHash } }]
       : [],
   );
+}
+
+/** Buys to send for one block, behind a pending launch or not. */
+export interface Resend {
+  submissions: Submission[];
+  targetBlock: bigint;
+  /** The pending launch's signed bytes the buys must follow (one bundle, the launch first). */
+  behind?: string;
+}
+
+/**
+ * What to send again after the block `head` came without the buys. Pure.
+ * - Buys of a launch in a block: each for the next block, as before.
+ * - Buys sent behind a launch still pending: again behind it, all of them in their checking order
+ *   (highest bribe first), for the next block. Through relays, the ones that are not firstOrFail
+ *   also go alone, as backup bundles for the block after: should the launch land without our
+ *   bundle, they land right after it (alone they cannot land before it: they would revert, and a
+ *   bundle admits no revert). firstOrFail ones never go into a backup.
+ */
+export function planResends(resend: SubmittedIntent[], head: bigint, bundles: boolean): Resend[] {
+  const submission = (s: SubmittedIntent): Submission => ({ intentId: s.id, raw: s.signedTx, hash: s.txHash });
+  const plain = resend.filter((s) => s.behind === null);
+  const plans: Resend[] = plain.length > 0 ? [{ submissions: plain.map(submission), targetBlock: head + 1n }] : [];
+  const byLaunch = new Map<string, SubmittedIntent[]>();
+  for (const s of resend) if (s.behind !== null) byLaunch.set(s.behind, [...(byLaunch.get(s.behind) ?? []), s]);
+  for (const [behind, buys] of byLaunch) {
+    const ordered = [...buys].sort((a, b) => (a.bribe === b.bribe ? (a.id < b.id ? -1 : 1) : a.bribe > b.bribe ? -1 : 1));
+    plans.push({ submissions: ordered.map(submission), targetBlock: head + 1n, behind });
+    const backup = ordered.filter((s) => !s.firstOrFail);
+    if (bundles && backup.length > 0) plans.push({ submissions: backup.map(submission), targetBlock: head + 2n });
+  }
+  return plans;
 }
 
 /**

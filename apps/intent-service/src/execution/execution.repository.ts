@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { IntentStatusData, StateUpdate } from '@tradeinfra/contracts';
+import type { IntentStatusData, LaunchType, StateUpdate } from '@tradeinfra/contracts';
 import { ADVISORY_LOCKS } from '@tradeinfra/service-kit';
 import { DataSource } from 'typeorm';
 import { outboxInsert } from '../outbox/outbox-insert.js';
@@ -15,6 +15,14 @@ export interface LaunchedToken {
   seenAt: Date | null;
   /** A launch seen in the mempool and not yet in a block: the pool as it will leave it. */
   pending: PendingLaunchState | null;
+  /** What the intents acted on at this launch record as their `launch`. */
+  launch: LaunchStamp;
+}
+
+/** The launch an intent was acted on at, as its row keeps it (the block comes from `intent.launches`). */
+export interface LaunchStamp {
+  type: LaunchType;
+  txHash: string | null;
 }
 
 export interface PendingLaunchState {
@@ -53,6 +61,14 @@ export interface SubmittedIntent {
   targetBlock: bigint;
   firstOrFail: boolean;
   expiry: bigint;
+  /** The intent's bribe: with the id, its checking order among a launch's buys. */
+  bribe: bigint;
+  /**
+   * The signed bytes of the launch transaction the buy was sent behind, while that launch is
+   * still pending (seen in the mempool, its block not recorded): the buy can only land behind
+   * it, in its block, so it is sent again behind it. Null otherwise.
+   */
+  behind: string | null;
 }
 
 export interface Outcome {
@@ -86,6 +102,8 @@ const CLAIMABLE = `x.status = 'pending' AND x.phase IS DISTINCT FROM 'submitted'
 /** One claimable intent's token spelling for the launch row `alias` (the intents' EIP-55 form). */
 const FIRST_CLAIMABLE = (alias: string) =>
   `SELECT x.token_address AS token FROM intent.intents x WHERE x.chain_id = ${alias}.chain_id AND lower(x.token_address) = ${alias}.token AND ${CLAIMABLE} LIMIT 1`;
+/** statusReason of an intent waiting again because the launch it was sent behind was dropped or replaced. */
+export const LAUNCH_DROPPED = 'launch_dropped';
 /** The advisory lock class of a chain's executor. */
 const LOCK_CLASS = ADVISORY_LOCKS.executor;
 
@@ -101,9 +119,15 @@ const LOCK_CLASS = ADVISORY_LOCKS.executor;
 export class ExecutionRepository {
   constructor(@Inject(DataSource) private readonly db: DataSource) {}
 
-  /** Tokens with claimable intents whose launch is in a block, or pending (seen in the mempool, block not recorded yet). */
-  async launchedTokens(chainId: number): Promise<LaunchedToken[]> {
+  /**
+   * Tokens with claimable intents whose launch is in a block, or pending (seen in the mempool,
+   * block not recorded yet). A launch first seen in its block is `private_transaction` when the
+   * chain's mempool is followed (`mempoolFollowed`), else `block`.
+   */
+  async launchedTokens(chainId: number, mempoolFollowed: boolean): Promise<LaunchedToken[]> {
     const rows: {
+      launch_type: LaunchType;
+      launch_tx: string | null;
       token: string;
       pair: string;
       block_number: string | null;
@@ -114,18 +138,20 @@ export class ExecutionRepository {
       native_reserve: string | null;
       state_after: StateUpdate | null;
     }[] = await this.db.query(
-      `SELECT t.token, l.pair, l.block_number, l.seen_at, NULL AS tx_hash, NULL AS raw, NULL AS token_reserve, NULL AS native_reserve, NULL::jsonb AS state_after
+      `SELECT t.token, l.pair, l.block_number, l.seen_at, NULL AS tx_hash, NULL AS raw, NULL AS token_reserve, NULL AS native_reserve, NULL::jsonb AS state_after,
+         CASE WHEN l.seen_pending THEN 'public_transaction' WHEN $2 THEN 'private_transaction' ELSE 'block' END AS launch_type, l.tx_hash AS launch_tx
        FROM intent.launches l
        CROSS JOIN LATERAL (${FIRST_CLAIMABLE('l')}) t
        WHERE l.chain_id = $1
        UNION ALL
-       SELECT t.token, p.pair, NULL, p.seen_at, p.tx_hash, p.raw, p.token_reserve, p.native_reserve, p.state_after
+       SELECT t.token, p.pair, NULL, p.seen_at, p.tx_hash, p.raw, p.token_reserve, p.native_reserve, p.state_after, 'public_transaction', p.tx_hash
        FROM intent.pending_launches p
        CROSS JOIN LATERAL (${FIRST_CLAIMABLE('p')}) t
        WHERE p.chain_id = $1 AND NOT EXISTS (SELECT 1 FROM intent.launches l WHERE l.chain_id = p.chain_id AND l.token = p.token)`,
-      [chainId],
+      [chainId, mempoolFollowed],
     );
     return rows.map((r) => ({
+      launch: { type: r.launch_type, txHash: r.launch_tx },
       token: r.token,
       pair: r.pair,
       blockNumber: r.block_number === null ? null : BigInt(r.block_number),
@@ -231,6 +257,7 @@ export class ExecutionRepository {
     submit: ToSubmit[],
     release: string[],
     targetBlock: bigint,
+    launch: LaunchStamp,
   ): Promise<{ submitted: ToSubmit[]; failed: number }> {
     return this.db.transaction(async (tx) => {
       // Every row of the round is locked first, in id order, as a bulk cancel locks its rows:
@@ -244,14 +271,15 @@ export class ExecutionRepository {
         const [{ n }] = await tx.query(
           `WITH f AS (
              UPDATE intent.intents x
-             SET status = 'failed', status_reason = s.reason, status_data = s.data::jsonb, phase = NULL, claim_token = NULL, claimed_at = NULL, updated_at = now()
+             SET status = 'failed', status_reason = s.reason, status_data = s.data::jsonb, phase = NULL, claim_token = NULL, claimed_at = NULL, updated_at = now(),
+                 launch_type = $5, launch_tx_hash = $6
              FROM unnest($2::uuid[], $3::text[], $4::text[]) AS s(id, reason, data)
              WHERE x.id = s.id AND x.status = 'pending' AND x.phase = 'claimed' AND x.claim_token = $1
              RETURNING x.tenant_id, intent.record_json(x) AS record
            ),
            e AS (${outboxInsert('f', 'failed', { returning: true })})
            SELECT count(*)::int AS n FROM e`,
-          [claimToken, failures.map((f) => f.id), failures.map((f) => f.reason), failures.map((f) => storedData(f.data))],
+          [claimToken, failures.map((f) => f.id), failures.map((f) => f.reason), failures.map((f) => storedData(f.data)), launch.type, launch.txHash],
         );
         failed = n;
       }
@@ -279,7 +307,8 @@ export class ExecutionRepository {
                UPDATE intent.intents x
                SET phase = 'submitted', signed_tx = s.raw, tx_hash = s.hash, tx_nonce = s.nonce, target_block = $2, status_reason = NULL,
                    status_data = jsonb_build_object('txHash', s.hash), submitted_at = clock_timestamp(),
-                   tx_sender = CASE WHEN s.sender = lower(x.wallet) THEN NULL ELSE s.sender END
+                   tx_sender = CASE WHEN s.sender = lower(x.wallet) THEN NULL ELSE s.sender END,
+                   launch_type = $7, launch_tx_hash = $8
                FROM unnest($1::uuid[], $3::text[], $4::text[], $5::bigint[], $6::text[]) AS s(id, raw, hash, nonce, sender)
                WHERE x.id = s.id
                RETURNING x.tenant_id, intent.record_json(x) AS record
@@ -292,6 +321,8 @@ export class ExecutionRepository {
               sendable.map((s) => s.hash),
               sendable.map((s) => s.nonce.toString()),
               sendable.map((s) => s.wallet.toLowerCase()),
+              launch.type,
+              launch.txHash,
             ],
           );
         }
@@ -321,6 +352,24 @@ export class ExecutionRepository {
     );
   }
 
+  /**
+   * The buys sent behind a launch transaction that was dropped or replaced before its block: the
+   * intents wait again (phase, buy and launch cleared, statusReason `launch_dropped`), to be
+   * bought at the token's next launch. Only for buys that can no longer land without that
+   * launch (bundles through relays); returns how many.
+   */
+  async returnToWaiting(chainId: number, launchTxHash: string): Promise<number> {
+    const rows: unknown[] = await this.db.query(
+      `UPDATE intent.intents
+       SET phase = NULL, claim_token = NULL, claimed_at = NULL, signed_tx = NULL, tx_hash = NULL, tx_nonce = NULL, target_block = NULL,
+           submitted_at = NULL, tx_sender = NULL, status_data = NULL, status_reason = $3, launch_type = NULL, launch_tx_hash = NULL, updated_at = now()
+       WHERE chain_id = $1 AND launch_tx_hash = $2 AND status = 'pending' AND phase = 'submitted'
+       RETURNING 1`,
+      [chainId, launchTxHash.toLowerCase(), LAUNCH_DROPPED],
+    );
+    return rows.length;
+  }
+
   /** Per wallet (lowercase), the highest nonce of its buys still waiting for the chain. */
   async pendingNonces(chainId: number, wallets: string[]): Promise<Map<string, bigint>> {
     const rows: { wallet: string; nonce: string }[] = await this.db.query(
@@ -333,11 +382,14 @@ export class ExecutionRepository {
   }
 
   async submitted(chainId: number): Promise<SubmittedIntent[]> {
-    const rows: Record<string, string | boolean>[] = await this.db.query(
-      `SELECT id, coalesce(tx_sender, wallet) AS wallet, tx_hash, signed_tx, tx_nonce::text, target_block::text,
-         coalesce(first_or_fail, false) AS first_or_fail, extract(epoch FROM expires_at)::bigint::text AS expiry
-       FROM intent.intents WHERE chain_id = $1 AND status = 'pending' AND phase = 'submitted'
-       ORDER BY 2, tx_nonce`,
+    const rows: Record<string, string | boolean | null>[] = await this.db.query(
+      `SELECT x.id, coalesce(x.tx_sender, x.wallet) AS wallet, x.tx_hash, x.signed_tx, x.tx_nonce::text, x.target_block::text,
+         coalesce(x.first_or_fail, false) AS first_or_fail, extract(epoch FROM x.expires_at)::bigint::text AS expiry, x.bribe::text,
+         (SELECT p.raw FROM intent.pending_launches p
+          WHERE p.chain_id = x.chain_id AND p.tx_hash = x.launch_tx_hash AND x.launch_type = 'public_transaction'
+            AND NOT EXISTS (SELECT 1 FROM intent.launches l WHERE l.chain_id = p.chain_id AND l.token = p.token)) AS behind
+       FROM intent.intents x WHERE x.chain_id = $1 AND x.status = 'pending' AND x.phase = 'submitted'
+       ORDER BY 2, x.tx_nonce`,
       [chainId],
     );
     return rows.map((r) => ({
@@ -349,6 +401,8 @@ export class ExecutionRepository {
       targetBlock: BigInt(r.target_block as string),
       firstOrFail: r.first_or_fail as boolean,
       expiry: BigInt(r.expiry as string),
+      bribe: BigInt(r.bribe as string),
+      behind: r.behind as string | null,
     }));
   }
 

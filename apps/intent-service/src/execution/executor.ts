@@ -4,7 +4,7 @@ import { WebhookClient } from '../common/webhook-client.js';
 import { ENV, type IntentServiceEnv } from '../config/env.js';
 import { SigningSecrets } from '../notifications/signing-secrets.js';
 import { OutboxRelay } from '../outbox/outbox.relay.js';
-import { followSubmitted, type Block } from './buy-follower.js';
+import { followSubmitted, planResends, type Block } from './buy-follower.js';
 import { EXECUTED_CHAINS, type ExecutedChain } from './chain-clients.js';
 import { ChainScheduler } from './chain-scheduler.js';
 import { ExecutionRepository, type ClaimedIntent, type LaunchedToken } from './execution.repository.js';
@@ -106,7 +106,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     const head = await chain.rpc.call<Block>('eth_getBlockByNumber', ['latest', false]);
     await this.follow(chain, head);
     let more = false;
-    for (const launch of await this.repo.launchedTokens(chain.config.chainId)) {
+    for (const launch of await this.repo.launchedTokens(chain.config.chainId, chain.config.mempool !== 'off')) {
       more = (await this.execute(chain, launch, head)) || more;
     }
     return more;
@@ -123,12 +123,12 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     }
     const headNumber = BigInt(head.number);
     if (resend.length > 0 && headNumber > chain.resentAt) {
-      // A block came without them: send again for the next one (a node that has them ignores it).
+      // A block came without them: send again for the next one (a node that has them ignores
+      // it); behind their launch while it is still pending, with backups (buy-follower.ts).
       chain.resentAt = headNumber;
-      await chain.submitter.submit(
-        resend.map((s) => ({ intentId: s.id, raw: s.signedTx, hash: s.txHash })),
-        headNumber + 1n,
-      );
+      for (const r of planResends(resend, headNumber, chain.submitter.kind === 'bundle')) {
+        await chain.submitter.submit(r.submissions, r.targetBlock, r.behind);
+      }
     }
   }
 
@@ -157,13 +157,20 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
       return false;
     }
     this.lastFailure.delete(key);
-    const pipeline = new SubmissionPipeline(this.repo, chain.submitter, claimToken, plan.targetBlock, this.logger, launch.pending?.raw);
+    const pipeline = new SubmissionPipeline(this.repo, chain.submitter, claimToken, plan.targetBlock, launch.launch, this.logger, launch.pending?.raw);
     pipeline.fail(plan.failures);
     if (plan.release.length > 0) pipeline.release(plan.release);
     // Nonces are per sender: the wallet, or for wallet intents the relayer.
     pipeline.expect(plan.jobs.map((j) => ({ id: j.intent.id, wallet: j.tx.from.toLowerCase(), nonce: BigInt(j.tx.nonce) })));
     await mapLimit(plan.jobs, SIGNING_CONCURRENCY, async (job) => pipeline.signed(job.intent.id, await this.sign(chain, job, plan.targetBlock)));
     const totals = await pipeline.finish();
+    if (launch.pending && chain.submitter.kind === 'bundle') {
+      // Backup bundles: the buys that are not firstOrFail, alone, for the block after the
+      // launch's (they land only once the launch is in: alone before it they would revert).
+      const firstOrFail = new Set(plan.jobs.filter((j) => j.intent.firstOrFail).map((j) => j.intent.id));
+      const backup = pipeline.sent.filter((s) => !firstOrFail.has(s.intentId));
+      if (backup.length > 0) await chain.submitter.submit(backup, plan.targetBlock + 1n);
+    }
     // These buys were just sent for the block after this head: they are sent again only once a
     // later block comes without them (see follow()).
     if (plan.targetBlock - 1n > chain.resentAt) chain.resentAt = plan.targetBlock - 1n;

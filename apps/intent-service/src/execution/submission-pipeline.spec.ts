@@ -1,10 +1,11 @@
 import { FailureReason } from './checks.js';
-import { type Outcome, type ToSubmit } from './execution.repository.js';
+import { type LaunchStamp, type Outcome, type ToSubmit } from './execution.repository.js';
 import { type SignResult } from './signer.js';
 import { mapLimit, SubmissionPipeline } from './submission-pipeline.js';
 import { type Submission, type Submitter } from './submitter.js';
 
 const W = '0xaa';
+const LAUNCH = { type: 'block', txHash: '0xlaunch' } as const;
 const ok = (id: string): SignResult => ({ ok: true, raw: `0xraw-${id}`, hash: `0xhash-${id}` });
 
 /** A repository that settles every buy (except `cancelled`) and records what it was given. */
@@ -12,8 +13,10 @@ function fakes(opts: { cancelled?: string[]; kind?: Submitter['kind']; refuse?: 
   const rounds: { failures: string[]; submit: string[]; release: string[] }[] = [];
   const sent: Submission[][] = [];
   const recorded: Outcome[] = [];
+  const launches: LaunchStamp[] = [];
   const repo = {
-    settleRound: (_claim: string, failures: { id: string }[], submit: ToSubmit[], release: string[]) => {
+    settleRound: (_claim: string, failures: { id: string }[], submit: ToSubmit[], release: string[], _target: bigint, launch: LaunchStamp) => {
+      launches.push(launch);
       rounds.push({ failures: failures.map((f) => f.id), submit: submit.map((s) => s.id), release });
       return Promise.resolve({ submitted: submit.filter((s) => !opts.cancelled?.includes(s.id)), failed: failures.length });
     },
@@ -30,13 +33,13 @@ function fakes(opts: { cancelled?: string[]; kind?: Submitter['kind']; refuse?: 
     },
   };
   const logger = { log: () => undefined, warn: () => undefined };
-  return { repo, submitter, logger, rounds, sent, recorded };
+  return { repo, submitter, logger, rounds, sent, recorded, launches };
 }
 
 describe('SubmissionPipeline', () => {
   it('sends buys in checking order as their signatures arrive, never past one still signing', async () => {
     const f = fakes();
-    const p = new SubmissionPipeline(f.repo, f.submitter, 'claim', 101n, f.logger);
+    const p = new SubmissionPipeline(f.repo, f.submitter, 'claim', 101n, LAUNCH, f.logger);
     p.expect([
       { id: 'a', wallet: W, nonce: 1n },
       { id: 'b', wallet: W, nonce: 2n },
@@ -45,11 +48,14 @@ describe('SubmissionPipeline', () => {
     p.signed('a', ok('a'));
     expect(await p.finish()).toEqual({ submitted: 2, failed: 0, deferred: 0 });
     expect(f.sent.flat().map((s) => s.intentId)).toEqual(['a', 'b']);
+    // Every settlement stamps the round's launch on the intents it changes.
+    expect(f.launches.length).toBeGreaterThan(0);
+    expect(f.launches.every((l) => l === LAUNCH)).toBe(true);
   });
 
   it('after a failed signing, holds back the wallet’s later buys (no nonce gap) but sends other wallets’', async () => {
     const f = fakes();
-    const p = new SubmissionPipeline(f.repo, f.submitter, 'claim', 101n, f.logger);
+    const p = new SubmissionPipeline(f.repo, f.submitter, 'claim', 101n, LAUNCH, f.logger);
     p.expect([
       { id: 'a', wallet: W, nonce: 1n },
       { id: 'other', wallet: '0xbb', nonce: 0n },
@@ -66,7 +72,7 @@ describe('SubmissionPipeline', () => {
 
   it('hands back the buys that never signed, with the plan’s failures and releases settled', async () => {
     const f = fakes();
-    const p = new SubmissionPipeline(f.repo, f.submitter, 'claim', 101n, f.logger);
+    const p = new SubmissionPipeline(f.repo, f.submitter, 'claim', 101n, LAUNCH, f.logger);
     p.fail([{ id: 'x', reason: FailureReason.NoSigner, detail: 'none' }]);
     p.release(['r']);
     p.expect([{ id: 'a', wallet: W, nonce: 1n }]);
@@ -77,7 +83,7 @@ describe('SubmissionPipeline', () => {
 
   it('records a buy the node refused as submission_rejected (rpc submitter) and blocks the wallet behind it', async () => {
     const f = fakes({ kind: 'rpc', refuse: ['a'] });
-    const p = new SubmissionPipeline(f.repo, f.submitter, 'claim', 101n, f.logger);
+    const p = new SubmissionPipeline(f.repo, f.submitter, 'claim', 101n, LAUNCH, f.logger);
     p.expect([{ id: 'a', wallet: W, nonce: 1n }]);
     p.signed('a', ok('a'));
     await p.finish();
@@ -86,7 +92,7 @@ describe('SubmissionPipeline', () => {
 
   it('does not send a buy cancelled before settlement', async () => {
     const f = fakes({ cancelled: ['a'] });
-    const p = new SubmissionPipeline(f.repo, f.submitter, 'claim', 101n, f.logger);
+    const p = new SubmissionPipeline(f.repo, f.submitter, 'claim', 101n, LAUNCH, f.logger);
     p.expect([{ id: 'a', wallet: W, nonce: 1n }]);
     p.signed('a', ok('a'));
     expect(await p.finish()).toEqual({ submitted: 0, failed: 0, deferred: 0 });

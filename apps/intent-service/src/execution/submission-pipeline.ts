@@ -1,6 +1,6 @@
 import { type Logger } from '@nestjs/common';
 import { FailureReason } from './checks.js';
-import { type ExecutionRepository, type Outcome, type ToSubmit } from './execution.repository.js';
+import { type ExecutionRepository, type LaunchStamp, type Outcome, type ToSubmit } from './execution.repository.js';
 import { type Failure } from './round-planner.js';
 import { type SignResult } from './signer.js';
 import { type Submission, type Submitter } from './submitter.js';
@@ -45,10 +45,17 @@ export class SubmissionPipeline {
     private readonly submitter: Submitter,
     private readonly claimToken: string,
     private readonly targetBlock: bigint,
+    /** The launch the round acts at: every intent it settles records it. */
+    private readonly launch: LaunchStamp,
     private readonly logger: Pick<Logger, 'log' | 'warn'>,
     /** A pending launch's signed bytes: with relays, each wave's bundle is the launch and every buy sent so far. */
     private readonly behind?: string,
   ) {}
+
+  /** Every buy submitted so far, in sending order. */
+  get sent(): readonly Submission[] {
+    return this.bundled;
+  }
 
   fail(failures: Failure[]): void {
     this.failures.push(...failures);
@@ -125,7 +132,7 @@ export class SubmissionPipeline {
     const [failures, held] = [this.failures, [...this.held, ...late.map((r) => r.id)]];
     [this.ready, this.failures, this.held] = [[], [], []];
     try {
-      const { submitted, failed } = await this.repo.settleRound(this.claimToken, failures, sendable, held, this.targetBlock);
+      const { submitted, failed } = await this.repo.settleRound(this.claimToken, failures, sendable, held, this.targetBlock, this.launch);
       this.totals.failed += failed;
       this.totals.deferred += held.length;
       for (const f of failures) this.logger.log(`intent ${f.id}: failed (${f.reason}: ${f.detail})`);

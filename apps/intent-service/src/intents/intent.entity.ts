@@ -14,6 +14,7 @@ import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
 @Check('intents_phase_check', "phase IN ('claimed', 'submitted')")
 @Check('intents_wallet_intent_check', '(signature IS NULL) = (intent_nonce IS NULL)')
 @Check('intents_status_check', "status IN ('pending', 'completed', 'expired', 'failed', 'cancelled', 'error')")
+@Check('intents_launch_type_check', "launch_type IN ('public_transaction', 'private_transaction', 'block')")
 export class IntentEntity {
   @PrimaryColumn('uuid')
   id!: string;
@@ -127,6 +128,14 @@ export class IntentEntity {
   /** Who sent the submitted buy when not the wallet (a wallet intent's relayer). */
   @Column('text', { name: 'tx_sender', nullable: true })
   txSender!: string | null;
+
+  /** How the launch the intent was acted on at reached the executor (the record's `launch.type`). */
+  @Column('text', { name: 'launch_type', nullable: true })
+  launchType!: 'public_transaction' | 'private_transaction' | 'block' | null;
+
+  /** That launch's transaction. */
+  @Column('text', { name: 'launch_tx_hash', nullable: true })
+  launchTxHash!: string | null;
 
   @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
   createdAt!: Date;

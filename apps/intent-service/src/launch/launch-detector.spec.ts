@@ -36,15 +36,16 @@ describe('launchesFromMints', () => {
 
   it('takes a watched pair’s first mint in block and log order', () => {
     const mints = [
-      log({ blockNumber: '0x12', blockHash: '0xh12', logIndex: '0x0' }),
-      log({ blockNumber: '0x11', blockHash: '0xh11', logIndex: '0x5' }),
-      log({ blockNumber: '0x11', blockHash: '0xh11', logIndex: '0x2', address: PAIR.toUpperCase().replace('0X', '0x') }),
+      log({ blockNumber: '0x12', blockHash: '0xh12', logIndex: '0x0', transactionHash: '0xT3' }),
+      log({ blockNumber: '0x11', blockHash: '0xh11', logIndex: '0x5', transactionHash: '0xT2' }),
+      log({ blockNumber: '0x11', blockHash: '0xh11', logIndex: '0x2', address: PAIR.toUpperCase().replace('0X', '0x'), transactionHash: '0xT1' }),
     ];
-    expect(launchesFromMints(mints, pairs)).toEqual([{ token: TOKEN, pair: PAIR, blockNumber: 0x11n, blockHash: '0xh11' }]);
+    // The launch transaction is the first mint's (its hash lowercase, as the intent record shows it).
+    expect(launchesFromMints(mints, pairs)).toEqual([{ token: TOKEN, pair: PAIR, blockNumber: 0x11n, blockHash: '0xh11', txHash: '0xt1' }]);
   });
 
   it('ignores mints of pairs not watched, and keeps a pair that launched before the range', () => {
-    const before: Launch = { token: TOKEN, pair: PAIR, blockNumber: 0xfn, blockHash: '0xhf' };
+    const before: Launch = { token: TOKEN, pair: PAIR, blockNumber: 0xfn, blockHash: '0xhf', txHash: null };
     expect(launchesFromMints([log({ address: '0x000000000000000000000000000000000000dead' })], pairs)).toEqual([]);
     expect(launchesFromMints([log({})], pairs, new Map([[PAIR, before]]))).toEqual([before]);
   });

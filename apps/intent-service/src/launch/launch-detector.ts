@@ -13,6 +13,7 @@ export interface RpcLog {
   blockNumber: string;
   blockHash: string;
   logIndex: string;
+  transactionHash?: string;
 }
 
 export interface Launch {
@@ -20,6 +21,8 @@ export interface Launch {
   pair: string;
   blockNumber: bigint;
   blockHash: string;
+  /** The transaction of the first `Mint`; null for a pair found already liquid. */
+  txHash: string | null;
 }
 
 const hex = (n: bigint) => `0x${n.toString(16)}`;
@@ -43,7 +46,13 @@ export function launchesFromMints(mints: RpcLog[], pairs: Map<string, string>, l
   for (const log of ordered) {
     const pair = log.address.toLowerCase();
     if (launches.has(pair) || !pairs.has(pair)) continue;
-    launches.set(pair, { token: pairs.get(pair)!, pair, blockNumber: BigInt(log.blockNumber), blockHash: log.blockHash });
+    launches.set(pair, {
+      token: pairs.get(pair)!,
+      pair,
+      blockNumber: BigInt(log.blockNumber),
+      blockHash: log.blockHash,
+      txHash: log.transactionHash?.toLowerCase() ?? null,
+    });
   }
   return [...launches.values()];
 }
@@ -101,7 +110,7 @@ export class LaunchDetector {
       const reserves = await rpc.call<string>('eth_call', getReservesCall(pair, before).params);
       if (holdsLiquidity(reserves)) {
         const block = await rpc.call<{ hash: string }>('eth_getBlockByNumber', [before, false]);
-        launched.set(pair, { token: pairs.get(pair)!, pair, blockNumber: from - 1n, blockHash: block.hash });
+        launched.set(pair, { token: pairs.get(pair)!, pair, blockNumber: from - 1n, blockHash: block.hash, txHash: null });
       }
     }
     const mints = await rpc.call<RpcLog[]>('eth_getLogs', [{ fromBlock: hex(from), toBlock: hex(to), address: [...pairs.keys()], topics: [MINT_TOPIC] }]);

@@ -37,6 +37,14 @@ export class LaunchEntity {
   /** When the watcher first had the launch block from the node (what execution latency counts from). */
   @Column('timestamptz', { name: 'seen_at', nullable: true })
   seenAt!: Date | null;
+
+  /** The transaction of the pair's first Mint; null for a pair found already liquid. */
+  @Column('text', { name: 'tx_hash', nullable: true })
+  txHash!: string | null;
+
+  /** The launch transaction was seen pending before its block (a public launch). */
+  @Column('boolean', { name: 'seen_pending', default: false })
+  seenPending!: boolean;
 }
 
 /** A launch seen in the mempool (see PendingLaunchWatcher): gone once its block is recorded or it is dropped. */

@@ -25,23 +25,35 @@ export class ChainLaunches {
     return this.tx.query('SELECT number, hash FROM intent.chain_blocks WHERE chain_id = $1 ORDER BY number DESC LIMIT $2', [this.chainId, KEPT_BLOCKS]);
   }
 
-  /** Tokens (lowercase) of pending intents whose launch is not recorded yet. */
+  /**
+   * Tokens (lowercase) whose launch is not recorded yet: those of pending intents, and those
+   * whose launch was seen pending (its buys may be settled before its block is processed; the
+   * intents' records still show that block).
+   */
   async awaitedTokens(): Promise<Set<string>> {
     const rows: { token: string }[] = await this.tx.query(
-      `SELECT DISTINCT lower(i.token_address) AS token FROM intent.intents i
-       WHERE i.chain_id = $1 AND i.status = 'pending'
-         AND NOT EXISTS (SELECT 1 FROM intent.launches l WHERE l.chain_id = $1 AND l.token = lower(i.token_address))`,
+      `SELECT t.token FROM (
+         SELECT lower(i.token_address) AS token FROM intent.intents i WHERE i.chain_id = $1 AND i.status = 'pending'
+         UNION
+         SELECT p.token FROM intent.pending_launches p WHERE p.chain_id = $1
+       ) t
+       WHERE NOT EXISTS (SELECT 1 FROM intent.launches l WHERE l.chain_id = $1 AND l.token = t.token)`,
       [this.chainId],
     );
     return new Set(rows.map((t) => t.token));
   }
 
-  /** Records a launch (the first one recorded for the token stays). */
+  /**
+   * Records a launch (the first one recorded for the token stays), noting whether its
+   * transaction was seen pending before (`intent.pending_launches`): then it was public.
+   */
   async record(launch: Launch, seenAt: Date): Promise<void> {
     await this.tx.query(
-      `INSERT INTO intent.launches (chain_id, token, pair, block_number, block_hash, seen_at) VALUES ($1, $2, $3, $4, $5, $6)
+      `INSERT INTO intent.launches (chain_id, token, pair, block_number, block_hash, seen_at, tx_hash, seen_pending)
+       VALUES ($1, $2, $3, $4, $5, $6, $7,
+         $7::text IS NOT NULL AND EXISTS (SELECT 1 FROM intent.pending_launches p WHERE p.chain_id = $1 AND p.token = $2 AND p.tx_hash = $7))
        ON CONFLICT (chain_id, token) DO NOTHING`,
-      [this.chainId, launch.token, launch.pair, launch.blockNumber.toString(), launch.blockHash, seenAt],
+      [this.chainId, launch.token, launch.pair, launch.blockNumber.toString(), launch.blockHash, seenAt, launch.txHash],
     );
   }
 

@@ -4,6 +4,7 @@ import type { TestDatabase } from '@tradeinfra/test-support';
 import { runMigrations } from '../database/data-source.js';
 import { migrations } from '../database/migrations/index.js';
 import { WalletIntents1764400000000 } from '../database/migrations/1764400000000-WalletIntents.js';
+import { INTENT_RECORD_FIELDS } from '../intents/intent-record.sql.js';
 import { toEvent } from '../outbox/outbox.relay.js';
 import { migratedDatabase } from './harness.js';
 
@@ -62,7 +63,7 @@ describe('statusData on the intent record (migration StatusData)', () => {
   it('reverts and re-applies cleanly (with the later migrations)', async () => {
     const render = async () =>
       ((await ds.query(`SELECT intent.record_json(x) AS record FROM intent.intents x LIMIT 1`)) as { record: Record<string, unknown> }[])[0]!.record;
-    // Migrations after WalletIntents (none of them changes the record) are reverted first.
+    // Migrations after WalletIntents are reverted first (LaunchKind's down restores WalletIntents' record).
     const later = migrations.slice(migrations.indexOf(WalletIntents1764400000000) + 1).map((m) => m.name);
     for (let i = 0; i < later.length; i++) await ds.undoLastMigration();
     await ds.undoLastMigration(); // WalletIntents
@@ -81,6 +82,8 @@ describe('statusData on the intent record (migration StatusData)', () => {
     expect(await runMigrations(ds)).toEqual(['StatusData1764300000000', 'BatchIdempotency1764350000000', 'WalletIntents1764400000000', ...later]);
     const again = await render();
     expect(again).toHaveProperty('statusData', null);
-    expect(again).toMatchObject({ kind: 'bot', nonce: null });
+    expect(again).toMatchObject({ kind: 'bot', nonce: null, launch: null });
+    // After a migration run the record is the one intent-record.sql.ts defines, field for field.
+    expect(Object.keys(again).sort()).toEqual(Object.keys(INTENT_RECORD_FIELDS).sort());
   });
 });

@@ -8,6 +8,7 @@ import { BatchIdempotency1764350000000 } from './1764350000000-BatchIdempotency.
 import { WalletIntents1764400000000 } from './1764400000000-WalletIntents.js';
 import { TenantSearch1764500000000 } from './1764500000000-TenantSearch.js';
 import { PendingLaunches1764700000000 } from './1764700000000-PendingLaunches.js';
+import { LaunchKind1764800000000 } from './1764800000000-LaunchKind.js';
 
 /** Every migration of the intent schema, oldest first. */
 export const migrations = [
@@ -21,4 +22,5 @@ export const migrations = [
   WalletIntents1764400000000,
   TenantSearch1764500000000,
   PendingLaunches1764700000000,
+  LaunchKind1764800000000,
 ];

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { PeriodicTask } from '../../common/periodic-task.js';
 import { ENV, type IntentServiceEnv, type WatchedChain } from '../../config/env.js';
+import { ExecutionRepository } from '../../execution/execution.repository.js';
 import { Executor } from '../../execution/executor.js';
 import { SimulationClient } from '../../execution/simulation-client.js';
 import { ChainRpc } from '../chain-rpc.js';
@@ -31,7 +32,8 @@ interface ChainWatch {
  * with waiting intents is stored (`intent.pending_launches`) and wakes the executor, which buys
  * right behind it, in its block. Every LAUNCH_POLL_INTERVAL_MS it refreshes the tokens it
  * watches and forgets launches that are no longer pending: dropped or replaced (their intents
- * not yet sent wait again), or mined (the LaunchWatcher's block path takes over).
+ * wait again, those already sent in a bundle behind it too), or mined (the LaunchWatcher's
+ * block path takes over).
  */
 @Injectable()
 export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
@@ -42,6 +44,7 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
     private readonly repo: PendingLaunchesRepository,
     private readonly simulation: SimulationClient,
     private readonly executor: Executor,
+    private readonly execution: ExecutionRepository,
     @Inject(ENV) env: IntentServiceEnv,
   ) {
     for (const config of env.watchedChains) {
@@ -131,13 +134,19 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
   }
 
   /**
-   * Forgets a pending launch once it is no longer pending: the node no longer has its transaction
-   * (dropped, or replaced by another with its nonce: its intents not yet sent wait again), or it
-   * was mined. Once mined, the block watcher takes over (it records the launch, or, if it
-   * reverted, there is none); the buys already sent are followed as always.
+   * Forgets a pending launch once it is no longer pending:
+   * - the node no longer has its transaction (dropped, or replaced by another with its nonce):
+   *   its intents wait again. With relays, the buys already sent behind it could only land in a
+   *   bundle with it, so their intents wait again too (under the chain's execution lock, so no
+   *   round is sending them meanwhile); buys sent to a node's mempool stay followed (they revert
+   *   without the launch, before paying fee or bribe);
+   * - it was mined, and the block watcher has processed its block: the block path takes over
+   *   (it recorded the launch, as seen pending; or, if it reverted, there is none); the buys
+   *   already sent are followed as always.
    */
   private async forgetDropped(chain: ChainWatch): Promise<void> {
-    const open = await this.repo.open(chain.config.chainId);
+    const chainId = chain.config.chainId;
+    const open = await this.repo.open(chainId);
     if (open.length === 0) return;
     const answers = await chain.rpc.batch<{ blockNumber: string | null; status?: string } | null>(
       open.flatMap((l) => [
@@ -145,15 +154,26 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
         { method: 'eth_getTransactionReceipt', params: [l.txHash] },
       ]),
     );
+    const cursor = await this.repo.blockCursor(chainId);
     for (const [i, launch] of open.entries()) {
       const [tx, receipt] = [answers[2 * i]!, answers[2 * i + 1]!];
       if (tx.error || receipt.error) continue;
-      const mined = receipt.result ? (receipt.result.status === '0x0' ? 'was mined and reverted' : 'was mined') : null;
-      const why = !tx.result ? 'was dropped or replaced' : mined;
-      if (!why || (await this.repo.remove(chain.config.chainId, launch.txHash)) === 0) continue;
-      const message = `pending launch ${launch.txHash} of ${launch.token} on chain ${chain.config.chainId} ${why}`;
-      if (why === 'was mined') this.logger.log(`${message}: the block watcher takes over`);
-      else this.logger.warn(`${message}: its intents not yet sent wait again`);
+      const message = `pending launch ${launch.txHash} of ${launch.token} on chain ${chainId}`;
+      if (receipt.result) {
+        if (cursor === null || cursor < BigInt(receipt.result.blockNumber ?? '0x0')) continue;
+        if ((await this.repo.remove(chainId, launch.txHash)) === 0) continue;
+        if (receipt.result.status === '0x0') this.logger.warn(`${message} was mined and reverted`);
+        else this.logger.log(`${message} was mined: the block watcher takes over`);
+      } else if (!tx.result) {
+        const waiting = await this.execution.withChainLock(chainId, async () => {
+          const back = chain.config.relays.length > 0 ? await this.execution.returnToWaiting(chainId, launch.txHash) : 0;
+          return (await this.repo.remove(chainId, launch.txHash)) > 0 ? back : null;
+        });
+        // null: a round holds the chain (the next refresh tries again), or another replica forgot it first.
+        if (waiting === null) continue;
+        this.logger.warn(`${message} was dropped or replaced: its intents wait again${waiting > 0 ? ` (${waiting} sent behind it)` : ''}`);
+        if (waiting > 0) this.executor.wake(chainId);
+      }
     }
   }
 }

@@ -69,7 +69,13 @@ export class PendingLaunchesRepository {
     return rows.map((r) => ({ token: r.token, txHash: r.tx_hash, sender: r.sender, nonce: BigInt(r.nonce) }));
   }
 
-  /** Forgets launches that will not happen (their transaction was dropped or replaced). */
+  /** The newest block the block watcher has processed on the chain (null: none yet). */
+  async blockCursor(chainId: number): Promise<bigint | null> {
+    const [row] = (await this.db.query(`SELECT max(number)::text AS n FROM intent.chain_blocks WHERE chain_id = $1`, [chainId])) as { n: string | null }[];
+    return row?.n ? BigInt(row.n) : null;
+  }
+
+  /** Forgets a launch that will not happen (dropped or replaced), or whose block the block watcher has processed. */
   async remove(chainId: number, txHash: string): Promise<number> {
     const rows: unknown[] = await this.db.query(`DELETE FROM intent.pending_launches WHERE chain_id = $1 AND tx_hash = $2 RETURNING 1`, [
       chainId,

@@ -1,0 +1,64 @@
+import type { IntentRecord } from '@tradeinfra/contracts';
+
+const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
+ * The launch the intent was acted on at: its kind and transaction as the executor stamped them,
+ * and its block once the block watcher has recorded it (null while the transaction is pending,
+ * or when the recorded launch is another transaction).
+ */
+const LAUNCH = `CASE WHEN x.launch_type IS NULL THEN NULL ELSE json_build_object(
+            'type', x.launch_type,
+            'txHash', x.launch_tx_hash,
+            'blockNumber', (SELECT l.block_number FROM intent.launches l
+              WHERE l.chain_id = x.chain_id AND l.token = lower(x.token_address)
+                AND (x.launch_tx_hash IS NULL OR l.tx_hash IS NULL OR l.tx_hash = x.launch_tx_hash))) END`;
+
+/**
+ * The intent record (the contracts' IntentRecord) as SQL over a row `x` of `intent.intents`: the
+ * one definition of what every intent endpoint, event and notification carries. Typed by the
+ * record's keys, so a field added to the contract without its SQL (or the reverse) does not compile.
+ */
+export const INTENT_RECORD_FIELDS: { readonly [K in keyof IntentRecord]-?: string } = {
+  id: 'x.id',
+  status: 'x.status',
+  chainId: 'x.chain_id',
+  wallet: 'x.wallet',
+  tokenAddress: 'x.token_address',
+  bribe: 'x.bribe::text',
+  buyAmount: 'x.buy_amount::text',
+  expiry: 'extract(epoch FROM x.expires_at)::bigint',
+  maxBuyTax: 'x.max_buy_tax',
+  maxSellTax: 'x.max_sell_tax',
+  minIn: 'x.min_in::text',
+  minOut: 'x.min_out::text',
+  minLiquidity: 'x.min_liquidity::text',
+  feeBps: 'x.fee_bps',
+  feeRecipient: 'x.fee_recipient',
+  firstOrFail: 'x.first_or_fail',
+  maxSlippageBps: 'x.max_slippage_bps',
+  gasTip: 'x.gas_tip::text',
+  createdAt: iso('x.created_at'),
+  updatedAt: iso('x.updated_at'),
+  txHash: 'x.tx_hash',
+  executedAt: iso('x.executed_at'),
+  statusReason: 'x.status_reason',
+  statusData: 'x.status_data',
+  notificationWebhookUrl: 'x.notification_webhook_url',
+  webhookUrl: 'x.webhook_url',
+  kind: `CASE WHEN x.signature IS NULL THEN 'bot' ELSE 'wallet' END`,
+  nonce: 'x.intent_nonce::text',
+  launch: LAUNCH,
+};
+
+/**
+ * `intent.record_json(x)`, defined from INTENT_RECORD_FIELDS. It is not a migration: the
+ * service (re)creates it after every migration run (runMigrations), so it always matches this
+ * file; the migrations that once defined it keep their own snapshot for `down`.
+ */
+export const RECORD_JSON_FUNCTION = `CREATE OR REPLACE FUNCTION "intent"."record_json"(x "intent"."intents") RETURNS json LANGUAGE sql STABLE AS $$
+        SELECT json_build_object(${Object.entries(INTENT_RECORD_FIELDS)
+          .map(([key, sql]) => `\n          '${key}', ${sql}`)
+          .join(',')}
+        )
+      $$`;
