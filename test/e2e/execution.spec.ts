@@ -142,6 +142,13 @@ describe('intent execution on a local chain', () => {
     const txs = await Promise.all([high, limited, low].map((i) => rpc('eth_getTransactionReceipt', [done.get(i.id)!.txHash])));
     expect(new Set(txs.map((t) => t.blockNumber)).size).toBe(1);
     const block = BigInt(txs[0].blockNumber);
+    // The records name the launch: seen in its block (this chain's mempool is not followed), the
+    // transaction that gave the pair its first liquidity, in the block before the buys.
+    const launch = done.get(low.id)!.launch!;
+    expect(launch).toMatchObject({ type: 'block', blockNumber: Number(block - 1n) });
+    const launchBlock = await rpc('eth_getBlockByNumber', [`0x${(block - 1n).toString(16)}`, false]);
+    expect(launchBlock.transactions).toContain(launch.txHash);
+    for (const i of [high, limited]) expect(done.get(i.id)!.launch).toEqual(launch);
     const coinbase = async (n: bigint) => BigInt(await rpc('eth_getBalance', [COINBASE, `0x${n.toString(16)}`]));
     expect((await coinbase(block)) - (await coinbase(block - 1n))).toBe(5_000_000n + 2000n + 1000n);
     // Checked highest bribe first: each quote assumes the higher bribes bought before it, so the

@@ -108,6 +108,30 @@ describe('same-block launches: buys right behind a launch seen in the mempool', 
       );
       return row!.mined === 1 && row!.pending === 0;
     });
+    // Each record names the launch: seen pending, its transaction, and the block it was mined in.
+    for (const i of [low, high, mid]) {
+      expect((await driver.get(i.id)).launch).toEqual({ type: 'public_transaction', txHash: launch, blockNumber: Number(launchBlock) });
+    }
+  }, 90_000);
+
+  it('a private launch (first seen in its block although the mempool is followed): the block path buys in the next block', async () => {
+    const token = await approvedToken();
+    const addLiquidity = dex.a.UniswapV2Router02!.iface.encodeFunctionData('addLiquidityETH', [token, SUPPLY / 10n, 0, 0, dex.owner, expiry()]);
+    // The launch reaches the pool before anyone waits for the token: nothing recognises it there,
+    // as for a launch sent privately to a builder.
+    const launch = await pendingTx(dex.router, addLiquidity, ETH);
+    const intent = await create({ wallet: wallets[5]!.address, tokenAddress: token, bribe: '100' });
+    await watching(token);
+    await rpc('evm_mine');
+    const launchBlock = BigInt(await rpc<string>('eth_blockNumber'));
+    expect((await rpc<{ transactions: string[] }>('eth_getBlockByNumber', ['latest', false])).transactions).toEqual([launch]);
+    const { records, block } = await mineWhenDecided([intent]);
+    expect(BigInt(block.number)).toBe(launchBlock + 1n);
+    expect(block.transactions).toEqual([records.get(intent.id)!.txHash]);
+    expect(records.get(intent.id)).toMatchObject({
+      status: 'completed',
+      launch: { type: 'private_transaction', txHash: launch, blockNumber: Number(launchBlock) },
+    });
   }, 90_000);
 
   it('buys behind a launch through the token’s own openTrading()', async () => {
@@ -131,7 +155,12 @@ describe('same-block launches: buys right behind a launch seen in the mempool', 
     // Failed while the launch is still pending: nothing was sent behind it.
     await eventually('the honeypot intent failed', async () => (await driver.get(intent.id)).status === 'failed', 30_000);
     expect(await rpc('eth_getTransactionReceipt', [launch])).toBeNull();
-    expect(await driver.get(intent.id)).toMatchObject({ status: 'failed', statusReason: 'honeypot', txHash: null });
+    expect(await driver.get(intent.id)).toMatchObject({
+      status: 'failed',
+      statusReason: 'honeypot',
+      txHash: null,
+      launch: { type: 'public_transaction', txHash: launch, blockNumber: null },
+    });
     await rpc('evm_mine');
     const block = await rpc<{ transactions: string[] }>('eth_getBlockByNumber', ['latest', false]);
     expect(block.transactions).toEqual([launch]);
@@ -227,6 +256,11 @@ describe('same-block launches through a relay: one bundle, the launch first', ()
     const records = await Promise.all(intents.map((i) => stack.request<IntentRecord>('GET', `/v1/intent/${i.id}`, { key })));
     // Highest bribe first.
     expect(buys.map((raw) => keccak256(raw))).toEqual([records[1]!.body.txHash, records[0]!.body.txHash]);
+    // A backup bundle for the block after, without the launch: the intent that is not firstOrFail only.
+    const backup = await eventually('a backup bundle', () => bundles.find((b) => b.blockNumber === `0x${(launchBlock + 1n).toString(16)}`));
+    expect(backup.txs.map((raw) => keccak256(raw))).toEqual([records[0]!.body.txHash]);
+    // The firstOrFail buy never goes anywhere but right behind the launch.
+    for (const b of bundles) if (b.txs.some((raw) => keccak256(raw) === records[1]!.body.txHash)) expect(keccak256(b.txs[0]!)).toBe(launch);
     // The builder: the bundle's transactions in its order (the launch is already in the pool).
     for (const raw of last.txs) await rpc('eth_sendRawTransaction', [raw]).catch(() => undefined);
     await rpc('evm_mine');
@@ -270,7 +304,29 @@ describe('same-block launches through a relay: one bundle, the launch first', ()
     // Nothing was bought and the wallet paid nothing; the intent waits for the real launch.
     expect(await dex.balanceOf(token, w.address)).toBe(0n);
     expect(BigInt(await rpc<string>('eth_getBalance', [w.address, 'latest']))).toBe(balanceBefore);
-    expect((await stack.request<IntentRecord>('GET', `/v1/intent/${res.body.id}`, { key })).body.status).toBe('pending');
     expect(await rpc('eth_getTransactionByHash', [launch])).toBeNull();
+    // The intent waits again, as if the launch had never been seen.
+    await eventually('the intent waiting again', async () => {
+      const now = (await stack.request<IntentRecord>('GET', `/v1/intent/${res.body.id}`, { key })).body;
+      return now.status === 'pending' && now.txHash === null;
+    });
+    expect((await stack.request<IntentRecord>('GET', `/v1/intent/${res.body.id}`, { key })).body).toMatchObject({
+      status: 'pending',
+      statusReason: 'launch_dropped',
+      statusData: null,
+      launch: null,
+    });
+    // The real launch comes: the intent is bought behind it, in its block.
+    await eventually(`pending launches of ${token} watched again`, () => stack.intentReplicas.every((r) => r.get(PendingLaunchWatcher).watches(CHAIN_ID, token)));
+    const realLaunch = await rpc<string>('eth_sendTransaction', [
+      { from: dex.owner, to: dex.router, data: addLiquidity, value: `0x${ETH.toString(16)}`, ...gas },
+    ]);
+    const bundle = await eventually('a bundle behind the real launch', () => bundles.find((b) => b.txs.length === 2 && keccak256(b.txs[0]!) === realLaunch));
+    await rpc('eth_sendRawTransaction', [bundle.txs[1]]);
+    await rpc('evm_mine');
+    await eventually('the intent completed', async () => (await stack.request<IntentRecord>('GET', `/v1/intent/${res.body.id}`, { key })).body.status === 'completed');
+    const done = (await stack.request<IntentRecord>('GET', `/v1/intent/${res.body.id}`, { key })).body;
+    expect(done).toMatchObject({ txHash: keccak256(bundle.txs[1]!), launch: { type: 'public_transaction', txHash: realLaunch } });
+    expect(await dex.balanceOf(token, w.address)).toBeGreaterThan(0n);
   }, 90_000);
 });
