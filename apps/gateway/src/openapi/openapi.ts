@@ -8,6 +8,7 @@ import {
   INTENT_EVENT_TYPES,
   INTENT_FAILURE_REASONS,
   INTENT_KINDS,
+  LAUNCH_TYPES,
   INTENT_STATUSES,
   createWalletIntentRequestSchema,
   NOTIFICATION_TYPES,
@@ -93,6 +94,21 @@ const intentRecord: Json = {
       description: '`bot`: signed at launch by webhookUrl; `wallet`: pre-signed (POST /v1/wallet/intent), executed through the executor contract',
     },
     nonce: nullable({ ...wei, description: 'A wallet intent’s one-use executor nonce; null for a bot intent' }),
+    launch: nullable({
+      type: 'object',
+      description: 'The launch the intent was acted on at (checked, sent, bought); null while it waits for one',
+      required: ['type', 'txHash', 'blockNumber'],
+      properties: {
+        type: {
+          type: 'string',
+          enum: [...LAUNCH_TYPES],
+          description:
+            'public_transaction: seen pending, bought in its block; private_transaction: first seen in its block although the mempool is followed; block: seen in its block, the mempool not followed',
+        },
+        txHash: nullable({ type: 'string', pattern: '^0x[0-9a-f]{64}$', description: 'The launch transaction; null for a pair found already liquid' }),
+        blockNumber: nullable({ type: 'integer', description: 'Its block; null while it is pending' }),
+      },
+    }),
   },
 };
 
