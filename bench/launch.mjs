@@ -450,8 +450,8 @@ async function benchMain() {
   /** Follows the simulation service's request log (LOG_REQUESTS=true): when each simulation ended and what it took. */
   function followSimulationLog(entry) {
     const done = [];
-    // `simulation=<id> request=<id> chain=… block=… calls=… rules=… runs=… fetches=… <outcome> <ms>ms`
-    const LINE = /^simulation=\S+ request=\S+ .*?runs=(\d+) fetches=(\d+) (ok|failed:\S+) ([\d.]+)ms$/;
+    // `simulation=<id> request=<id> chain=… block=… calls=… rules=… runs=… fetches=… reads=… <outcome> <ms>ms`
+    const LINE = /^simulation=\S+ request=\S+ .*?runs=(\d+) fetches=(\d+)(?: reads=\d+)? (ok|failed:\S+) ([\d.]+)ms$/;
     onLogMessages(entry, (message) => {
       const m = LINE.exec(message);
       if (m && done.length < 100_000) done.push({ at: Date.now(), runs: Number(m[1]), fetches: Number(m[2]), outcome: m[3], ms: Number(m[4]) });
