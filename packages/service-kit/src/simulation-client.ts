@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { decodeRpcReply, encodeRpcRequest, SIMULATION_SIMULATE, type SimulationResult } from '@tradeinfra/contracts';
+import { SIMULATION_SIMULATE, type SimulationResult } from '@tradeinfra/contracts';
+import { natsRequest, ServiceReplyError } from './nats-request.js';
 
 export interface SimulationRequest {
   chainId: number;
@@ -22,13 +22,16 @@ export class NatsSimulationClient {
     private readonly name: string,
   ) {}
 
-  async simulate(request: SimulationRequest, timeoutMs = 5_000): Promise<SimulationResult> {
+  /** `requestId`: what the simulation service logs the request under (default: a fresh one). */
+  async simulate(request: SimulationRequest, timeoutMs = 5_000, requestId?: string): Promise<SimulationResult> {
     this.nc ??= connect({ servers: this.natsUrl, name: this.name, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
     const nc = await this.nc;
-    const msg = await nc.request(SIMULATION_SIMULATE, encodeRpcRequest(SIMULATION_SIMULATE, { body: request }, randomUUID()), { timeout: timeoutMs });
-    const reply = decodeRpcReply<SimulationResult>(msg.string());
-    if (!reply.ok) throw new Error(`simulation: ${reply.error.name}: ${reply.error.message}`);
-    return reply.value;
+    try {
+      return await natsRequest<SimulationResult>(nc, SIMULATION_SIMULATE, { body: request }, { timeoutMs, requestId });
+    } catch (err) {
+      if (err instanceof ServiceReplyError) throw new Error(`simulation: ${err.message}`);
+      throw err;
+    }
   }
 
   async close(): Promise<void> {

@@ -1,8 +1,8 @@
 import 'reflect-metadata';
-import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { connect } from '@nats-io/transport-node';
-import { decodeRpcReply, encodeRpcRequest, PAYOUT_SOURCE_REGISTER } from '@tradeinfra/contracts';
+import { PAYOUT_SOURCE_REGISTER } from '@tradeinfra/contracts';
+import { natsRequest, ServiceReplyError } from '@tradeinfra/service-kit';
 import { ApiKeysRepository } from '../auth/api-keys.repository.js';
 import { loadEnv } from '../config/env.js';
 import { createDataSource } from '../database/data-source.js';
@@ -25,12 +25,12 @@ async function main(argv: string[]): Promise<void> {
   if (!tenantId) throw new Error(`tenant "${values.tenant}" not found (create one with apikey:create --tenant)`);
   const nc = await connect({ servers: env.NATS_URL, name: 'source-cli' });
   try {
-    const msg = await nc.request(PAYOUT_SOURCE_REGISTER, encodeRpcRequest(PAYOUT_SOURCE_REGISTER, { id: values.id, tenantId }, randomUUID()), {
-      timeout: 5_000,
-    });
-    const reply = decodeRpcReply<{ id: string }>(msg.string());
-    if (!reply.ok) throw new Error(reply.error.message);
-    process.stdout.write(`${reply.value.id} registered to tenant ${values.tenant}\n`);
+    const registered = await natsRequest<{ id: string }>(nc, PAYOUT_SOURCE_REGISTER, { id: values.id, tenantId }, { timeoutMs: 5_000 }).catch(
+      (err: unknown) => {
+        throw err instanceof ServiceReplyError ? new Error(err.payload.message) : err;
+      },
+    );
+    process.stdout.write(`${registered.id} registered to tenant ${values.tenant}\n`);
   } finally {
     await nc.close();
   }

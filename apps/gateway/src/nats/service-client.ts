@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { connect, errors, headers as natsHeaders, type NatsConnection, type Subscription } from '@nats-io/transport-node';
-import { decodeRpcReply, encodeRpcRequest, ErrorName, REQUEST_ID_HEADER } from '@tradeinfra/contracts';
+import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { ErrorName } from '@tradeinfra/contracts';
+import { natsRequest, NatsRequestFailed, ServiceReplyError } from '@tradeinfra/service-kit';
 import { ENV, type GatewayEnv } from '../config/env.js';
 import { GatewayError } from '../http/gateway-error.js';
 
@@ -42,35 +42,28 @@ export class ServiceClient implements OnModuleInit, OnModuleDestroy {
   async request<T>(subject: string, data: unknown, requestId: string, timeoutMs = this.env.REQUEST_TIMEOUT_MS): Promise<T> {
     const nc = this.nc;
     if (!nc || nc.isClosed() || !this.connected) throw unavailable(subject);
-    const h = natsHeaders();
-    h.set(REQUEST_ID_HEADER, requestId);
-    const packet = encodeRpcRequest(subject, data, randomUUID());
-    // NATS refuses a message over max_payload (a retry never helps): 413, naming both sizes.
-    const size = Buffer.byteLength(packet) + NATS_HEADERS_BYTES;
-    if (size > this.maxPayload) {
-      throw new GatewayError(
-        ErrorName.PayloadTooLarge,
-        `The request is ${size} bytes once forwarded to the ${subject.split('.')[0]} service; NATS carries at most ${this.maxPayload} (its max_payload)`,
-        { size, limit: this.maxPayload },
-      );
-    }
-    let raw: string;
     try {
-      const msg = await nc.request(subject, packet, { timeout: timeoutMs, headers: h });
-      raw = msg.string();
+      return await natsRequest<T>(nc, subject, data, { requestId, timeoutMs, maxPayload: this.maxPayload });
     } catch (err) {
-      if (err instanceof errors.NoRespondersError || (err instanceof errors.RequestError && err.isNoResponders())) {
-        throw unavailable(subject);
+      if (err instanceof ServiceReplyError) throw GatewayError.from(err.payload);
+      if (!(err instanceof NatsRequestFailed)) throw err;
+      switch (err.kind) {
+        case 'too_large':
+          // NATS refuses a message over max_payload (a retry never helps): 413, naming both sizes.
+          throw new GatewayError(
+            ErrorName.PayloadTooLarge,
+            `The request is ${err.size!.size} bytes once forwarded to the ${subject.split('.')[0]} service; NATS carries at most ${this.maxPayload} (its max_payload)`,
+            err.size,
+          );
+        case 'timeout':
+          throw new GatewayError(ErrorName.Timeout, `The service did not answer within ${timeoutMs} ms`);
+        case 'no_responders':
+          throw unavailable(subject);
+        case 'transport':
+          this.logger.warn(`request ${subject} failed: ${err.message}`);
+          throw unavailable(subject);
       }
-      if (err instanceof errors.TimeoutError || (err as Error).name === 'TimeoutError') {
-        throw new GatewayError(ErrorName.Timeout, `The service did not answer within ${timeoutMs} ms`);
-      }
-      this.logger.warn(`request ${subject} failed: ${(err as Error).message}`);
-      throw unavailable(subject);
     }
-    const reply = decodeRpcReply<T>(raw);
-    if (!reply.ok) throw GatewayError.from(reply.error);
-    return reply.value;
   }
 
   /** True when the NATS server answers a ping within `timeoutMs`. */
@@ -98,9 +91,6 @@ export class ServiceClient implements OnModuleInit, OnModuleDestroy {
     this.nc = null;
   }
 }
-
-/** What a request's NATS headers (the request id) add, with room to spare. */
-const NATS_HEADERS_BYTES = 256;
 
 /** Room left in a NATS message for a forwarded body: the envelope `{pattern, data: {body}, id}` and the headers. */
 export const NATS_ENVELOPE_BYTES = 1024;
