@@ -211,3 +211,4 @@ export { HttpJsonClient, HttpJsonUnavailable } from './http-json.js';
 export { ChainRpc, RpcUnavailable, type RpcCall, type RpcReplyItem } from './json-rpc.js';
 export { NatsSimulationClient, type SimulationRequest } from './simulation-client.js';
 export { ADVISORY_LOCKS } from './locks.js';
+export { ServiceError } from './service-error.js';

@@ -1,4 +1,5 @@
-import { ErrorName, type RpcErrorPayload } from '@tradeinfra/contracts';
+import { ErrorName } from '@tradeinfra/contracts';
+import { ServiceError } from '@tradeinfra/service-kit';
 
 export enum SimulationErrorCode {
   /** Bad input the schema cannot see (unknown chain, block in the future). */
@@ -13,32 +14,20 @@ export enum SimulationErrorCode {
   Unprocessable = 'UNPROCESSABLE',
 }
 
-export class SimulationError extends Error {
-  constructor(
-    readonly code: SimulationErrorCode,
-    message: string,
-    readonly details: unknown = null,
-  ) {
-    super(message);
-  }
-
-  toPayload(): RpcErrorPayload {
-    return { name: errorName(this.code), message: this.message, details: this.details };
-  }
-}
-
-function errorName(code: SimulationErrorCode): ErrorName {
-  switch (code) {
-    case SimulationErrorCode.Invalid:
-      return ErrorName.Validation;
-    case SimulationErrorCode.Rule:
-      return ErrorName.Rule;
-    case SimulationErrorCode.Upstream:
-      return ErrorName.Upstream;
-    case SimulationErrorCode.Timeout:
-      return ErrorName.Timeout;
-    case SimulationErrorCode.Unprocessable:
-      return ErrorName.Unprocessable;
+export class SimulationError extends ServiceError<SimulationErrorCode> {
+  protected errorName(code: SimulationErrorCode): ErrorName {
+    switch (code) {
+      case SimulationErrorCode.Invalid:
+        return ErrorName.Validation;
+      case SimulationErrorCode.Rule:
+        return ErrorName.Rule;
+      case SimulationErrorCode.Upstream:
+        return ErrorName.Upstream;
+      case SimulationErrorCode.Timeout:
+        return ErrorName.Timeout;
+      case SimulationErrorCode.Unprocessable:
+        return ErrorName.Unprocessable;
+    }
   }
 }
 
