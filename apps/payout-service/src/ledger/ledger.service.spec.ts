@@ -1,4 +1,4 @@
-import type { UsdPrices } from '../payouts/usd-prices.js';
+import type { UsdPrices } from './usd-prices.js';
 import { loadEnv } from '../config/env.js';
 import { LedgerError, LedgerErrorCode } from './ledger.errors.js';
 import type { LedgerRepository } from './ledger.repository.js';

@@ -16,7 +16,7 @@ import { uuidv7 } from 'uuidv7';
 import { ENV, type PayoutServiceEnv } from '../config/env.js';
 import { invalidField, LedgerError, LedgerErrorCode } from './ledger.errors.js';
 import { LedgerRepository } from './ledger.repository.js';
-import { UsdPrices } from '../payouts/usd-prices.js';
+import { UsdPrices } from './usd-prices.js';
 
 const DEFAULT_LIMIT = 100;
 
