@@ -4,6 +4,7 @@ import { createLegacyTx } from '@ethereumjs/tx';
 import { runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import type { SimulatedCall, SimulationCall, SimulationOverrides } from '@tradeinfra/contracts';
 import { stripWord } from '../chain/chain-state.js';
+import { ChainError } from '../chain/chain.errors.js';
 import { SimulationError, SimulationErrorCode } from '../simulation/simulation.errors.js';
 import type { BundleReads } from './bundle-reads.js';
 import type { ForkedStateManager } from './forked-state-manager.js';
@@ -61,7 +62,8 @@ export async function runCall(
   try {
     result = await runTx(vm, { tx, block, skipBlockGasLimitValidation: true, skipHardForkValidation: true });
   } catch (err) {
-    if (err instanceof DeadlineExceeded || err instanceof SimulationError) throw err;
+    // The run's own errors and the chain layer's are never taken for the call's.
+    if (err instanceof DeadlineExceeded || err instanceof SimulationError || err instanceof ChainError) throw err;
     throw new SimulationError(SimulationErrorCode.Rule, `Call #${index} cannot run: ${cleanMessage((err as Error).message)}`);
   }
   checkDeadline(context.deadline);
