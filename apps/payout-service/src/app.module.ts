@@ -6,10 +6,11 @@ import { LedgerController } from './ledger/ledger.controller.js';
 import { LedgerRepository } from './ledger/ledger.repository.js';
 import { LedgerService } from './ledger/ledger.service.js';
 import { MevConsumer } from './ledger/mev-consumer.js';
+import { UsdPrices } from './ledger/usd-prices.js';
+import { PayoutsController } from './payouts/payouts.controller.js';
 import { PayoutsRepository } from './payouts/payouts.repository.js';
 import { PayoutsService } from './payouts/payouts.service.js';
 import { Settler } from './payouts/settler.js';
-import { UsdPrices } from './payouts/usd-prices.js';
 
 @Module({})
 export class AppModule {
@@ -18,7 +19,7 @@ export class AppModule {
       module: AppModule,
       global: true,
       imports: [DatabaseModule.forRoot(() => createDataSource(env))],
-      controllers: [LedgerController],
+      controllers: [LedgerController, PayoutsController],
       providers: [{ provide: ENV, useValue: env }, LedgerRepository, LedgerService, MevConsumer, PayoutsRepository, PayoutsService, Settler, UsdPrices],
       exports: [ENV],
     };

@@ -33,6 +33,20 @@ export function uint256String(what = 'an amount') {
 }
 
 /**
+ * The EIP-55 form of a 0x-prefixed 20-byte hex address, or null when its case is mixed and not
+ * a valid checksum (all-lowercase or all-uppercase hex carries none and is accepted).
+ */
+export function checksumAddress(value: string): string | null {
+  const body = value.slice(2);
+  const mixed = body !== body.toLowerCase() && body !== body.toUpperCase();
+  try {
+    return getAddress(mixed ? value : `0x${body.toLowerCase()}`);
+  } catch {
+    return null;
+  }
+}
+
+/**
  * An EIP-55 address: all-lowercase or all-uppercase hex is accepted, mixed case must carry a
  * valid checksum. Normalised to the checksummed form.
  */
@@ -41,16 +55,15 @@ export function checksummedAddress() {
     .string({ error: typeError('a 0x-prefixed 20-byte hex address') })
     .regex(HEX_ADDRESS, { error: 'must be a 0x-prefixed 20-byte hex address', abort: true })
     .transform((value, ctx) => {
-      const body = value.slice(2);
-      const mixed = body !== body.toLowerCase() && body !== body.toUpperCase();
-      try {
-        return getAddress(mixed ? value : `0x${body.toLowerCase()}`);
-      } catch {
-        ctx.addIssue({ code: 'custom', message: 'has an invalid EIP-55 checksum', input: value });
-        return z.NEVER;
-      }
+      const address = checksumAddress(value);
+      if (address !== null) return address;
+      ctx.addIssue({ code: 'custom', message: INVALID_CHECKSUM, input: value });
+      return z.NEVER;
     });
 }
+
+/** What an address with a wrong EIP-55 checksum is told. */
+export const INVALID_CHECKSUM = 'has an invalid EIP-55 checksum';
 
 /** An unpaired UTF-16 surrogate: text that is not valid Unicode (it cannot be written as UTF-8). */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

@@ -214,3 +214,4 @@ export { ADVISORY_LOCKS } from './locks.js';
 export { ensureConsumer, ensureStream } from './jetstream.js';
 export { envFlag, envInt, loadServiceEnv, LOG_ENV, NATS_ENV, POSTGRES_ENV } from './env.js';
 export { NATS_HEADERS_BYTES, natsRequest, NatsRequestFailed, ServiceReplyError, type NatsRequestFailure, type NatsRequestOptions } from './nats-request.js';
+export { ServiceError } from './service-error.js';

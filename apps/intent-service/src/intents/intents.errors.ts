@@ -1,4 +1,5 @@
-import { ErrorName, type RpcErrorPayload } from '@tradeinfra/contracts';
+import { ErrorName } from '@tradeinfra/contracts';
+import { ServiceError } from '@tradeinfra/service-kit';
 
 export enum IntentErrorCode {
   NotFound = 'NOT_FOUND',
@@ -10,29 +11,17 @@ export enum IntentErrorCode {
 }
 
 /** The one error type the intent domain throws; the RPC filter turns it into the wire error. */
-export class IntentError extends Error {
-  constructor(
-    readonly code: IntentErrorCode,
-    message: string,
-    readonly details: unknown = null,
-  ) {
-    super(message);
-  }
-
-  toPayload(): RpcErrorPayload {
-    return { name: errorName(this.code), message: this.message, details: this.details };
-  }
-}
-
-function errorName(code: IntentErrorCode): ErrorName {
-  switch (code) {
-    case IntentErrorCode.NotFound:
-      return ErrorName.NotFound;
-    case IntentErrorCode.NotPending:
-    case IntentErrorCode.IdempotencyKeyReused:
-      return ErrorName.Conflict;
-    case IntentErrorCode.BadCursor:
-    case IntentErrorCode.BadWalletIntent:
-      return ErrorName.Validation;
+export class IntentError extends ServiceError<IntentErrorCode> {
+  protected errorName(code: IntentErrorCode): ErrorName {
+    switch (code) {
+      case IntentErrorCode.NotFound:
+        return ErrorName.NotFound;
+      case IntentErrorCode.NotPending:
+      case IntentErrorCode.IdempotencyKeyReused:
+        return ErrorName.Conflict;
+      case IntentErrorCode.BadCursor:
+      case IntentErrorCode.BadWalletIntent:
+        return ErrorName.Validation;
+    }
   }
 }

@@ -4,17 +4,12 @@ import {
   PAYOUT_ENTRIES_BY_TX,
   PAYOUT_ENTRIES_LIST,
   PAYOUT_ENTRY_RECORD,
-  PAYOUT_GET,
   PAYOUT_HEALTH,
-  PAYOUT_REQUEST,
   PAYOUT_SOURCE_CASHBACK,
-  PAYOUT_SOURCE_PAYOUTS,
   PAYOUT_SOURCE_REGISTER,
-  PAYOUT_TRANSITION,
   type PayoutMessage,
   type RawJsonReply,
 } from '@tradeinfra/contracts';
-import { PayoutsService } from '../payouts/payouts.service.js';
 import { LedgerRepository } from './ledger.repository.js';
 import { LedgerService } from './ledger.service.js';
 
@@ -24,7 +19,6 @@ type WithId<T = unknown> = PayoutMessage<T> & { id: unknown };
 export class LedgerController {
   constructor(
     private readonly ledger: LedgerService,
-    private readonly payouts: PayoutsService,
     private readonly repository: LedgerRepository,
   ) {}
 
@@ -51,26 +45,6 @@ export class LedgerController {
   @MessagePattern(PAYOUT_SOURCE_REGISTER)
   register(@Payload() m: { id: unknown; tenantId: unknown }): Promise<{ id: string; tenantId: string }> {
     return this.ledger.registerSource(m.id, m.tenantId);
-  }
-
-  @MessagePattern(PAYOUT_REQUEST)
-  request(@Payload() m: WithId): Promise<RawJsonReply> {
-    return this.payouts.request(m.viewer, m.id, m.body);
-  }
-
-  @MessagePattern(PAYOUT_SOURCE_PAYOUTS)
-  sourcePayouts(@Payload() m: WithId): Promise<RawJsonReply> {
-    return this.payouts.bySource(m.viewer, m.id);
-  }
-
-  @MessagePattern(PAYOUT_GET)
-  get(@Payload() m: WithId): Promise<RawJsonReply> {
-    return this.payouts.get(m.viewer, m.id);
-  }
-
-  @MessagePattern(PAYOUT_TRANSITION)
-  transition(@Payload() m: WithId): Promise<RawJsonReply> {
-    return this.payouts.transition(m.viewer, m.id, m.body);
   }
 
   @MessagePattern(PAYOUT_HEALTH)

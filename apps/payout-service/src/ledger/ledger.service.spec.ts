@@ -1,6 +1,6 @@
-import type { UsdPrices } from '../payouts/usd-prices.js';
+import type { UsdPrices } from './usd-prices.js';
 import { loadEnv } from '../config/env.js';
-import { PayoutError, PayoutErrorCode } from '../payouts/payouts.errors.js';
+import { LedgerError, LedgerErrorCode } from './ledger.errors.js';
 import type { LedgerRepository } from './ledger.repository.js';
 import { LedgerService } from './ledger.service.js';
 
@@ -29,7 +29,7 @@ function failure(fn: () => unknown): { path?: string; code?: string; name?: stri
   try {
     fn();
   } catch (err) {
-    if (err instanceof PayoutError) return { code: err.code, path: (err.details as { path: string }[])[0]?.path };
+    if (err instanceof LedgerError) return { code: err.code, path: (err.details as { path: string }[])[0]?.path };
     return { name: (err as Error).name, path: (err as { issues?: { path: string }[] }).issues?.[0]?.path };
   }
   throw new Error('expected a failure');
@@ -66,10 +66,10 @@ describe('LedgerService.checkSource', () => {
   it('shows a tenant its own registered sources only; operators any known source', async () => {
     await expect(service.checkSource({ tenantId: TENANT, admin: false }, 'mine')).resolves.toBe(TENANT);
     for (const source of ['orphan', 'unknown']) {
-      await expect(service.checkSource({ tenantId: TENANT, admin: false }, source)).rejects.toMatchObject({ code: PayoutErrorCode.NotFound });
+      await expect(service.checkSource({ tenantId: TENANT, admin: false }, source)).rejects.toMatchObject({ code: LedgerErrorCode.NotFound });
     }
     await expect(service.checkSource({ tenantId: TENANT, admin: true }, 'orphan')).resolves.toBeNull();
-    await expect(service.checkSource({ tenantId: TENANT, admin: true }, 'unknown')).rejects.toMatchObject({ code: PayoutErrorCode.NotFound });
+    await expect(service.checkSource({ tenantId: TENANT, admin: true }, 'unknown')).rejects.toMatchObject({ code: LedgerErrorCode.NotFound });
   });
 });
 

@@ -14,9 +14,9 @@ import {
 } from '@tradeinfra/contracts';
 import { uuidv7 } from 'uuidv7';
 import { ENV, type PayoutServiceEnv } from '../config/env.js';
-import { invalidField, PayoutError, PayoutErrorCode } from '../payouts/payouts.errors.js';
+import { invalidField, LedgerError, LedgerErrorCode } from './ledger.errors.js';
 import { LedgerRepository } from './ledger.repository.js';
-import { UsdPrices } from '../payouts/usd-prices.js';
+import { UsdPrices } from './usd-prices.js';
 
 const DEFAULT_LIMIT = 100;
 
@@ -97,7 +97,7 @@ export class LedgerService {
     const source = parseInput(sourceIdSchema(), id);
     const tenant = parseInput(uuid('a tenant id'), tenantId);
     if (!(await this.ledger.registerSource(source, tenant))) {
-      throw new PayoutError(PayoutErrorCode.Conflict, `Source ${source} is registered to another tenant`);
+      throw new LedgerError(LedgerErrorCode.Conflict, `Source ${source} is registered to another tenant`);
     }
     return { id: source, tenantId: tenant };
   }
@@ -109,7 +109,7 @@ export class LedgerService {
   async checkSource(viewer: PayoutViewer, source: string): Promise<string | null> {
     const tenant = await this.ledger.sourceTenant(source);
     const visible = viewer.admin ? tenant !== undefined : tenant === viewer.tenantId;
-    if (!visible || tenant === undefined) throw new PayoutError(PayoutErrorCode.NotFound, `Source ${source} not found`);
+    if (!visible || tenant === undefined) throw new LedgerError(LedgerErrorCode.NotFound, `Source ${source} not found`);
     return tenant;
   }
 }

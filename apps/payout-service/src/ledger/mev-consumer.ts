@@ -11,7 +11,7 @@ import {
 } from '@tradeinfra/contracts';
 import { ensureConsumer, ensureStream, NATS_TERM_REASON_VERSION, natsVersionAtLeast, requireNatsServerVersion } from '@tradeinfra/service-kit';
 import { ENV, type PayoutServiceEnv } from '../config/env.js';
-import { PayoutError } from '../payouts/payouts.errors.js';
+import { LedgerError } from './ledger.errors.js';
 import { LedgerService } from './ledger.service.js';
 
 export const CONSUMER_NAME = 'payout-service';
@@ -118,7 +118,7 @@ export class MevConsumer implements OnApplicationBootstrap, OnModuleDestroy, OnA
         valid.push({ msg, event: this.ledger.validateEvent(msg.json()) });
         continue;
       } catch (err) {
-        reason = err instanceof ContractValidationError || err instanceof PayoutError ? err.message : `not JSON: ${(err as Error).message}`;
+        reason = err instanceof ContractValidationError || err instanceof LedgerError ? err.message : `not JSON: ${(err as Error).message}`;
       }
       await this.deadLetter(msg, reason);
     }

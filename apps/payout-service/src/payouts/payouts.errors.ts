@@ -1,4 +1,5 @@
-import { ErrorName, type RpcErrorPayload } from '@tradeinfra/contracts';
+import { ErrorName } from '@tradeinfra/contracts';
+import { ServiceError } from '@tradeinfra/service-kit';
 
 export enum PayoutErrorCode {
   Invalid = 'INVALID',
@@ -8,19 +9,16 @@ export enum PayoutErrorCode {
 }
 
 /** The one error type of the payout domain; the RPC filter sends its payload. */
-export class PayoutError extends Error {
-  constructor(
-    readonly code: PayoutErrorCode,
-    message: string,
-    readonly details: unknown = null,
-  ) {
-    super(message);
-  }
-
-  toPayload(): RpcErrorPayload {
-    const name =
-      this.code === PayoutErrorCode.Invalid ? ErrorName.Validation : this.code === PayoutErrorCode.NotFound ? ErrorName.NotFound : ErrorName.Conflict;
-    return { name, message: this.message, details: this.details };
+export class PayoutError extends ServiceError<PayoutErrorCode> {
+  protected errorName(code: PayoutErrorCode): ErrorName {
+    switch (code) {
+      case PayoutErrorCode.Invalid:
+        return ErrorName.Validation;
+      case PayoutErrorCode.NotFound:
+        return ErrorName.NotFound;
+      case PayoutErrorCode.Conflict:
+        return ErrorName.Conflict;
+    }
   }
 }
 

@@ -1,5 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
+  checksumAddress,
+  INVALID_CHECKSUM,
   parseInput,
   PayoutTransitionSchema,
   RequestPayoutSchema,
@@ -8,7 +10,6 @@ import {
   type PayoutViewer,
   type RawJsonReply,
 } from '@tradeinfra/contracts';
-import { getAddress } from 'ethers';
 import { uuidv7 } from 'uuidv7';
 import { ENV, type PayoutServiceEnv } from '../config/env.js';
 import { LedgerService } from '../ledger/ledger.service.js';
@@ -34,13 +35,8 @@ export class PayoutsService {
     const source = parseInput(sourceIdSchema(), sourceId);
     const req = parseInput(RequestPayoutSchema, body);
     const sourceTenant = await this.ledger.checkSource(viewer, source);
-    let address: string;
-    try {
-      const body40 = req.address.slice(2);
-      address = getAddress(body40 === body40.toLowerCase() || body40 === body40.toUpperCase() ? `0x${body40.toLowerCase()}` : req.address);
-    } catch {
-      throw invalidField('address', 'has an invalid EIP-55 checksum');
-    }
+    const address = checksumAddress(req.address);
+    if (address === null) throw invalidField('address', INVALID_CHECKSUM);
     const audit = () =>
       viewer.admin && sourceTenant !== viewer.tenantId
         ? { id: uuidv7(), keyId: viewer.keyId ?? null, tenantId: viewer.tenantId, sourceTenantId: sourceTenant }

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { LRUCache } from 'lru-cache';
 import { ENV, type SimulationEnv } from '../config/env.js';
-import { invalid } from '../simulation/simulation.errors.js';
 import { ChainState, createStateCache } from './chain-state.js';
+import { ChainError, ChainErrorCode } from './chain.errors.js';
 
 /** One {@link ChainState} per chain with an RPC configured, all sharing one capped cache. */
 @Injectable()
@@ -26,7 +26,7 @@ export class ChainRegistry {
     const chain = this.chains.get(chainId);
     if (!chain) {
       const known = this.ids.length ? this.ids.join(', ') : 'none';
-      throw invalid('chainId', `chain ${chainId} has no RPC configured (chains with one: ${known})`);
+      throw new ChainError(ChainErrorCode.UnknownChain, `chain ${chainId} has no RPC configured (chains with one: ${known})`);
     }
     return chain;
   }

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SimulationError, SimulationErrorCode } from '../simulation/simulation.errors.js';
-import { ChainState, createStateCache, stripWord } from './chain-state.js';
+import { ChainError, ChainErrorCode } from './chain.errors.js';
+import { ChainState, createStateCache, ReadBudget, stripWord } from './chain-state.js';
 
 interface Call {
   method: string;
@@ -130,12 +130,15 @@ describe('ChainState', () => {
     expect(chain.cachedAccount(17n, ADDR)).toBeUndefined();
   });
 
-  it('refuses an unknown block as bad input and a failing upstream as UpstreamError', async () => {
-    await expect(chain.block(0x999n)).rejects.toMatchObject({ code: SimulationErrorCode.Invalid });
+  it('refuses an unknown block as an unknown block and an upstream that does not answer as a timeout', async () => {
+    await expect(chain.block(0x999n)).rejects.toMatchObject({
+      code: ChainErrorCode.UnknownBlock,
+      message: 'block 2457 does not exist on chain 1 (in the future?)',
+    });
     upstream.hang = true;
     const err = await chain.block(0x20n).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(SimulationError);
-    expect(err).toMatchObject({ code: SimulationErrorCode.Upstream, message: expect.stringContaining('did not answer within 300 ms') });
+    expect(err).toBeInstanceOf(ChainError);
+    expect(err).toMatchObject({ code: ChainErrorCode.Timeout, message: expect.stringContaining('did not answer within 300 ms') });
   });
 });
 
@@ -143,5 +146,22 @@ describe('stripWord', () => {
   it('drops leading zero bytes; zero is empty', () => {
     expect(stripWord(`0x${'0'.repeat(64)}`)).toEqual(new Uint8Array(0));
     expect(stripWord(`0x${'0'.repeat(61)}100`)).toEqual(new Uint8Array([1, 0]));
+  });
+});
+
+describe('ReadBudget', () => {
+  it('counts reads up to its limit and refuses the batch that would go past it, spending nothing of it', () => {
+    const budget = new ReadBudget(5);
+    budget.spend(3);
+    budget.spend(0);
+    expect(() => budget.spend(3)).toThrow(
+      expect.objectContaining({
+        code: ChainErrorCode.ReadBudgetSpent,
+        message: 'The simulation needs more than 5 reads of chain state from the node (SIM_MAX_UPSTREAM_READS): 3 made, 3 more wanted',
+        details: { limit: 5, used: 3, wanted: 3 },
+      }),
+    );
+    budget.spend(2);
+    expect(budget.used).toBe(5);
   });
 });

@@ -3,8 +3,8 @@ import { bytesToHex, hexToBytes, KECCAK256_NULL } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { LRUCache } from 'lru-cache';
 import type { ChainConfig } from '../config/env.js';
-import { invalid, SimulationError, SimulationErrorCode } from '../simulation/simulation.errors.js';
-import { JsonRpcClient, JsonRpcError, upstream } from './json-rpc.client.js';
+import { ChainError, ChainErrorCode } from './chain.errors.js';
+import { JsonRpcClient, JsonRpcError } from './json-rpc.client.js';
 
 /** The block environment and identity of one upstream block. */
 export interface BlockEnv {
@@ -52,7 +52,8 @@ export interface ChainSource {
 /**
  * A simulation's budget of upstream JSON-RPC calls (SIM_MAX_UPSTREAM_READS): spent before a
  * batch is sent (a key already cached or in flight may be counted, never one sent uncounted);
- * past it the simulation fails with 422 `upstream_budget_exceeded`, and the batch is not sent.
+ * past it the read fails (ChainError ReadBudgetSpent: the simulation's 422
+ * `upstream_budget_exceeded`), and the batch is not sent.
  */
 export class ReadBudget {
   used = 0;
@@ -61,10 +62,10 @@ export class ReadBudget {
   spend(calls: number): void {
     if (calls <= 0) return;
     if (this.used + calls > this.max) {
-      throw new SimulationError(
-        SimulationErrorCode.Unprocessable,
+      throw new ChainError(
+        ChainErrorCode.ReadBudgetSpent,
         `The simulation needs more than ${this.max} reads of chain state from the node (SIM_MAX_UPSTREAM_READS): ${this.used} made, ${calls} more wanted`,
-        { reason: 'upstream_budget_exceeded', limit: this.max, used: this.used, wanted: calls },
+        { limit: this.max, used: this.used, wanted: calls },
       );
     }
     this.used += calls;
@@ -145,7 +146,7 @@ export class ChainState implements ChainSource {
     if (number === null) {
       budget?.spend(1);
       const head = await this.fetchBlock('latest');
-      if (!head) throw upstream(`The chain RPC (chain ${this.config.chainId}) returned no latest block`);
+      if (!head) throw new ChainError(ChainErrorCode.BadAnswer, `The chain RPC (chain ${this.config.chainId}) returned no latest block`);
       this.cache.set(this.key('h', head.number.toString()), head);
       return head;
     }
@@ -153,7 +154,7 @@ export class ChainState implements ChainSource {
     if (!this.cache.has(key)) budget?.spend(1);
     const block = await this.cached(key, async () => {
       const found = await this.fetchBlock(hex(number));
-      if (!found) throw invalid('blockNumber', `block ${number} does not exist on chain ${this.config.chainId} (in the future?)`);
+      if (!found) throw new ChainError(ChainErrorCode.UnknownBlock, `block ${number} does not exist on chain ${this.config.chainId} (in the future?)`);
       return found;
     });
     return block as BlockEnv;
@@ -324,13 +325,13 @@ export class ChainState implements ChainSource {
     return promise;
   }
 
-  /** A state read: any upstream error is a 502 (we cannot know the state). */
+  /** A state read: any error the upstream answers with is a bad answer (we cannot know the state). */
   private async state<T>(method: string, params: unknown[]): Promise<T> {
     try {
       return await this.rpc.request<T>(method, params);
     } catch (err) {
       if (err instanceof JsonRpcError) {
-        throw upstream(`The chain RPC (chain ${this.config.chainId}) failed ${method}: ${err.message}`);
+        throw new ChainError(ChainErrorCode.BadAnswer, `The chain RPC (chain ${this.config.chainId}) failed ${method}: ${err.message}`);
       }
       throw err;
     }

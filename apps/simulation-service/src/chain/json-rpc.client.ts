@@ -1,5 +1,5 @@
 import { HttpJsonClient } from '@tradeinfra/service-kit';
-import { SimulationError, SimulationErrorCode } from '../simulation/simulation.errors.js';
+import { ChainError, ChainErrorCode } from './chain.errors.js';
 
 interface Pending {
   method: string;
@@ -21,8 +21,9 @@ export class JsonRpcError extends Error {
 
 /**
  * JSON-RPC over HTTP with automatic batching: every request made in the same tick goes out in
- * one batch (one round trip). Transport failures, timeouts and malformed answers become
- * UpstreamError; an error object in the answer rejects that one request with JsonRpcError.
+ * one batch (one round trip). Transport failures, timeouts and malformed answers become a
+ * ChainError (Unreachable, Timeout, BadAnswer); an error object in the answer rejects that one
+ * request with JsonRpcError.
  */
 export class JsonRpcClient {
   private queue: Pending[] = [];
@@ -68,8 +69,9 @@ export class JsonRpcClient {
       answers = await this.http.post(payload);
     } catch (err) {
       const message = (err as Error).message;
-      const reason = message.startsWith('no answer within') ? `did not answer within ${this.timeoutMs} ms` : `failed: ${message}`;
-      const error = upstream(`The chain RPC (${this.label}) ${reason}`);
+      const error = message.startsWith('no answer within')
+        ? new ChainError(ChainErrorCode.Timeout, `The chain RPC (${this.label}) did not answer within ${this.timeoutMs} ms`)
+        : new ChainError(message === 'not JSON' ? ChainErrorCode.BadAnswer : ChainErrorCode.Unreachable, `The chain RPC (${this.label}) failed: ${message}`);
       for (const p of batch) p.reject(error);
       return;
     }
@@ -80,7 +82,7 @@ export class JsonRpcClient {
     batch.forEach((p, i) => {
       const answer = byId.get(ids[i]);
       if (!answer) {
-        p.reject(upstream(`The chain RPC (${this.label}) gave no answer to ${p.method}`));
+        p.reject(new ChainError(ChainErrorCode.BadAnswer, `The chain RPC (${this.label}) gave no answer to ${p.method}`));
       } else if (answer.error) {
         p.reject(new JsonRpcError(answer.error.code, answer.error.message ?? 'error', answer.error.data));
       } else {
@@ -88,8 +90,4 @@ export class JsonRpcClient {
       }
     });
   }
-}
-
-export function upstream(message: string): SimulationError {
-  return new SimulationError(SimulationErrorCode.Upstream, message);
 }

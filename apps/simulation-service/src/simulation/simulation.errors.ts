@@ -1,7 +1,9 @@
-import { ErrorName, type RpcErrorPayload } from '@tradeinfra/contracts';
+import { ErrorName } from '@tradeinfra/contracts';
+import { ServiceError } from '@tradeinfra/service-kit';
+import { ChainError, ChainErrorCode } from '../chain/chain.errors.js';
 
 export enum SimulationErrorCode {
-  /** Bad input the schema cannot see (unknown chain, block in the future). */
+  /** Bad input the schema cannot see (unknown chain, block in the future, init code too large). */
   Invalid = 'INVALID',
   /** A simulation rule failed (nonce mismatch, intrinsic gas, funds): the spec's `Error`. */
   Rule = 'RULE',
@@ -13,32 +15,20 @@ export enum SimulationErrorCode {
   Unprocessable = 'UNPROCESSABLE',
 }
 
-export class SimulationError extends Error {
-  constructor(
-    readonly code: SimulationErrorCode,
-    message: string,
-    readonly details: unknown = null,
-  ) {
-    super(message);
-  }
-
-  toPayload(): RpcErrorPayload {
-    return { name: errorName(this.code), message: this.message, details: this.details };
-  }
-}
-
-function errorName(code: SimulationErrorCode): ErrorName {
-  switch (code) {
-    case SimulationErrorCode.Invalid:
-      return ErrorName.Validation;
-    case SimulationErrorCode.Rule:
-      return ErrorName.Rule;
-    case SimulationErrorCode.Upstream:
-      return ErrorName.Upstream;
-    case SimulationErrorCode.Timeout:
-      return ErrorName.Timeout;
-    case SimulationErrorCode.Unprocessable:
-      return ErrorName.Unprocessable;
+export class SimulationError extends ServiceError<SimulationErrorCode> {
+  protected errorName(code: SimulationErrorCode): ErrorName {
+    switch (code) {
+      case SimulationErrorCode.Invalid:
+        return ErrorName.Validation;
+      case SimulationErrorCode.Rule:
+        return ErrorName.Rule;
+      case SimulationErrorCode.Upstream:
+        return ErrorName.Upstream;
+      case SimulationErrorCode.Timeout:
+        return ErrorName.Timeout;
+      case SimulationErrorCode.Unprocessable:
+        return ErrorName.Unprocessable;
+    }
   }
 }
 
@@ -52,4 +42,29 @@ export function simulationTimeout(timeoutMs: number): SimulationError {
     reason: 'simulation_timeout',
     timeoutMs,
   });
+}
+
+/**
+ * The simulation's error for an error of the chain layer (the boundary between chain/ and the
+ * feature): an unknown chain or block is the client's input; an upstream that fails, times out
+ * or answers wrong is a 502; a spent read budget is a 422 `upstream_budget_exceeded`.
+ */
+export function fromChainError(err: ChainError): SimulationError {
+  switch (err.code) {
+    case ChainErrorCode.UnknownChain:
+      return invalid('chainId', err.message);
+    case ChainErrorCode.UnknownBlock:
+      return invalid('blockNumber', err.message);
+    case ChainErrorCode.Unreachable:
+    case ChainErrorCode.Timeout:
+    case ChainErrorCode.BadAnswer:
+      return new SimulationError(SimulationErrorCode.Upstream, err.message);
+    case ChainErrorCode.ReadBudgetSpent:
+      return new SimulationError(SimulationErrorCode.Unprocessable, err.message, { reason: 'upstream_budget_exceeded', ...err.details });
+  }
+}
+
+/** An error as the simulation feature sends it: a chain error becomes the simulation's, anything else is left as it is. */
+export function asSimulationError(err: unknown): unknown {
+  return err instanceof ChainError ? fromChainError(err) : err;
 }

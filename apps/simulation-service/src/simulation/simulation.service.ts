@@ -7,7 +7,7 @@ import { ReadBudget } from '../chain/chain-state.js';
 import { ENV, type SimulationEnv } from '../config/env.js';
 import type { SimulationStats } from '../engine/simulator.js';
 import { SimulationPool } from '../workers/simulation-pool.js';
-import { SimulationError, SimulationErrorCode } from './simulation.errors.js';
+import { asSimulationError, SimulationError, SimulationErrorCode } from './simulation.errors.js';
 
 /** What the NATS reply adds around the result (`{"response": …, "isDisposed": true, "id": "<uuid>"}`), with room to spare. */
 const REPLY_ENVELOPE_BYTES = 1024;
@@ -78,8 +78,10 @@ export class SimulationService implements OnModuleInit, OnModuleDestroy {
       }
       return result;
     } catch (err) {
-      outcome = `failed:${(err as { toPayload?: () => { name: string } }).toPayload?.().name ?? 'InternalError'}`;
-      throw err;
+      // The boundary with the chain layer: its errors (unknown chain or block, upstream, read budget) become the simulation's.
+      const error = asSimulationError(err);
+      outcome = `failed:${(error as { toPayload?: () => { name: string } }).toPayload?.().name ?? 'InternalError'}`;
+      throw error;
     } finally {
       if (this.env.LOG_REQUESTS) {
         const where = result ? ` chain=${result.chainId} block=${BigInt(result.blockNumber)} calls=${result.calls.length}` : '';

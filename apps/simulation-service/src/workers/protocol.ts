@@ -1,5 +1,6 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { SimulateRequest, SimulationResult } from '@tradeinfra/contracts';
+import { ChainError, type ChainErrorCode } from '../chain/chain.errors.js';
 import type { ChainConfig } from '../config/env.js';
 import type { SimulationStats } from '../engine/simulator.js';
 import { SimulationError, type SimulationErrorCode } from '../simulation/simulation.errors.js';
@@ -37,12 +38,14 @@ export type WorkerAsk =
   | { seq: number; op: 'fetch'; block: bigint; keys: string[] }
   | { seq: number; op: 'accessList'; block: bigint; calls: { from: string; to: string | null; data: string; value?: bigint }[] };
 
-/** An error crossing threads: a SimulationError's parts (code null: any other error). */
-export interface WireError {
-  code: SimulationErrorCode | null;
-  message: string;
-  details: unknown;
-}
+/**
+ * An error crossing threads, by kind: a ChainError's parts (the worker's RemoteChain rejects with
+ * it as the main thread's ChainState did), a SimulationError's, or any other error's message.
+ */
+export type WireError =
+  | { kind: 'chain'; code: ChainErrorCode; message: string; details: Record<string, unknown> | null }
+  | { kind: 'simulation'; code: SimulationErrorCode; message: string; details: unknown }
+  | { kind: 'other'; message: string };
 
 export interface MainAnswer {
   seq: number;
@@ -53,10 +56,18 @@ export interface MainAnswer {
 export type SimOutcome = { ok: true; result: SimulationResult; stats: SimulationStats } | { ok: false; error: WireError; stats: SimulationStats };
 
 export function toWire(err: unknown): WireError {
-  if (err instanceof SimulationError) return { code: err.code, message: err.message, details: err.details };
-  return { code: null, message: (err as Error)?.message ?? String(err), details: null };
+  if (err instanceof ChainError) return { kind: 'chain', code: err.code, message: err.message, details: err.details };
+  if (err instanceof SimulationError) return { kind: 'simulation', code: err.code, message: err.message, details: err.details };
+  return { kind: 'other', message: (err as Error)?.message ?? String(err) };
 }
 
 export function fromWire(error: WireError): Error {
-  return error.code === null ? new Error(error.message) : new SimulationError(error.code, error.message, error.details);
+  switch (error.kind) {
+    case 'chain':
+      return new ChainError(error.code, error.message, error.details);
+    case 'simulation':
+      return new SimulationError(error.code, error.message, error.details);
+    case 'other':
+      return new Error(error.message);
+  }
 }

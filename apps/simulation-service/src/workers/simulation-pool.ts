@@ -72,7 +72,7 @@ export class SimulationPool {
     return this.pool.threads.length;
   }
 
-  /** Simulates on a worker; rejects with a SimulationError (timeout, upstream, budget, rules, …). */
+  /** Simulates on a worker; rejects with a SimulationError (timeout, rules, …) or the chain layer's ChainError (upstream, read budget, …). */
   async run(
     chain: ChainState,
     request: SimulateRequest,
