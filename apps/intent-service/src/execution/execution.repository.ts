@@ -1,97 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { IntentStatusData, LaunchType, StateUpdate } from '@tradeinfra/contracts';
+import type { ClaimedIntent, LaunchedToken, LaunchStamp, Outcome, SubmittedIntent, ToSubmit } from './execution.types.js';
 import { ADVISORY_LOCKS } from '@tradeinfra/service-kit';
 import { DataSource } from 'typeorm';
 import { outboxInsert } from '../outbox/outbox-insert.js';
-import type { CheckedIntent } from './checks.js';
 
-/** A token whose launch was seen, with pending intents no replica is working on. */
-export interface LaunchedToken {
-  /** As the intents spell it (EIP-55). */
-  token: string;
-  pair: string;
-  /** The launch block; null for a launch still pending. */
-  blockNumber: bigint | null;
-  seenAt: Date | null;
-  /** A launch seen in the mempool and not yet in a block: the pool as it will leave it. */
-  pending: PendingLaunchState | null;
-  /** What the intents acted on at this launch record as their `launch`. */
-  launch: LaunchStamp;
-}
-
-/** The launch an intent was acted on at, as its row keeps it (the block comes from `intent.launches`). */
-export interface LaunchStamp {
-  type: LaunchType;
-  txHash: string | null;
-}
-
-export interface PendingLaunchState {
-  txHash: string;
-  /** The launch transaction's signed bytes. */
-  raw: string;
-  tokenReserve: bigint;
-  nativeReserve: bigint;
-  /** The state after the launch transaction, as simulation overrides. */
-  stateAfter: StateUpdate;
-}
-
-/** A claimed intent: what the checks read, and what building and signing its buy need. */
-export interface ClaimedIntent extends CheckedIntent {
-  tenantId: string;
-  feeRecipient: string | null;
-  firstOrFail: boolean;
-  gasTip: string | null;
-  /** Unix seconds. */
-  expiry: bigint;
-  webhookUrl: string | null;
-  /** A wallet intent's EIP-712 signature (null: a bot intent). */
-  signature: string | null;
-  /** A wallet intent's executor nonce (decimal). */
-  nonce: string | null;
-}
-
-/** A submitted buy whose outcome the chain has not shown yet. */
-export interface SubmittedIntent {
-  id: string;
-  /** The buy's sender: the wallet, or a wallet intent's relayer. */
-  wallet: string;
-  txHash: string;
-  signedTx: string;
-  nonce: bigint;
-  targetBlock: bigint;
-  firstOrFail: boolean;
-  expiry: bigint;
-  /** The intent's bribe: with the id, its checking order among a launch's buys. */
-  bribe: bigint;
-  /**
-   * The signed bytes of the launch transaction the buy was sent behind, while that launch is
-   * still pending (seen in the mempool, its block not recorded): the buy can only land behind
-   * it, in its block, so it is sent again behind it. Null otherwise.
-   */
-  behind: string | null;
-}
-
-export interface Outcome {
-  id: string;
-  status: 'completed' | 'failed' | 'expired';
-  reason: string | null;
-  executedAt: Date | null;
-  /** The intent's new statusData (e.g. `{txHash}`). */
-  data: IntentStatusData | null;
-}
+export type { ClaimedIntent, LaunchedToken, LaunchStamp, Outcome, PendingLaunchState, SubmittedIntent, ToSubmit } from './execution.types.js';
 
 /** statusData as stored: NULL when there is nothing to say. */
 function storedData(data: IntentStatusData | null | undefined): string | null {
   return data && Object.keys(data).length > 0 ? JSON.stringify(data) : null;
-}
-
-export interface ToSubmit {
-  id: string;
-  /** The buy's sender (lowercase): the wallet, or a wallet intent's relayer. */
-  wallet: string;
-  nonce: bigint;
-  raw: string;
-  hash: string;
 }
 
 /**
