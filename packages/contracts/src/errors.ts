@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /**
  * Error names shared by every service and the gateway. A service fails a request by
  * throwing (over NATS) an {@link RpcErrorPayload}; the gateway maps `name` to an HTTP status
@@ -38,9 +40,18 @@ export interface RpcErrorPayload {
 }
 
 /** The spec's error object: the body of every non-2xx HTTP answer. */
-export interface ErrorBody extends RpcErrorPayload {
-  error: true;
-}
+export const ErrorBodySchema = z.strictObject({
+  error: z.literal(true),
+  name: z.enum(ErrorName),
+  message: z.string(),
+  details: z.unknown().meta({
+    description: 'ValidationError: a list of {path, message}, one per field (FieldIssue); otherwise null or an object (e.g. `{reason}`)',
+  }),
+});
+export type ErrorBody = z.output<typeof ErrorBodySchema>;
+
+/** `details` of a ValidationError. */
+export const FieldIssuesSchema = z.array(z.strictObject({ path: z.string(), message: z.string() }));
 
 /** Thrown by {@link parseInput} when an input does not match its contract. */
 export class ContractValidationError extends Error {
