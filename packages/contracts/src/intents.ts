@@ -299,4 +299,3 @@ export interface HealthReply {
 /** Our event names: the outbox's `type`, the JetStream subject's last token, the body's `event`. */
 export const INTENT_EVENT_TYPES = ['created', 'tx_pending', 'cancelled', 'expired', 'completed', 'failed', 'error'] as const;
 export type IntentEventType = (typeof INTENT_EVENT_TYPES)[number];
-

@@ -191,7 +191,11 @@ export type SimulationErrorType = (typeof SIMULATION_ERROR_TYPES)[number];
 const hexData = () => z.string().regex(/^0x([0-9a-fA-F]{2})*$/);
 const hexQuantity = () => z.string().regex(/^0x[0-9a-fA-F]+$/);
 const anyAddress = () => z.string().regex(ADDRESS);
-const word32 = () => z.string().regex(/^0x[0-9a-f]{64}$/).meta({ description: '32-byte word' });
+const word32 = () =>
+  z
+    .string()
+    .regex(/^0x[0-9a-f]{64}$/)
+    .meta({ description: '32-byte word' });
 
 export const SimulationLogSchema = z.strictObject({
   address: anyAddress(),
@@ -229,7 +233,10 @@ export const StateUpdateSchema = z
     accounts: z
       .record(
         z.string(),
-        z.strictObject({ nonce: z.number().int().min(0).optional(), balance: hexQuantity().meta({ description: 'Wei, 0x hex (a string, as overrides take it)' }).optional() }),
+        z.strictObject({
+          nonce: z.number().int().min(0).optional(),
+          balance: hexQuantity().meta({ description: 'Wei, 0x hex (a string, as overrides take it)' }).optional(),
+        }),
       )
       .optional(),
     contractCodes: z.record(z.string(), hexData()).optional(),

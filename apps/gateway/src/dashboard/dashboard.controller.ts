@@ -8,7 +8,6 @@ import { ContractPipe } from '../http/zod.pipe.js';
 import { ServiceClient } from '../nats/service-client.js';
 import { DashboardTokens } from './dashboard-tokens.js';
 
-
 /**
  * Signed customer dashboard URLs (Merkle's `GET /v1/source/:id/dashboard-url`): the page they
  * open is served by this gateway and calls the API with the token in the URL, never a key.
