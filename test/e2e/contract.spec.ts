@@ -158,11 +158,14 @@ describe('the wire contract: every route answers what the OpenAPI document says'
     expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
     checked.add('GET /v1/intents/events 200');
     const reading = (async () => {
+      const reader = stream.body!.getReader();
       const decoder = new TextDecoder();
       let buffer = '';
       try {
-        for await (const chunk of stream.body!) {
-          buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) return;
+          buffer += decoder.decode(value, { stream: true });
           let end: number;
           while ((end = buffer.indexOf('\n\n')) >= 0) {
             const frame = buffer.slice(0, end);

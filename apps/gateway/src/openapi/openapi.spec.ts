@@ -44,7 +44,7 @@ describe('the OpenAPI document', () => {
         const verb = RequestMethod[method].toLowerCase();
         const scope = (Reflect.getMetadata(REQUIRED_SCOPE, handler) as string | undefined) ?? null;
         const access = Reflect.getMetadata(DASHBOARD_ACCESS, handler) as DashboardAccess | undefined;
-        const dashboard = access ? (access.query ? 'query' : 'header') : null;
+        const dashboard = access ? (access.query ? 'query' : access.source ? 'source' : 'header') : null;
         served.push(`${verb} ${full} scope=${scope} dashboard=${dashboard}`);
       }
     }

@@ -209,7 +209,12 @@ function security(route: RouteSpec): Json[] | undefined {
 
 function operation(route: RouteSpec, requests: SchemaSet, responses: SchemaSet): Json {
   const keyed = route.path.startsWith('/v1/');
-  const scope = route.scope === null ? '' : `Scope ${route.scope}${route.dashboard ? ' (or a dashboard token)' : ''}. `;
+  const token = {
+    header: ' (or a dashboard token)',
+    query: ' (or a dashboard token, also as `?token=`)',
+    source: ' (or the dashboard token of the source `id` names)',
+  };
+  const scope = route.scope === null ? '' : `Scope ${route.scope}${route.dashboard ? token[route.dashboard] : ''}. `;
   const parameters = [
     ...Object.entries(route.params ?? {}).map(([name, schema]) => ({ name, in: 'path', required: true, schema: requests.use(schema) })),
     ...Object.entries(route.query?.shape ?? {}).map(([name, schema]) => ({

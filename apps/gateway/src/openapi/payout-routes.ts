@@ -64,7 +64,7 @@ export const PAYOUT_ROUTES: RouteSpec[] = [
     description:
       "Balances per (chainId, asset): amount (= claimable, Merkle’s field), pending (incl. claimed by payouts in progress), claimable, paid; entry count; latest entry time; estimatedUsd and unpricedAssets. Another tenant's source is 404.",
     scope: 'payouts:read',
-    dashboard: 'header',
+    dashboard: 'source',
     params: sourceParam,
     responses: { 200: { description: 'Cashback', schema: CashbackSchema } },
     errors: [...COMMON_ERRORS, 404],
@@ -75,7 +75,7 @@ export const PAYOUT_ROUTES: RouteSpec[] = [
     summary: "A source's latest payouts",
     description: "The latest 100, newest first. Another tenant's source is 404.",
     scope: 'payouts:read',
-    dashboard: 'header',
+    dashboard: 'source',
     params: sourceParam,
     responses: { 200: { description: 'Payouts', schema: z.array(PayoutSchema) } },
     errors: [...COMMON_ERRORS, 404],
@@ -89,7 +89,7 @@ export const PAYOUT_ROUTES: RouteSpec[] = [
       'Merkle’s `{address, email?}` does so for every claimable (chainId, asset) balance, each its own payout in kind, and answers `{id (the first payout’s), payouts: [...]}`. Nothing to claim or a total below the minimum is 409 (details.reason). ' +
       'An admin key paying out a source of another tenant (or an unregistered one) is recorded in the audit log (key, tenant, source, address, amount, time).',
     scope: 'payouts:write',
-    dashboard: 'header',
+    dashboard: 'source',
     params: sourceParam,
     body: { schema: RequestPayoutSchema },
     responses: { 201: { description: 'The payout; with `{address, email?}`, `{id, payouts}`', schema: PayoutRequestReplySchema } },

@@ -13,8 +13,11 @@ export interface RouteSpec {
   description?: string;
   /** The scope the API key needs (`admin` passes every check); null: a public route, no key. */
   scope: Scope | null;
-  /** A customer dashboard token is accepted too: as `Authorization: Dashboard TOKEN`, and with `query` also as `?token=`. */
-  dashboard?: 'header' | 'query';
+  /**
+   * A customer dashboard token is accepted too, as `Authorization: Dashboard TOKEN`: any (`header`),
+   * also as `?token=` (`query`), or only a source's token for the source the path names (`source`).
+   */
+  dashboard?: 'header' | 'query' | 'source';
   /** Path parameters, by name, with the schema the route's ContractPipe checks them with. */
   params?: Record<string, z.ZodType>;
   /** The query schema the route's ContractPipe checks `req.query` with. */
