@@ -27,10 +27,8 @@ export const ErrorName = {
 export type ErrorName = (typeof ErrorName)[keyof typeof ErrorName];
 
 /** One problem with one field of an input; `path` is dotted (`addresses.3`, `headers.idempotency-key`). */
-export interface FieldIssue {
-  path: string;
-  message: string;
-}
+export const FieldIssueSchema = z.strictObject({ path: z.string(), message: z.string() });
+export type FieldIssue = z.output<typeof FieldIssueSchema>;
 
 /** What a service replies with when it fails a request. */
 export interface RpcErrorPayload {
@@ -50,8 +48,8 @@ export const ErrorBodySchema = z.strictObject({
 });
 export type ErrorBody = z.output<typeof ErrorBodySchema>;
 
-/** `details` of a ValidationError. */
-export const FieldIssuesSchema = z.array(z.strictObject({ path: z.string(), message: z.string() }));
+/** `details` of a ValidationError: one issue per field. */
+export const FieldIssuesSchema = z.array(FieldIssueSchema);
 
 /** Thrown by {@link parseInput} when an input does not match its contract. */
 export class ContractValidationError extends Error {
