@@ -13,8 +13,12 @@
 //      checks the pending block, mines it and checks every intent `completed` through the API
 //   4. BENCH_LAUNCH_RUNS launches of BENCH_LAUNCH_SMALL (100) intents and BENCH_LAUNCH_LARGE_RUNS
 //      of BENCH_LAUNCH_LARGE (1000), each after BENCH_LAUNCH_WARMUP unmeasured ones
-// The figure: launch block seen by the service → last buy handed to the node (the service's own
-// log line). Own database (ti_bench_<pid>_<random>, dropped at the end), own nats-server, own
+//   5. the pending scenario: the intent service restarted following the node's mempool
+//      (MEMPOOL_LAUNCHES=ws over WS_URL), BENCH_LAUNCH_PENDING_RUNS launches of BENCH_LAUNCH_SMALL
+//      intents whose launch transaction is sent and left pending: the buys must be in the mempool
+//      right behind it, and one mined block must hold the launch followed by every buy
+// The figure: the launch seen by the service (its block; in the pending scenario, its transaction
+// announced) → last buy handed to the node (the service's own log line). Own database (ti_bench_<pid>_<random>, dropped at the end), own nats-server, own
 // node. Prints a table on stdout and writes bench/results/launch.json. See bench/README.md.
 import { spawnSync } from 'node:child_process';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -279,6 +283,10 @@ async function benchMain() {
     large: envInt('BENCH_LAUNCH_LARGE', 1000, { max: 10_000 }),
     smallRuns: envInt('BENCH_LAUNCH_RUNS', 10, { min: 0, max: 1000 }),
     largeRuns: envInt('BENCH_LAUNCH_LARGE_RUNS', 5, { min: 0, max: 1000 }),
+    /** Launches seen pending (MEMPOOL_LAUNCHES): of BENCH_LAUNCH_SMALL intents each. */
+    pendingRuns: envInt('BENCH_LAUNCH_PENDING_RUNS', 10, { min: 0, max: 1000 }),
+    /** How the intent service follows the mempool in the pending scenario: ws (eth_subscribe) or poll (a filter). */
+    mempool: process.env.BENCH_MEMPOOL === 'poll' ? 'poll' : 'ws',
     warmup: envInt('BENCH_LAUNCH_WARMUP', 1, { min: 0, max: 100 }),
     wallets: envInt('BENCH_LAUNCH_WALLETS', 100, { max: 1000 }),
     signerThreads: envInt('BENCH_SIGNER_THREADS', 1, { min: 0, max: 16 }),
@@ -295,7 +303,7 @@ async function benchMain() {
     /** The intent and simulation services run with --cpu-prof (profiles kept in a temp directory). */
     cpuProfile: process.env.BENCH_CPU_PROF === '1',
   };
-  const TARGETS = { smallP50Ms: 150, smallP99Ms: 150 };
+  const TARGETS = { smallP50Ms: 150, smallP99Ms: 150, pendingP50Ms: 150 };
 
   const env = withDefaults(process.env);
   const startedAt = new Date();
@@ -398,7 +406,10 @@ async function benchMain() {
     const launches = new Map();
     const retries = new Map();
     const failures = [];
-    const SUMMARY = /^launch of (0x[0-9a-fA-F]{40}) on chain (\d+): (\d+) intent\(s\), (\d+) submitted for block (\d+), (\d+) failed, (\d+) deferred, in (\d+) ms(?: \((-?\d+) ms after the launch block was seen\))?/;
+    const stored = new Map();
+    const SUMMARY = /^launch of (0x[0-9a-fA-F]{40}) on chain (\d+): (\d+) intent\(s\), (\d+) submitted for block (\d+), (\d+) failed, (\d+) deferred, in (\d+) ms(?: \((-?\d+) ms after the launch (block|transaction) was seen\))?/;
+    // The mempool watcher: a pending launch recognised (simulated) and stored, after it was announced.
+    const STORED = /^pending launch of (0x[0-9a-fA-F]{40})(?:, 0x[0-9a-fA-F]{40})* on chain \d+ in (0x[0-9a-fA-F]{64}), stored ([\d.]+) ms after it was seen/;
     const RETRY = /^launch of (0x[0-9a-fA-F]{40}) on chain \d+: (.*); retrying( every round)?$/;
     onLogMessages(entry, (message) => {
       const m = SUMMARY.exec(message);
@@ -413,9 +424,15 @@ async function benchMain() {
           deferred: Number(m[7]),
           roundMs: Number(m[8]),
           sinceSeenMs: m[9] === undefined ? null : Number(m[9]),
+          seen: m[10] ?? null,
         };
         if (!launches.has(token)) launches.set(token, []);
         launches.get(token).push(round);
+        return;
+      }
+      const st = STORED.exec(message);
+      if (st) {
+        stored.set(st[1].toLowerCase(), { at: Date.now(), txHash: st[2], storedMs: Number(st[3]) });
         return;
       }
       const r = RETRY.exec(message);
@@ -427,14 +444,14 @@ async function benchMain() {
       }
       if (/^intent [0-9a-f-]{36}: failed \(/.test(message) && failures.length < 50) failures.push(message.slice(0, 300));
     });
-    return { launches, retries, failures };
+    return { launches, retries, failures, stored };
   }
 
   /** Follows the simulation service's request log (LOG_REQUESTS=true): when each simulation ended and what it took. */
   function followSimulationLog(entry) {
     const done = [];
-    // `simulation=<id> request=<id> chain=… block=… calls=… rules=… runs=… fetches=… <outcome> <ms>ms`
-    const LINE = /^simulation=\S+ request=\S+ .*?runs=(\d+) fetches=(\d+) (ok|failed:\S+) ([\d.]+)ms$/;
+    // `simulation=<id> request=<id> chain=… block=… calls=… rules=… runs=… fetches=… reads=… <outcome> <ms>ms`
+    const LINE = /^simulation=\S+ request=\S+ .*?runs=(\d+) fetches=(\d+)(?: reads=\d+)? (ok|failed:\S+) ([\d.]+)ms$/;
     onLogMessages(entry, (message) => {
       const m = LINE.exec(message);
       if (m && done.length < 100_000) done.push({ at: Date.now(), runs: Number(m[1]), fetches: Number(m[2]), outcome: m[3], ms: Number(m[4]) });
@@ -472,9 +489,11 @@ async function benchMain() {
    * the launch, time it, check the mempool and the pending block, mine the buys, check every
    * intent through the API.
    */
-  async function launchOnce(ctx, size, label) {
+  async function launchOnce(ctx, size, label, mode = 'block') {
     const { dex, deployer, wallets, gatewayPort, key, db, serviceLog, webhookUrl, webhookPort, pids } = ctx;
-    const out = { label, size, errors: [], retries: [] };
+    // `pending`: the launch transaction is left in the mempool; the service must buy right behind it.
+    const pending = mode === 'pending';
+    const out = { label, size, mode, errors: [], retries: [] };
     const fail = (msg) => {
       out.errors.push(msg);
       log(`  ERROR: ${msg}`);
@@ -541,8 +560,11 @@ async function benchMain() {
     await request(ctx.webhookAgent, webhookPort, { path: '/__stats' }); // start the webhook's records afresh
     if (ctx.proxyPort) await request(ctx.webhookAgent, ctx.proxyPort, { path: '/__stats' });
 
-    // 4. the launch: addLiquidityETH, then mine it
+    // 4. the launch: addLiquidityETH, then mine it (pending: leave it in the mempool)
     const deadline = Math.floor(Date.now() / 1000) + 3600;
+    const headBefore = Number(BigInt(await rpc('eth_blockNumber')));
+    let meter = pending ? cpuMeter(pids) : null;
+    const sendAt = Date.now();
     const addHash = await rpc('eth_sendTransaction', [
       {
         from: deployer,
@@ -552,16 +574,22 @@ async function benchMain() {
         gas: hex(10_000_000),
       },
     ]);
-    const meter = cpuMeter(pids);
+    meter ??= cpuMeter(pids);
     const mineStart = Date.now();
-    await rpc('evm_mine');
-    const mineEnd = Date.now();
-    const launchReceipt = await rpc('eth_getTransactionReceipt', [addHash]);
-    if (!launchReceipt || launchReceipt.status !== '0x1') {
-      fail(`the launch transaction ${addHash} failed`);
-      return out;
+    if (!pending) await rpc('evm_mine');
+    // The reference time: the launch mined (block), or sent (pending).
+    const mineEnd = pending ? sendAt : Date.now();
+    out.launchTx = addHash;
+    if (pending) {
+      out.launchBlock = headBefore + 1;
+    } else {
+      const launchReceipt = await rpc('eth_getTransactionReceipt', [addHash]);
+      if (!launchReceipt || launchReceipt.status !== '0x1') {
+        fail(`the launch transaction ${addHash} failed`);
+        return out;
+      }
+      out.launchBlock = Number(BigInt(launchReceipt.blockNumber));
     }
-    out.launchBlock = Number(BigInt(launchReceipt.blockNumber));
 
     // 5. the last buy (the lowest bribe: the last intent created): its hash once the service
     //    marks it submitted (the database), then the node's mempool (eth_getTransactionByHash).
@@ -608,7 +636,10 @@ async function benchMain() {
     }
     const first = rounds[0];
     out.service = first;
-    const sims = ctx.simLog.filter((x) => x.at >= mineEnd && x.at <= first.at);
+    const allSims = ctx.simLog.filter((x) => x.at >= mineEnd && x.at <= first.at);
+    // pending: the first simulation is the launch transaction's own (recognising it); the probe follows.
+    out.recognitionSimMs = pending && allSims.length > 0 ? allSims[0].ms : null;
+    const sims = pending ? allSims.slice(1) : allSims;
     out.simulations = { count: sims.length, ms: sims.map((x) => x.ms), runs: sims.map((x) => x.runs), fetches: sims.map((x) => x.fetches), totalMs: round(sims.reduce((a, x) => a + x.ms, 0), 1), failed: sims.filter((x) => x.outcome !== 'ok').length };
     out.sinceSeenMs = first.sinceSeenMs;
     out.roundMs = first.roundMs;
@@ -617,11 +648,23 @@ async function benchMain() {
     out.observedMs = observedAt === null ? null : observedAt - mineEnd;
     out.observedPollSentMs = lastPollSentAt === null ? null : lastPollSentAt - mineEnd;
     if (observedAt === null) fail(`the last buy (intent ${lastId}, tx ${lastHash ?? 'never marked submitted'}) was not seen in the mempool`);
-    const { rows: launchRows } = await db.query('SELECT seen_at, detected_at, block_number::text FROM intent.launches WHERE chain_id = $1 AND token = $2', [CHAIN_ID, token]);
-    const seenAt = launchRows[0]?.seen_at ? launchRows[0].seen_at.getTime() : null;
-    out.detectionMs = seenAt === null ? null : seenAt - mineEnd;
-    out.detectedBlock = launchRows[0] ? Number(launchRows[0].block_number) : null;
-    if (out.detectedBlock !== out.launchBlock) fail(`the service recorded the launch in block ${out.detectedBlock}, it was mined in ${out.launchBlock}`);
+    let seenAt = null;
+    if (pending) {
+      // The launch as the mempool watcher stored it: when its transaction was announced, and how
+      // long recognising it took (simulated on the head through the simulation service).
+      const { rows: launchRows } = await db.query('SELECT seen_at, tx_hash FROM intent.pending_launches WHERE chain_id = $1 AND token = $2', [CHAIN_ID, token]);
+      seenAt = launchRows[0]?.seen_at ? launchRows[0].seen_at.getTime() : null;
+      out.detectionMs = seenAt === null ? null : seenAt - mineEnd;
+      out.storedMs = serviceLog.stored.get(token)?.storedMs ?? null;
+      if (launchRows[0]?.tx_hash !== addHash) fail(`the service stored pending launch ${launchRows[0]?.tx_hash ?? 'none'}, the launch is ${addHash}`);
+      if (first.seen !== 'transaction') fail(`the round acted on the launch ${first.seen ?? 'unknown'}, not on its pending transaction`);
+    } else {
+      const { rows: launchRows } = await db.query('SELECT seen_at, detected_at, block_number::text FROM intent.launches WHERE chain_id = $1 AND token = $2', [CHAIN_ID, token]);
+      seenAt = launchRows[0]?.seen_at ? launchRows[0].seen_at.getTime() : null;
+      out.detectionMs = seenAt === null ? null : seenAt - mineEnd;
+      out.detectedBlock = launchRows[0] ? Number(launchRows[0].block_number) : null;
+      if (out.detectedBlock !== out.launchBlock) fail(`the service recorded the launch in block ${out.detectedBlock}, it was mined in ${out.launchBlock}`);
+    }
 
     // 6. the webhook's side of the round
     const ws = JSON.parse((await request(ctx.webhookAgent, webhookPort, { path: '/__stats' })).body);
@@ -643,6 +686,8 @@ async function benchMain() {
       const doneAt = seenAt + out.sinceSeenMs;
       out.phases = {
         seenToFirstSignRequestMs: out.webhook.firstArrive - seenAt,
+        // pending: the transaction announced → recognised as a launch and stored (the detect step).
+        storedMs: out.storedMs ?? null,
         // The simulation service's own start and end of the probe (its log line's time minus the duration).
         probeStartMs: sims.length ? round(sims[0].at - sims[0].ms - seenAt, 1) : null,
         probeEndMs: sims.length ? sims[sims.length - 1].at - seenAt : null,
@@ -664,7 +709,8 @@ async function benchMain() {
     out.pendingBlockTxs = pendingBlock.transactions.length;
     if (first.submitted !== size || first.failed !== 0 || first.deferred !== 0) fail(`round: ${first.submitted} submitted, ${first.failed} failed, ${first.deferred} deferred of ${size}`);
     if (submittedRows !== first.submitted) fail(`${submittedRows} intents marked submitted in the database, the log says ${first.submitted}`);
-    if (out.pendingBlockTxs !== first.submitted) fail(`the pending block holds ${out.pendingBlockTxs} transactions, ${first.submitted} were submitted`);
+    const expectedTxs = first.submitted + (pending ? 1 : 0); // pending: the launch, then the buys
+    if (out.pendingBlockTxs !== expectedTxs) fail(`the pending block holds ${out.pendingBlockTxs} transactions, ${first.submitted} were submitted${pending ? ' behind the launch' : ''}`);
 
     // 8. mine the buys (after BENCH_MINE_DELAY_MS: a block time); every intent must end `completed`
     if (P.mineDelayMs > 0) await sleep(Math.max(0, seenAt + first.sinceSeenMs + P.mineDelayMs - Date.now()));
@@ -675,7 +721,14 @@ async function benchMain() {
     const buysBlock = await rpc('eth_getBlockByNumber', ['latest', false]);
     out.buysBlock = { number: Number(BigInt(buysBlock.number)), txs: buysBlock.transactions.length, gasUsed: Number(BigInt(buysBlock.gasUsed)) };
     if (out.buysBlock.number !== first.targetBlock) fail(`the buys were mined in block ${out.buysBlock.number}, the target was ${first.targetBlock}`);
-    if (out.buysBlock.txs !== first.submitted) fail(`the buys' block holds ${out.buysBlock.txs} transactions, ${first.submitted} were submitted`);
+    if (out.buysBlock.txs !== expectedTxs) fail(`the buys' block holds ${out.buysBlock.txs} transactions, ${first.submitted} were submitted${pending ? ' behind the launch' : ''}`);
+    if (pending) {
+      // The launch block itself: the launch first, then every buy.
+      if (buysBlock.transactions[0] !== addHash) fail(`the block's first transaction is ${buysBlock.transactions[0]}, not the launch ${addHash}`);
+      if (out.buysBlock.number !== out.launchBlock) fail(`the launch was expected in block ${out.launchBlock}, the buys were mined in ${out.buysBlock.number}`);
+      const launchReceipt = await rpc('eth_getTransactionReceipt', [addHash]);
+      if (!launchReceipt || launchReceipt.status !== '0x1') fail(`the launch transaction ${addHash} failed`);
+    }
     const settleStart = performance.now();
     const settleLimit = Date.now() + P.launchTimeoutSeconds * 1000;
     // Buys of later rounds (intents deferred behind a wallet's failed signing) wait for blocks of
@@ -743,7 +796,7 @@ async function benchMain() {
     // 9. the node's side, through the timing proxy (BENCH_RPC_TIMING=1)
     if (ctx.proxyPort) out.rpc = rpcTimings(JSON.parse((await request(ctx.webhookAgent, ctx.proxyPort, { path: '/__stats' })).body).records, seenAt, seenAt + first.sinceSeenMs, buysMineAt, first.submitted);
     const bits = [
-      `service: ${first.sinceSeenMs} ms after seen (round ${first.roundMs} ms)`,
+      `service: ${first.sinceSeenMs} ms after seen (round ${first.roundMs} ms${pending ? `, launch recognised ${out.storedMs ?? '–'} ms after announced` : ''})`,
       `mine → last buy in mempool ${out.observedMs ?? '–'} ms`,
       `detection ${out.detectionMs ?? '–'} ms`,
       out.phases ? `seen → 1st sign ${out.phases.seenToFirstSignRequestMs} (probe ${out.simulations.ms.join(' + ')} ms, miss fetches ${out.simulations.fetches.join(' + ')}), signing ${out.phases.signingWindowMs}, → submitted ${out.phases.lastSignatureToSubmittedMs} ms` : null,
@@ -794,7 +847,7 @@ async function benchMain() {
 
   // ---------------------------------------------------------------- summary and report
 
-  function summarize(size, runs) {
+  function summarize(size, runs, mode = 'block') {
     const ok = runs.filter((r) => r.errors.length === 0);
     const cpu = {};
     const box = [];
@@ -812,9 +865,12 @@ async function benchMain() {
     const withRpc = runs.filter((r) => r.rpc);
     return {
       size,
+      mode,
       runs: runs.length,
       runsWithErrors: runs.length - ok.length,
       sinceSeenMs: stats(runs.map((r) => r.sinceSeenMs)),
+      storedMs: stats(runs.map((r) => r.storedMs)),
+      recognitionSimMs: stats(runs.map((r) => r.recognitionSimMs)),
       roundMs: stats(runs.map((r) => r.roundMs)),
       mineToLastBuyInMempoolMs: stats(runs.map((r) => r.observedMs)),
       detectionMs: stats(runs.map((r) => r.detectionMs)),
@@ -880,6 +936,10 @@ async function benchMain() {
       rows.push(cells);
     };
     add('seen → last buy submitted (service log) *', (s) => s.sinceSeenMs);
+    if (S.some((s) => s.mode === 'pending')) {
+      add('  pending: announced → recognised, stored (detect)', (s) => (s.mode === 'pending' ? s.storedMs : null));
+      add('    of which its simulation (service time)', (s) => (s.mode === 'pending' ? s.recognitionSimMs : null));
+    }
     add('  claim → last buy submitted (service log)', (s) => s.roundMs);
     add('  seen → first signing request', (s) => s.seenToFirstSignRequestMs);
     add('    seen → the probe starts (simulation service)', (s) => s.probeStartMs);
@@ -893,8 +953,8 @@ async function benchMain() {
       add('  node: all intent-service requests **', (s) => s.rpc?.onPathNodeMs);
       add('  node: the simulation service\'s reads **', (s) => s.rpc?.simulationNodeMs);
     }
-    add('launch mined → seen by the service', (s) => s.detectionMs);
-    add('launch mined → last buy in the mempool (bench)', (s) => s.mineToLastBuyInMempoolMs);
+    add('launch mined (pending: sent) → seen by the service', (s) => s.detectionMs);
+    add('launch mined (pending: sent) → last buy in the mempool (bench)', (s) => s.mineToLastBuyInMempoolMs);
     add('webhook per request, p50 of each launch', (s) => s.webhookHandlerMs);
     add('webhook per request, p99 of each launch', (s) => s.webhookHandlerP99Ms);
     add('  of which signing, p50 of each launch', (s) => s.webhookSignMsP50);
@@ -902,12 +962,22 @@ async function benchMain() {
     add('pending block of the buys (eth_getBlockByNumber)', (s) => s.pendingBlockMs);
     add('evm_mine of the buys', (s) => s.mineBuysMs);
     add('buys mined → all outcomes recorded', (s) => s.outcomesRecordedMs);
-    const headers = ['ms, p50 / p99 / max over launches', ...S.map((s) => `${s.size} intents × ${s.runs}`)];
+    const headers = ['ms, p50 / p99 / max over launches', ...S.map((s) => `${s.mode}: ${s.size} intents × ${s.runs}`)];
     const counts = ['intents: submitted / failed / deferred / completed', ...S.map((s) => `${s.submitted} / ${s.failed} / ${s.deferred} / ${s.completed} of ${s.intents}`)];
-    const small = S.find((s) => s.size === P.small && s.runs > 0) ?? null;
+    const small = S.find((s) => s.mode === 'block' && s.size === P.small && s.runs > 0) ?? null;
+    const pendingSmall = S.find((s) => s.mode === 'pending' && s.runs > 0) ?? null;
     const targets = {
       smallP50: { ms: small?.sinceSeenMs.p50 ?? null, target: `<= ${TARGETS.smallP50Ms} ms`, met: small !== null && small.sinceSeenMs.p50 !== null && small.sinceSeenMs.p50 <= TARGETS.smallP50Ms },
       smallP99: { ms: small?.sinceSeenMs.p99 ?? null, target: `<= ${TARGETS.smallP99Ms} ms`, met: small !== null && small.sinceSeenMs.p99 !== null && small.sinceSeenMs.p99 <= TARGETS.smallP99Ms },
+      ...(pendingSmall
+        ? {
+            pendingP50: {
+              ms: pendingSmall.sinceSeenMs.p50,
+              target: `<= ${TARGETS.pendingP50Ms} ms (aim 50)`,
+              met: pendingSmall.sinceSeenMs.p50 !== null && pendingSmall.sinceSeenMs.p50 <= TARGETS.pendingP50Ms,
+            },
+          }
+        : {}),
     };
     const errors = results.runs.reduce((a, r) => a + r.errors.length, 0);
     const lines = [];
@@ -915,10 +985,12 @@ async function benchMain() {
     lines.push(`Launch execution benchmark — ${startedAt.toISOString()} — ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, Node ${machine.node}`);
     lines.push(`chain: ${machine.chainNode.client} (hardhat ${machine.chainNode.hardhat}), chain id ${CHAIN_ID}, ${HARDFORK}, no automine; ${P.wallets} wallets; signing webhook: own process, ${P.signerThreads} signing thread(s)`);
     lines.push(`service: LAUNCH_POLL_INTERVAL_MS=${P.servicePollMs}, SIGNER_TIMEOUT_MS=${P.signerTimeoutMs}, eth_sendRawTransaction; warm-up launches per size: ${P.warmup} (not counted)`);
+    if (pendingSmall) lines.push(`pending scenario: the intent service restarted with MEMPOOL_LAUNCHES=${P.mempool}; the launch transaction is sent and left pending, one evm_mine then takes the launch and every buy`);
     lines.push('');
     lines.push(table([...rows, counts], headers));
     lines.push('');
-    lines.push('* the figure: from the moment the intent service saw the launch block (its watcher read the head) to the answer of its');
+    lines.push('* the figure: from the moment the intent service saw the launch block (its watcher read the head; pending: the node announced');
+    lines.push('  the launch transaction, so recognising it is inside the figure) to the answer of its');
     lines.push('  eth_sendRawTransaction of the last buy (sent one after the other, in order), as the service logs it. The webhook answers at once, but its');
     lines.push('  signing (libsecp256k1, in its own process on the same cores) is on that path: see the webhook rows.');
     lines.push('  "launch mined → seen": seen_at recorded by the service minus the end of the bench\'s evm_mine (same clock); it depends on');
@@ -933,9 +1005,15 @@ async function benchMain() {
     if (small) {
       lines.push(`${small.size} intents, seen → last buy submitted: p50 ${small.sinceSeenMs.p50} ms (target <= ${TARGETS.smallP50Ms} ms): ${verdict(targets.smallP50.met)}; p99 ${small.sinceSeenMs.p99} ms (target <= ${TARGETS.smallP99Ms} ms): ${verdict(targets.smallP99.met)}${small.runs < 100 ? `  (over ${small.runs} launches p99 is the slowest one)` : ''}`);
     }
+    if (pendingSmall) {
+      lines.push(
+        `pending launch, ${pendingSmall.size} intents, seen → last buy submitted: p50 ${pendingSmall.sinceSeenMs.p50} ms (target <= ${TARGETS.pendingP50Ms} ms, aim 50): ${verdict(targets.pendingP50.met)}; ` +
+          `detect ${pendingSmall.storedMs.p50}, probe ${pendingSmall.probeMs.p50}, signing ${pendingSmall.signingWindowMs.p50}, last signature → submitted ${pendingSmall.lastSignatureToSubmittedMs.p50} ms (p50s)`,
+      );
+    }
     for (const s of S) {
-      const perRun = results.runs.filter((r) => r.size === s.size && !r.warmup).map((r) => r.sinceSeenMs ?? '–');
-      lines.push(`${s.size} intents, seen → submitted per launch (ms): ${perRun.join(', ')}`);
+      const perRun = results.runs.filter((r) => r.size === s.size && r.mode === s.mode && !r.warmup).map((r) => r.sinceSeenMs ?? '–');
+      lines.push(`${s.mode}: ${s.size} intents, seen → submitted per launch (ms): ${perRun.join(', ')}`);
     }
     for (const s of S) {
       lines.push(
@@ -1152,9 +1230,37 @@ async function benchMain() {
       results.runs.push(r);
     }
     for (const size of [...new Set(plan.map((p) => p.size))]) {
-      results.summary.push(summarize(size, results.runs.filter((r) => r.size === size && !r.warmup)));
+      results.summary.push(summarize(size, results.runs.filter((r) => r.size === size && r.mode === 'block' && !r.warmup)));
     }
-    results.failureSamples = serviceLog.failures;
+    results.failureSamples = [...serviceLog.failures];
+
+    // ---- the pending scenario: the intent service follows the node's mempool
+    if (P.pendingRuns > 0) {
+      step(`restarting the intent service following the mempool (MEMPOOL_LAUNCHES_${CHAIN_ID}=${P.mempool})`);
+      await children.stop(service);
+      const mempoolEnv = { ...intentEnv, [`WS_URL_${CHAIN_ID}`]: node.url.replace(/^http/, 'ws'), [`MEMPOOL_LAUNCHES_${CHAIN_ID}`]: P.mempool };
+      Object.assign(intentEnv, mempoolEnv);
+      const followed = children.start('intent-service-mempool', process.execPath, serviceArgs('intent-service'), {
+        cwd: ROOT,
+        env: mempoolEnv,
+        readyLine: /listening on/,
+        readyTimeoutMs: 30_000,
+      });
+      ctx.serviceLog = followServiceLog(followed);
+      await followed.ready;
+      pids['intent-service'] = followed.child.pid;
+      const pendingPlan = [];
+      for (let i = 0; i < P.warmup; i++) pendingPlan.push({ warmup: true, label: `pending launch, ${P.small} intents, warm-up ${i + 1}` });
+      for (let i = 0; i < P.pendingRuns; i++) pendingPlan.push({ warmup: false, label: `pending launch, ${P.small} intents, launch ${i + 1}/${P.pendingRuns}` });
+      for (const p of pendingPlan) {
+        step(`${p.label}: token, ${P.small} intents through the gateway, launch left pending`);
+        const r = await launchOnce(ctx, P.small, p.label, 'pending');
+        r.warmup = p.warmup;
+        results.runs.push(r);
+      }
+      results.summary.push(summarize(P.small, results.runs.filter((r) => r.mode === 'pending' && !r.warmup), 'pending'));
+      results.failureSamples.push(...ctx.serviceLog.failures);
+    }
 
     const hold = envInt('BENCH_HOLD_SECONDS', 0, { min: 0, max: 3600 });
     if (hold > 0) {
@@ -1190,7 +1296,7 @@ async function benchMain() {
         privateNats: out.nats.private,
         chainNodeUrl: out.node.url,
         intentServiceEnv: Object.fromEntries(
-          Object.entries(out.intentEnv).filter(([k]) => /^(CHAIN_IDS|LAUNCH_|SIGNER_|WEBHOOK_|EXECUTION_|RPC_URL_|HARDFORK_|DEX_|WRAPPED_|LOG_FORMAT)/.test(k)),
+          Object.entries(out.intentEnv).filter(([k]) => /^(CHAIN_IDS|LAUNCH_|SIGNER_|WEBHOOK_|EXECUTION_|RPC_URL_|WS_URL_|MEMPOOL_|HARDFORK_|DEX_|WRAPPED_|LOG_FORMAT)/.test(k)),
         ),
         intent: {
           chainId: CHAIN_ID,

@@ -317,14 +317,19 @@ describe('same-block launches through a relay: one bundle, the launch first', ()
       launch: null,
     });
     // The real launch comes: the intent is bought behind it, in its block.
-    await eventually(`pending launches of ${token} watched again`, () => stack.intentReplicas.every((r) => r.get(PendingLaunchWatcher).watches(CHAIN_ID, token)));
+    await eventually(`pending launches of ${token} watched again`, () =>
+      stack.intentReplicas.every((r) => r.get(PendingLaunchWatcher).watches(CHAIN_ID, token)),
+    );
     const realLaunch = await rpc<string>('eth_sendTransaction', [
       { from: dex.owner, to: dex.router, data: addLiquidity, value: `0x${ETH.toString(16)}`, ...gas },
     ]);
     const bundle = await eventually('a bundle behind the real launch', () => bundles.find((b) => b.txs.length === 2 && keccak256(b.txs[0]!) === realLaunch));
     await rpc('eth_sendRawTransaction', [bundle.txs[1]]);
     await rpc('evm_mine');
-    await eventually('the intent completed', async () => (await stack.request<IntentRecord>('GET', `/v1/intent/${res.body.id}`, { key })).body.status === 'completed');
+    await eventually(
+      'the intent completed',
+      async () => (await stack.request<IntentRecord>('GET', `/v1/intent/${res.body.id}`, { key })).body.status === 'completed',
+    );
     const done = (await stack.request<IntentRecord>('GET', `/v1/intent/${res.body.id}`, { key })).body;
     expect(done).toMatchObject({ txHash: keccak256(bundle.txs[1]!), launch: { type: 'public_transaction', txHash: realLaunch } });
     expect(await dex.balanceOf(token, w.address)).toBeGreaterThan(0n);

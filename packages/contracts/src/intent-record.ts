@@ -21,7 +21,7 @@ export const IntentLaunchSchema = described(
   z.strictObject({
     type: described(
       z.enum(LAUNCH_TYPES),
-      '`public_transaction`: seen pending (public mempool), the buys placed right behind it for its block; `private_transaction`: first seen in its block although the mempool is followed; `block`: seen in its block on a chain whose mempool is not followed',
+      'public_transaction: seen pending (public mempool), bought in its block, right behind it; private_transaction: first seen in its block although the mempool is followed (sent privately to a builder); block: seen in its block, the mempool not followed',
     ),
     txHash: described(hash().nullable(), 'The launch transaction (the pair’s first liquidity); null for a pair found already liquid'),
     blockNumber: described(z.number().int().min(0).nullable(), 'Its block; null while the launch transaction is still pending'),

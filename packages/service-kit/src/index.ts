@@ -211,3 +211,5 @@ export { HttpJsonClient, HttpJsonUnavailable } from './http-json.js';
 export { ChainRpc, RpcUnavailable, type RpcCall, type RpcReplyItem } from './json-rpc.js';
 export { NatsSimulationClient, type SimulationRequest } from './simulation-client.js';
 export { ADVISORY_LOCKS } from './locks.js';
+export { ensureConsumer, ensureStream } from './jetstream.js';
+export { envFlag, envInt, loadServiceEnv, LOG_ENV, NATS_ENV, POSTGRES_ENV } from './env.js';

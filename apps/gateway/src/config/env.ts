@@ -1,6 +1,5 @@
+import { envInt as int, loadServiceEnv, LOG_ENV, NATS_ENV, POSTGRES_ENV } from '@tradeinfra/service-kit';
 import { z } from 'zod';
-
-const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
 
 /** TRUST_PROXY as Express takes it: false (off), true (any proxy), a hop count, or a list. */
 function trustProxy(value: string): boolean | number | string {
@@ -13,10 +12,8 @@ function trustProxy(value: string): boolean | number | string {
 const EnvSchema = z.object({
   PORT: int(0, 65535).default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
-  NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
-  PGHOST: z.string().min(1).default('127.0.0.1'),
-  PGPORT: int(1, 65535).default(5432),
-  PGDATABASE: z.string().min(1).default('tradeinfra'),
+  ...NATS_ENV,
+  ...POSTGRES_ENV,
   GATEWAY_DB_USER: z.string().min(1).default('gateway_svc'),
   GATEWAY_DB_PASSWORD: z.string().optional(),
   GATEWAY_DB_POOL_SIZE: int(1, 100).default(10),
@@ -75,23 +72,14 @@ const EnvSchema = z.object({
       .transform((v) => v.replace(/\/+$/, ''))
       .optional(),
   ),
-  LOG_FORMAT: z.enum(['pretty', 'json']).default('pretty'),
-  /** Log every request (one line each). */
-  LOG_REQUESTS: z
-    .enum(['true', 'false'])
-    .default('false')
-    .transform((v) => v === 'true'),
+  /** LOG_FORMAT, and LOG_REQUESTS: log every request (one line each). */
+  ...LOG_ENV,
 });
 
 export type GatewayEnv = z.output<typeof EnvSchema>;
 
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): GatewayEnv {
-  const result = EnvSchema.safeParse(source);
-  if (!result.success) {
-    const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new Error(`Invalid gateway configuration:\n${lines.join('\n')}`);
-  }
-  return result.data;
+  return loadServiceEnv('gateway', EnvSchema, source);
 }
 
 export const ENV = Symbol('GatewayEnv');

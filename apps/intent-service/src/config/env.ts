@@ -1,14 +1,12 @@
 import { DEFAULT_CHAIN_IDS, DEX_DEFAULTS } from '@tradeinfra/contracts';
+import { envInt, loadServiceEnv, LOG_ENV, NATS_ENV, POSTGRES_ENV } from '@tradeinfra/service-kit';
 import { z } from 'zod';
 
-const port = z.coerce.number().int().min(1).max(65535);
-const positiveMs = z.coerce.number().int().min(1);
+const positiveMs = envInt(1);
 
 const EnvSchema = z.object({
-  NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
-  PGHOST: z.string().min(1).default('127.0.0.1'),
-  PGPORT: port.default(5432),
-  PGDATABASE: z.string().min(1).default('tradeinfra'),
+  ...NATS_ENV,
+  ...POSTGRES_ENV,
   INTENT_DB_USER: z.string().min(1).default('intent_svc'),
   INTENT_DB_PASSWORD: z.string().optional(),
   INTENT_DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(20),
@@ -88,12 +86,8 @@ const EnvSchema = z.object({
       .transform((v) => Buffer.from(v.replace(/^0x/, ''), 'hex'))
       .optional(),
   ),
-  LOG_FORMAT: z.enum(['pretty', 'json']).default('pretty'),
-  /** Log every NATS request (subject, x-request-id, outcome, duration). */
-  LOG_REQUESTS: z
-    .enum(['true', 'false'])
-    .default('false')
-    .transform((v) => v === 'true'),
+  /** LOG_FORMAT, and LOG_REQUESTS: log every NATS request (subject, x-request-id, outcome, duration). */
+  ...LOG_ENV,
 });
 
 export interface WatchedChain {
@@ -193,15 +187,10 @@ export type IntentServiceEnv = z.output<typeof EnvSchema> & { watchedChains: Wat
 
 /** Reads and validates the environment once; exits with every problem listed when it is wrong. */
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): IntentServiceEnv {
-  const result = EnvSchema.safeParse(source);
-  if (!result.success) {
-    const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new Error(`Invalid intent-service configuration:\n${lines.join('\n')}`);
-  }
-  const problems: string[] = [];
-  const chains = watchedChains(result.data.CHAIN_IDS, source, problems);
-  if (problems.length > 0) throw new Error(`Invalid intent-service configuration:\n${problems.join('\n')}`);
-  return { ...result.data, watchedChains: chains };
+  // The chains are checked only once the schema's values are right (they need CHAIN_IDS).
+  return loadServiceEnv('intent-service', EnvSchema, source, (base, problems) => ({
+    watchedChains: base ? watchedChains(base.CHAIN_IDS, source, problems) : [],
+  }));
 }
 
 export const ENV = Symbol('IntentServiceEnv');

@@ -96,7 +96,12 @@ describe('planResends', () => {
   it('sends buys behind a launch still pending again behind it, in checking order, with backups of the non-firstOrFail ones for the block after', () => {
     const launch = '0xlaunch';
     const plans = planResends(
-      [buy('low', { behind: launch, bribe: 1n }), buy('fof', { behind: launch, bribe: 5n, firstOrFail: true }), buy('high', { behind: launch, bribe: 9n }), buy('plain')],
+      [
+        buy('low', { behind: launch, bribe: 1n }),
+        buy('fof', { behind: launch, bribe: 5n, firstOrFail: true }),
+        buy('high', { behind: launch, bribe: 9n }),
+        buy('plain'),
+      ],
       99n,
       true,
     );

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type ConsumerConfig, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { INTENT_EVENTS_STREAM, type IntentEvent } from '@tradeinfra/contracts';
-import { NATS_TERM_REASON_VERSION, natsVersionAtLeast, requireNatsServerVersion } from '@tradeinfra/service-kit';
+import { ensureConsumer, NATS_TERM_REASON_VERSION, natsVersionAtLeast, requireNatsServerVersion } from '@tradeinfra/service-kit';
 import { WebhookClient, WebhookRefused } from '../common/webhook-client.js';
 import { ENV, type IntentServiceEnv } from '../config/env.js';
 import { EventsPublisher } from '../outbox/events.publisher.js';
@@ -53,21 +53,16 @@ export class Notifier implements OnApplicationBootstrap, OnModuleDestroy, OnAppl
     await this.publisher.ensureStream();
     const jsm = await jetstreamManager(this.nc);
     const limits = notifierConsumerLimits(this.env);
-    let existing: ConsumerConfig | null = null;
-    try {
-      existing = (await jsm.consumers.info(INTENT_EVENTS_STREAM, NOTIFIER_CONSUMER)).config;
-    } catch {
-      await jsm.consumers.add(INTENT_EVENTS_STREAM, {
-        durable_name: NOTIFIER_CONSUMER,
-        ack_policy: AckPolicy.Explicit,
-        deliver_policy: DeliverPolicy.New,
-        max_ack_pending: 5_000,
-        ...limits,
-      });
-    }
-    if (existing && (existing.max_deliver !== limits.max_deliver || existing.ack_wait !== limits.ack_wait)) {
-      await jsm.consumers.update(INTENT_EVENTS_STREAM, NOTIFIER_CONSUMER, limits);
-      this.logger.log(`notifier consumer updated: max_deliver ${existing.max_deliver} → ${limits.max_deliver}`);
+    const consumerConfig = {
+      durable_name: NOTIFIER_CONSUMER,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.New,
+      max_ack_pending: 5_000,
+      ...limits,
+    };
+    // A deployment that changed the limits brings the existing consumer up to date.
+    if ((await ensureConsumer(jsm, INTENT_EVENTS_STREAM, consumerConfig, ['max_deliver', 'ack_wait'])) === 'updated') {
+      this.logger.log(`notifier consumer updated: max_deliver ${limits.max_deliver}, ack_wait ${limits.ack_wait} ns`);
     }
     const consumer = await jetstream(this.nc).consumers.get(INTENT_EVENTS_STREAM, NOTIFIER_CONSUMER);
     this.messages = await consumer.consume({ max_messages: IN_FLIGHT });

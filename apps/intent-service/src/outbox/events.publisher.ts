@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleIn
 import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { INTENT_EVENTS_STREAM, INTENT_EVENTS_SUBJECTS } from '@tradeinfra/contracts';
+import { ensureStream } from '@tradeinfra/service-kit';
 import { ENV, type IntentServiceEnv } from '../config/env.js';
 
 const NANOS_PER_MS = 1_000_000;
@@ -39,12 +40,7 @@ export class EventsPublisher implements OnModuleInit, OnApplicationShutdown {
       duplicate_window: DUPLICATE_WINDOW_MS * NANOS_PER_MS,
       max_age: this.env.INTENT_EVENTS_MAX_AGE_HOURS * 3600 * 1000 * NANOS_PER_MS,
     };
-    try {
-      await jsm.streams.info(INTENT_EVENTS_STREAM);
-    } catch {
-      await jsm.streams.add(config);
-      this.logger.log(`created JetStream stream ${INTENT_EVENTS_STREAM} (${INTENT_EVENTS_SUBJECTS})`);
-    }
+    if (await ensureStream(jsm, config)) this.logger.log(`created JetStream stream ${INTENT_EVENTS_STREAM} (${INTENT_EVENTS_SUBJECTS})`);
     this.streamReady = true;
   }
 

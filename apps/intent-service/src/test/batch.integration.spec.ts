@@ -191,7 +191,10 @@ describe('intent service: batch create and bulk cancel, on Postgres', () => {
       // client cancels all of them (in another order).
       const order = shuffled(ids);
       const failures = order.slice(0, 20).map((id) => ({ id, reason: 'min_liquidity' }));
-      const [settled, cancelled] = await Promise.all([repo.settleRound(claimToken, failures, [], order.slice(20), 1n, { type: 'block', txHash: null }), cancelBatch(shuffled(ids))]);
+      const [settled, cancelled] = await Promise.all([
+        repo.settleRound(claimToken, failures, [], order.slice(20), 1n, { type: 'block', txHash: null }),
+        cancelBatch(shuffled(ids)),
+      ]);
       const byCancel = new Set(cancelled.results.filter((r) => r.cancelled).map((r) => r.id));
       expect(settled.failed + byCancel.size).toBeGreaterThanOrEqual(20);
       const rows = await h.db.query<{ id: string; status: string; types: string[] }>(

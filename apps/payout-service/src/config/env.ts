@@ -1,14 +1,11 @@
 import { DEX_DEFAULTS, NATIVE_ASSETS, NATIVE_PRICED_ASSETS } from '@tradeinfra/contracts';
+import { envInt as int, loadServiceEnv, LOG_ENV, NATS_ENV, POSTGRES_ENV } from '@tradeinfra/service-kit';
 import { z } from 'zod';
-
-const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
 const DECIMAL = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/;
 
 const EnvSchema = z.object({
-  NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
-  PGHOST: z.string().min(1).default('127.0.0.1'),
-  PGPORT: int(1, 65535).default(5432),
-  PGDATABASE: z.string().min(1).default('tradeinfra'),
+  ...NATS_ENV,
+  ...POSTGRES_ENV,
   PAYOUT_DB_USER: z.string().min(1).default('payout_svc'),
   PAYOUT_DB_PASSWORD: z.string().optional(),
   PAYOUT_DB_POOL_SIZE: int(1, 200).default(20),
@@ -90,11 +87,7 @@ const EnvSchema = z.object({
   PAYOUT_FAILPOINT: z.enum(['after-sign', 'after-send']).optional(),
   /** Most MEV-capture events applied per database statement. */
   INGEST_BATCH: int(1, 5000).default(500),
-  LOG_FORMAT: z.enum(['pretty', 'json']).default('pretty'),
-  LOG_REQUESTS: z
-    .enum(['true', 'false'])
-    .default('false')
-    .transform((v) => v === 'true'),
+  ...LOG_ENV,
 });
 
 /** A chain whose payouts the service sends itself (`PAYOUT_SIGNER_KEY_<chainId>`). */
@@ -170,14 +163,10 @@ function settlementChains(base: z.output<typeof EnvSchema>, source: NodeJS.Proce
 }
 
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): PayoutServiceEnv {
-  const result = EnvSchema.safeParse(source);
-  const problems = result.success ? [] : result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-  const chains = result.success ? settlementChains(result.data, source, problems) : [];
-  const priced = result.success ? pricedChains(result.data, source, problems) : [];
-  if (!result.success || problems.length > 0) {
-    throw new Error(`Invalid payout-service configuration:\n${problems.join('\n')}`);
-  }
-  return { ...result.data, settlementChains: chains, pricedChains: priced };
+  return loadServiceEnv('payout-service', EnvSchema, source, (base, problems) => ({
+    settlementChains: base ? settlementChains(base, source, problems) : [],
+    pricedChains: base ? pricedChains(base, source, problems) : [],
+  }));
 }
 
 export const ENV = Symbol('PayoutServiceEnv');

@@ -9,7 +9,7 @@ import {
   MEV_CAPTURE_SUBJECTS,
   type MevCaptureEvent,
 } from '@tradeinfra/contracts';
-import { NATS_TERM_REASON_VERSION, natsVersionAtLeast, requireNatsServerVersion } from '@tradeinfra/service-kit';
+import { ensureConsumer, ensureStream, NATS_TERM_REASON_VERSION, natsVersionAtLeast, requireNatsServerVersion } from '@tradeinfra/service-kit';
 import { ENV, type PayoutServiceEnv } from '../config/env.js';
 import { PayoutError } from '../payouts/payouts.errors.js';
 import { LedgerService } from './ledger.service.js';
@@ -79,24 +79,17 @@ export class MevConsumer implements OnApplicationBootstrap, OnModuleDestroy, OnA
       [MEV_CAPTURE_STREAM, [MEV_CAPTURE_SUBJECTS]],
       [MEV_CAPTURE_DLQ_STREAM, [MEV_CAPTURE_DLQ_SUBJECT]],
     ] as const) {
-      try {
-        await jsm.streams.info(name);
-      } catch {
-        await jsm.streams.add({ name, subjects: [...subjects], duplicate_window: 10 * 60 * 1000 * NANOS_PER_MS });
+      if (await ensureStream(jsm, { name, subjects: [...subjects], duplicate_window: 10 * 60 * 1000 * NANOS_PER_MS })) {
         this.logger.log(`created JetStream stream ${name} (${subjects.join(', ')})`);
       }
     }
-    try {
-      await jsm.consumers.info(MEV_CAPTURE_STREAM, CONSUMER_NAME);
-    } catch {
-      await jsm.consumers.add(MEV_CAPTURE_STREAM, {
-        durable_name: CONSUMER_NAME,
-        ack_policy: AckPolicy.Explicit,
-        // Short: messages held by a replica that died come back within seconds (dedupe makes a retry harmless).
-        ack_wait: 10_000 * NANOS_PER_MS,
-        max_ack_pending: 20_000,
-      });
-    }
+    await ensureConsumer(jsm, MEV_CAPTURE_STREAM, {
+      durable_name: CONSUMER_NAME,
+      ack_policy: AckPolicy.Explicit,
+      // Short: messages held by a replica that died come back within seconds (dedupe makes a retry harmless).
+      ack_wait: 10_000 * NANOS_PER_MS,
+      max_ack_pending: 20_000,
+    });
     return this.js!.consumers.get(MEV_CAPTURE_STREAM, CONSUMER_NAME);
   }
 

@@ -1,11 +1,10 @@
 import { Hardfork } from '@ethereumjs/common';
 import { availableParallelism } from 'node:os';
+import { envInt as int, loadServiceEnv, LOG_ENV, NATS_ENV } from '@tradeinfra/service-kit';
 import { z } from 'zod';
 
-const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
-
 const EnvSchema = z.object({
-  NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
+  ...NATS_ENV,
   /** Bound on one upstream JSON-RPC round trip; past it the request fails with 502. */
   SIM_UPSTREAM_TIMEOUT_MS: int(100, 120_000).default(10_000),
   /** Bound on one whole simulation (execution included). */
@@ -28,11 +27,7 @@ const EnvSchema = z.object({
   SIM_MAX_CALL_GAS: int(0).default(0),
   /** Largest JSON-RPC batch sent upstream. */
   SIM_RPC_BATCH_MAX: int(1, 1000).default(200),
-  LOG_FORMAT: z.enum(['pretty', 'json']).default('pretty'),
-  LOG_REQUESTS: z
-    .enum(['true', 'false'])
-    .default('false')
-    .transform((v) => v === 'true'),
+  ...LOG_ENV,
 });
 
 export interface ChainConfig {
@@ -46,8 +41,10 @@ export type SimulationEnv = z.output<typeof EnvSchema> & { chains: Map<number, C
 
 /** Chains come from `RPC_URL_<chainId>` (and optional `HARDFORK_<chainId>`) variables. */
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): SimulationEnv {
-  const result = EnvSchema.safeParse(source);
-  const problems = result.success ? [] : result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+  return loadServiceEnv('simulation-service', EnvSchema, source, (_base, problems) => ({ chains: rpcChains(source, problems) }));
+}
+
+function rpcChains(source: NodeJS.ProcessEnv, problems: string[]): Map<number, ChainConfig> {
   const chains = new Map<number, ChainConfig>();
   for (const [name, value] of Object.entries(source)) {
     const match = /^RPC_URL_(\d+)$/.exec(name);
@@ -67,10 +64,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): SimulationEnv 
     }
     chains.set(chainId, { chainId, rpcUrl: value, hardfork });
   }
-  if (problems.length > 0 || !result.success) {
-    throw new Error(`Invalid simulation-service configuration:\n${problems.join('\n')}`);
-  }
-  return { ...result.data, chains };
+  return chains;
 }
 
 const HARDFORKS: string[] = Object.values(Hardfork);
