@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run -s apikey:create -- …`, `apikey:revoke`, `bench:intents`, `executor:deploy`: make sure
+// `npm run -s apikey:create -- …`, `apikey:revoke`, `bench:intents`, `executor:deploy`, `openapi`: make sure
 // the code is installed, built and (for the commands that use it) the database migrated, all
 // quietly, on stderr, then run the command. Only the command itself writes to stdout.
 import { join } from 'node:path';
@@ -16,9 +16,10 @@ const COMMANDS = {
   'bench:executor-gas': ['bench/executor-gas.mjs'],
   'bench:sim-isolation': ['bench/sim-isolation.mjs'],
   'executor:deploy': ['packages/executor/dist/cli/deploy.js'],
+  openapi: ['apps/gateway/dist/cli/openapi.js'],
 };
 /** Commands that need no database (only a chain's node). */
-const NO_DATABASE = new Set(['bench:executor-gas', 'bench:sim-isolation', 'executor:deploy']);
+const NO_DATABASE = new Set(['bench:executor-gas', 'bench:sim-isolation', 'executor:deploy', 'openapi']);
 
 const [name, ...args] = process.argv.slice(2);
 const command = COMMANDS[name];

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /**
  * Error names shared by every service and the gateway. A service fails a request by
  * throwing (over NATS) an {@link RpcErrorPayload}; the gateway maps `name` to an HTTP status
@@ -25,10 +27,8 @@ export const ErrorName = {
 export type ErrorName = (typeof ErrorName)[keyof typeof ErrorName];
 
 /** One problem with one field of an input; `path` is dotted (`addresses.3`, `headers.idempotency-key`). */
-export interface FieldIssue {
-  path: string;
-  message: string;
-}
+export const FieldIssueSchema = z.strictObject({ path: z.string(), message: z.string() });
+export type FieldIssue = z.output<typeof FieldIssueSchema>;
 
 /** What a service replies with when it fails a request. */
 export interface RpcErrorPayload {
@@ -38,9 +38,18 @@ export interface RpcErrorPayload {
 }
 
 /** The spec's error object: the body of every non-2xx HTTP answer. */
-export interface ErrorBody extends RpcErrorPayload {
-  error: true;
-}
+export const ErrorBodySchema = z.strictObject({
+  error: z.literal(true),
+  name: z.enum(ErrorName),
+  message: z.string(),
+  details: z.unknown().meta({
+    description: 'ValidationError: a list of {path, message}, one per field (FieldIssue); otherwise null or an object (e.g. `{reason}`)',
+  }),
+});
+export type ErrorBody = z.output<typeof ErrorBodySchema>;
+
+/** `details` of a ValidationError: one issue per field. */
+export const FieldIssuesSchema = z.array(FieldIssueSchema);
 
 /** Thrown by {@link parseInput} when an input does not match its contract. */
 export class ContractValidationError extends Error {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { IntentStatusData, NotificationType } from './notifications.js';
+import type { BulkCancelResult, IntentRecord } from './intent-record.js';
 import { boolean, checksummedAddress, fraction, integer, textProblem, uint256String } from './validation.js';
 
 export const INTENT_STATUSES = ['pending', 'completed', 'expired', 'failed', 'cancelled', 'error'] as const;
@@ -219,61 +219,6 @@ export type BulkCancelRequest = z.output<typeof BulkCancelRequestSchema>;
 export const BULK_CANCEL_REASONS = ['not_found', 'not_pending', 'executing'] as const;
 export type BulkCancelReason = (typeof BULK_CANCEL_REASONS)[number];
 
-/** One entry of a bulk cancel's answer, in the order of the request's ids. */
-export interface BulkCancelResult {
-  id: string;
-  /** The intent's status after the request; null when not found. */
-  status: IntentStatus | null;
-  cancelled: boolean;
-  /**
-   * null when cancelled; `not_found` (unknown, or another tenant's: existence is never
-   * revealed), `not_pending` (already completed, expired, failed, cancelled or in error), or
-   * `executing` (pending, but its buy was submitted: the chain decides its outcome).
-   */
-  reason: BulkCancelReason | null;
-}
-
-/** The record every intent endpoint returns: the creation fields plus the intent's own. */
-export interface IntentRecord {
-  id: string;
-  status: IntentStatus;
-  chainId: number;
-  wallet: string;
-  tokenAddress: string;
-  bribe: string;
-  buyAmount: string;
-  expiry: number;
-  maxBuyTax: number | null;
-  maxSellTax: number | null;
-  minIn: string | null;
-  minOut: string | null;
-  minLiquidity: string | null;
-  feeBps: number | null;
-  feeRecipient: string | null;
-  firstOrFail: boolean | null;
-  maxSlippageBps: number | null;
-  gasTip: string | null;
-  /** ISO 8601 UTC. */
-  createdAt: string;
-  updatedAt: string;
-  txHash: string | null;
-  executedAt: string | null;
-  statusReason: string | null;
-  /**
-   * The measured values behind the latest status change (the notification's `data`): e.g.
-   * `{max, actual}` for a tax, `{minOut, quoted}`, `{txHash}` once the buy is sent; null when none.
-   */
-  statusData: IntentStatusData | null;
-  notificationWebhookUrl: string | null;
-  webhookUrl: string | null;
-  /** `bot`: signed at launch by `webhookUrl`; `wallet`: pre-signed (`POST /v1/wallet/intent`), executed through the executor contract. */
-  kind: IntentKind;
-  /** A wallet intent's one-use executor nonce (decimal string); null for a bot intent. */
-  nonce: string | null;
-  /** The launch the intent was acted on at (checked, sent, bought); null while it waits for one. */
-  launch: IntentLaunch | null;
-}
-
 /**
  * How the launch reached the executor:
  * - `public_transaction`: its transaction was seen pending (public mempool), and the buys were
@@ -284,14 +229,6 @@ export interface IntentRecord {
  */
 export const LAUNCH_TYPES = ['public_transaction', 'private_transaction', 'block'] as const;
 export type LaunchType = (typeof LAUNCH_TYPES)[number];
-
-export interface IntentLaunch {
-  type: LaunchType;
-  /** The launch transaction (the pair's first liquidity); null for a pair found already liquid. */
-  txHash: string | null;
-  /** Its block; null while the launch transaction is still pending. */
-  blockNumber: number | null;
-}
 
 export const INTENT_KINDS = ['bot', 'wallet'] as const;
 export type IntentKind = (typeof INTENT_KINDS)[number];
@@ -362,25 +299,3 @@ export interface HealthReply {
 /** Our event names: the outbox's `type`, the JetStream subject's last token, the body's `event`. */
 export const INTENT_EVENT_TYPES = ['created', 'tx_pending', 'cancelled', 'expired', 'completed', 'failed', 'error'] as const;
 export type IntentEventType = (typeof INTENT_EVENT_TYPES)[number];
-
-/**
- * One notification: the body of every webhook delivery and of every server-sent event. Merkle's
- * fields (`intentId`, `chainId`, `type`, `reason`, `data`) alongside ours (`id`, `event`,
- * `occurredAt`, `tenantId`, `intent`); see {@link notificationFields} for the mapping.
- */
-export interface IntentEvent {
-  /** Event id (UUIDv7); also the JetStream `Nats-Msg-Id`, so a republish is deduplicated. */
-  id: string;
-  intentId: string;
-  chainId: number;
-  type: NotificationType;
-  reason: string;
-  /** The measured values (the intent's `statusData`, `{}` when it has none). */
-  data: IntentStatusData;
-  /** Our own event name. */
-  event: IntentEventType;
-  occurredAt: string;
-  tenantId: string;
-  /** The intent as of the change. */
-  intent: IntentRecord;
-}

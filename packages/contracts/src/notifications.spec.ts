@@ -1,5 +1,6 @@
 import { INTENT_FAILURE_REASONS } from './execution.js';
-import { INTENT_EVENT_TYPES, type IntentRecord } from './intents.js';
+import type { IntentRecord } from './intent-record.js';
+import { INTENT_EVENT_TYPES } from './intents.js';
 import { FAILURE_NOTIFICATION_TYPE, NOTIFICATION_TYPES, notificationFields, PASSED_ON_REASONS, STATUS_DATA_KEYS } from './notifications.js';
 
 const at = (statusReason: string | null, statusData: IntentRecord['statusData'] = null) => ({ statusReason, statusData });

@@ -1,5 +1,7 @@
 import { INTENT_FAILURE_REASONS, type IntentFailureReason } from './execution.js';
-import type { IntentEventType, IntentRecord } from './intents.js';
+import { z } from 'zod';
+import type { IntentRecord } from './intent-record.js';
+import type { IntentEventType } from './intents.js';
 
 /**
  * Notification types, in Merkle's shape (`type` of every webhook delivery and server-sent event).
@@ -23,7 +25,14 @@ export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
  * (JSON numbers, as Merkle sends them); basis points are integers. Which keys appear depends on
  * the reason (see {@link STATUS_DATA_KEYS}).
  */
-export type IntentStatusData = Record<string, string | number>;
+export const IntentStatusDataSchema = z.record(z.string(), z.union([z.string(), z.number()])).meta({
+  description:
+    'The measured values behind the latest status change (the notification’s `data`): `{max, actual}` for buy_tax_too_high / sell_tax_too_high (fractions), ' +
+    '`{minIn, actual}` (wei), `{minLiquidity, actual}` (cents), `{minOut, quoted}` (token units), `{maxSlippageBps, actual}` (basis points, rounded up), ' +
+    '`{balance, required}` for insufficient_funds, `{allowance, required}` for allowance_too_low, `{buyAmount, fee}` for nothing_to_buy, `{txHash}` once the buy is sent (and on completed, reverted, nonce_used, ' +
+    'submission_rejected, an expiry after sending, error), `{txHash, targetBlock}` for not_included. Wei, token and cent amounts are decimal strings.',
+});
+export type IntentStatusData = z.output<typeof IntentStatusDataSchema>;
 
 /**
  * Each failure reason's notification: `intent_ignored` when a check at launch refused the buy

@@ -161,19 +161,6 @@ export const SimulateRequestSchema = z
   .transform(({ block_number, blockNumber: bn, ...rest }) => ({ ...rest, blockNumber: bn ?? block_number ?? null }));
 export type SimulateRequest = z.output<typeof SimulateRequestSchema>;
 
-export interface SimulationLog {
-  address: string;
-  topics: string[];
-  data: string;
-}
-
-export interface InternalTransfer {
-  from: string;
-  to: string;
-  /** Wei, hex. */
-  amount: string;
-}
-
 /**
  * What a failed call's `error.type` says (Merkle's SDKs read `{type, message}`): `revert` (REVERT
  * with data other than `Panic(uint256)`, or none), `panic` (a Solidity `Panic(uint256)`), and the
@@ -199,50 +186,100 @@ export const SIMULATION_ERROR_TYPES = [
 ] as const;
 export type SimulationErrorType = (typeof SIMULATION_ERROR_TYPES)[number];
 
-export interface SimulatedCallError {
-  type: SimulationErrorType;
-  /** The decoded reason: the `Error(string)` text, `Panic(0x11): arithmetic overflow or underflow`, the raw revert hex, or the EVM error. */
-  message: string;
-}
+// ---- The answer of `POST /v1/simulate` (the types are inferred from these schemas) ----
+
+const hexData = () => z.string().regex(/^0x([0-9a-fA-F]{2})*$/);
+const hexQuantity = () => z.string().regex(/^0x[0-9a-fA-F]+$/);
+const anyAddress = () => z.string().regex(ADDRESS);
+const word32 = () =>
+  z
+    .string()
+    .regex(/^0x[0-9a-f]{64}$/)
+    .meta({ description: '32-byte word' });
+
+export const SimulationLogSchema = z.strictObject({
+  address: anyAddress(),
+  topics: z.array(z.string().regex(/^0x[0-9a-fA-F]{64}$/)),
+  data: hexData(),
+});
+export type SimulationLog = z.output<typeof SimulationLogSchema>;
+
+export const InternalTransferSchema = z.strictObject({
+  from: anyAddress(),
+  to: anyAddress(),
+  /** Wei, hex. */
+  amount: hexQuantity().meta({ description: 'Wei, 0x hex' }),
+});
+export type InternalTransfer = z.output<typeof InternalTransferSchema>;
+
+export const SimulatedCallErrorSchema = z
+  .strictObject({
+    type: z
+      .enum(SIMULATION_ERROR_TYPES)
+      .meta({ description: '`panic`: a Solidity Panic(uint256); `precompile_error`: a failing call straight to a precompile' }),
+    /** The decoded reason: the `Error(string)` text, `Panic(0x11): arithmetic overflow or underflow`, the raw revert hex, or the EVM error. */
+    message: z.string().meta({ description: 'The Error(string) reason, Panic(code): meaning, the raw revert hex, "execution reverted", or the EVM error' }),
+  })
+  .meta({ description: "On failure only (Merkle's SDKs read this shape)" });
+export type SimulatedCallError = z.output<typeof SimulatedCallErrorSchema>;
 
 /**
  * What one call changed, in the overrides' own shape: send it back as `overrides` to continue
  * from the state after the call. Only entries that differ from before the call; empty sections
  * are left out. Addresses EIP-55 checksummed; balances 0x hex wei; slots and values 32-byte words.
  */
-export interface StateUpdate {
-  accounts?: Record<string, { nonce?: number; balance?: string }>;
-  contractCodes?: Record<string, string>;
-  storage?: Record<string, Record<string, string>>;
-}
+export const StateUpdateSchema = z
+  .strictObject({
+    accounts: z
+      .record(
+        z.string(),
+        z.strictObject({
+          nonce: z.number().int().min(0).optional(),
+          balance: hexQuantity().meta({ description: 'Wei, 0x hex (a string, as overrides take it)' }).optional(),
+        }),
+      )
+      .optional(),
+    contractCodes: z.record(z.string(), hexData()).optional(),
+    storage: z.record(z.string(), z.record(z.string(), word32()).meta({ description: 'slot (32-byte word) → value (32-byte word)' })).optional(),
+  })
+  .meta({
+    description:
+      "What the call changed, in the overrides' own shape (send it back as `overrides` to continue from the state after the call): only entries that differ from before the call (after its own overrides); empty sections left out. " +
+      'An account the call deleted (created and self-destructed in one transaction, EIP-6780) reads nonce 0, balance 0x0, code 0x, and every slot of it the simulation knows of 0.',
+  });
+export type StateUpdate = z.output<typeof StateUpdateSchema>;
 
-export interface SimulatedCall {
-  logs: SimulationLog[];
+export const SimulatedCallSchema = z.strictObject({
+  logs: z.array(SimulationLogSchema),
   /** Hex, as in a receipt: intrinsic gas included, refunds applied. */
-  gasUsed: string;
+  gasUsed: hexQuantity().meta({ description: 'As in a receipt: intrinsic gas included, refunds applied' }),
   /** Return data, hex; "" when empty. */
-  result: string;
+  result: z.union([z.literal(''), hexData()]).meta({ description: 'Return (or revert) data, hex; "" when empty' }),
   /** 1 success, 0 reverted or failed. */
-  status: 0 | 1;
-  internalTransfers: InternalTransfer[];
+  status: z.literal([0, 1]).meta({ description: '1 success, 0 reverted or failed' }),
+  internalTransfers: z.array(InternalTransferSchema).meta({
+    description: 'Native value moved by nested CALL/CALLCODE, CREATE/CREATE2 endowments and SELFDESTRUCT, in frames that did not revert',
+  }),
   /** On failure. */
-  error?: SimulatedCallError;
+  error: SimulatedCallErrorSchema.optional(),
   /** A successful contract creation (a call without `to`): the new contract, checksummed. */
-  addressCreated?: string;
+  addressCreated: anyAddress().meta({ description: 'A creation (no `to`) that succeeded: the new contract' }).optional(),
   /** The state the call changed. */
-  updated: StateUpdate;
-}
+  updated: StateUpdateSchema,
+});
+export type SimulatedCall = z.output<typeof SimulatedCallSchema>;
 
-export interface SimulationResult {
+export const SimulationResultSchema = z.strictObject({
   /** A UUID for this simulation (also in the simulation service's log line for it). */
-  id: string;
-  chainId: number;
+  id: z.uuid().meta({ description: "This simulation (also in the simulation service's log line for it)" }),
+  chainId: z.number().int().min(1),
   /** The block whose state the calls ran on, hex. */
-  blockNumber: string;
+  blockNumber: hexQuantity().meta({ description: 'The block whose state the calls ran on' }),
   /** Milliseconds. */
-  processTime: number;
-  calls: SimulatedCall[];
-}
+  processTime: z.number().int().min(0).meta({ description: 'Milliseconds' }),
+  calls: z.array(SimulatedCallSchema).meta({ description: 'One result per call, in order' }),
+});
+export type SimulationResult = z.output<typeof SimulationResultSchema>;
 
 export interface SimulateMessage {
   body: unknown;

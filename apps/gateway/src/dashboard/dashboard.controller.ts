@@ -1,5 +1,5 @@
 import { Controller, Get, Param, Req, Res, UseGuards } from '@nestjs/common';
-import { PAYOUT_SOURCE_PAYOUTS, sourceId, type RawJsonReply } from '@tradeinfra/contracts';
+import { PAYOUT_SOURCE_PAYOUTS, sourceId, type DashboardUrl, type RawJsonReply } from '@tradeinfra/contracts';
 import type { Response } from 'express';
 import { AuthGuard, type AuthenticatedRequest } from '../auth/auth.guard.js';
 import { RequireScope } from '../auth/scopes.js';
@@ -7,11 +7,6 @@ import { requestIdOf } from '../http/request-context.js';
 import { ContractPipe } from '../http/zod.pipe.js';
 import { ServiceClient } from '../nats/service-client.js';
 import { DashboardTokens } from './dashboard-tokens.js';
-
-export interface DashboardUrl {
-  url: string;
-  expiresAt: string;
-}
 
 /**
  * Signed customer dashboard URLs (Merkle's `GET /v1/source/:id/dashboard-url`): the page they

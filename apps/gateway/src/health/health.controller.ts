@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, Req, Res } from '@nestjs/common';
-import { INTENT_HEALTH, PAYOUT_HEALTH, SIMULATION_HEALTH } from '@tradeinfra/contracts';
+import { INTENT_HEALTH, PAYOUT_HEALTH, SIMULATION_HEALTH, type Liveness, type Readiness, type ServicesHealth, type ServiceState } from '@tradeinfra/contracts';
 import type { Request, Response } from 'express';
 import { ApiKeysRepository } from '../auth/api-keys.repository.js';
 import { requestIdOf } from '../http/request-context.js';
@@ -15,11 +15,7 @@ const SERVICES: ReadonlyArray<[name: string, subject: string]> = [
   ['payout-service', PAYOUT_HEALTH],
 ];
 
-export interface ServiceState {
-  state: 'up' | 'down';
-  /** Round trip of the health request, ms; null when it got no answer within 1 s. */
-  latencyMs: number | null;
-}
+export type { ServiceState };
 
 @Controller()
 export class HealthController {
@@ -32,7 +28,7 @@ export class HealthController {
   /** Liveness: the process answers. */
   @Get('health')
   @HttpCode(200)
-  health(): { status: 'ok' } {
+  health(): Liveness {
     return { status: 'ok' };
   }
 
@@ -44,10 +40,11 @@ export class HealthController {
   @Get('ready')
   async ready(@Res() res: Response): Promise<void> {
     const [database, nats] = await Promise.all([timed(this.keys.ping()), this.services.ping(CHECK_TIMEOUT_MS)]);
-    const checks = { database: database.state, nats: nats ? 'up' : 'down' };
+    const checks: Readiness['checks'] = { database: database.state, nats: nats ? 'up' : 'down' };
     const ok = database.state === 'up' && nats;
     if (!ok) res.setHeader('retry-after', '1');
-    res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'unavailable', checks });
+    const body: Readiness = { status: ok ? 'ok' : 'unavailable', checks };
+    res.status(ok ? 200 : 503).json(body);
   }
 
   /**
@@ -55,7 +52,7 @@ export class HealthController {
    * its latency. Always 200: it informs, it does not gate; `status` is `degraded` when any is down.
    */
   @Get('health/services')
-  async servicesHealth(@Req() req: Request): Promise<{ status: 'ok' | 'degraded'; services: Record<string, ServiceState> }> {
+  async servicesHealth(@Req() req: Request): Promise<ServicesHealth> {
     const states = await Promise.all(
       SERVICES.map(async ([name, subject]) => [name, await timed(this.services.request(subject, {}, requestIdOf(req), CHECK_TIMEOUT_MS))] as const),
     );

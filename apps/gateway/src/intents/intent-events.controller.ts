@@ -6,6 +6,7 @@ import {
   INTENT_NOTIFICATION_SECRET_ROTATE,
   NoBodySchema,
   type IntentEvent,
+  type NotificationSecret,
 } from '@tradeinfra/contracts';
 import type { Response } from 'express';
 import { AuthGuard, type AuthenticatedRequest } from '../auth/auth.guard.js';
@@ -87,9 +88,9 @@ export class IntentEventsController {
    */
   @Get('notifications/secret')
   @RequireScope('intents:write')
-  async secret(@Req() req: AuthenticatedRequest, @Res({ passthrough: true }) res: Response): Promise<{ secret: string }> {
+  async secret(@Req() req: AuthenticatedRequest, @Res({ passthrough: true }) res: Response): Promise<NotificationSecret> {
     res.setHeader('cache-control', 'no-store');
-    return this.services.request<{ secret: string }>(INTENT_NOTIFICATION_SECRET, { tenantId: req.principal.tenantId }, requestIdOf(req));
+    return this.services.request<NotificationSecret>(INTENT_NOTIFICATION_SECRET, { tenantId: req.principal.tenantId }, requestIdOf(req));
   }
 
   /** Replaces the tenant's signing secret with a new one (the old one stops signing at once); answers the new one. */
@@ -100,8 +101,8 @@ export class IntentEventsController {
     @Req() req: AuthenticatedRequest,
     @Res({ passthrough: true }) res: Response,
     @Body(new ContractPipe(NoBodySchema)) _none: unknown,
-  ): Promise<{ secret: string }> {
+  ): Promise<NotificationSecret> {
     res.setHeader('cache-control', 'no-store');
-    return this.services.request<{ secret: string }>(INTENT_NOTIFICATION_SECRET_ROTATE, { tenantId: req.principal.tenantId }, requestIdOf(req));
+    return this.services.request<NotificationSecret>(INTENT_NOTIFICATION_SECRET_ROTATE, { tenantId: req.principal.tenantId }, requestIdOf(req));
   }
 }

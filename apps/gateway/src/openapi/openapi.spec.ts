@@ -1,4 +1,11 @@
-import { buildOpenApiDocument } from './openapi.js';
+import 'reflect-metadata';
+import { readFileSync } from 'node:fs';
+import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
+import { RequestMethod } from '@nestjs/common';
+import { AppModule } from '../app.module.js';
+import type { GatewayEnv } from '../config/env.js';
+import { DASHBOARD_ACCESS, REQUIRED_SCOPE, type DashboardAccess } from '../auth/scopes.js';
+import { buildOpenApiDocument, OPENAPI_FILE, renderOpenApiDocument, ROUTES } from './openapi.js';
 
 type Doc = {
   paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>>;
@@ -8,8 +15,66 @@ type Doc = {
 describe('the OpenAPI document', () => {
   const doc = buildOpenApiDocument() as unknown as Doc;
 
-  it('documents /ready (Postgres and NATS only) and /health/services', () => {
-    expect(doc.paths['/ready']!.get!.responses['503']!.headers).toHaveProperty('Retry-After');
+  it('is committed as generated: openapi.json at the repository root', () => {
+    let committed = '';
+    try {
+      committed = readFileSync(OPENAPI_FILE, 'utf8');
+    } catch {
+      // missing: reported below
+    }
+    if (committed !== renderOpenApiDocument()) {
+      throw new Error(`${OPENAPI_FILE} is not what the route table and the contracts' schemas produce: run \`npm run openapi\` and commit openapi.json`);
+    }
+  });
+
+  it('documents every route the gateway controllers serve, with the scope and dashboard access they enforce', () => {
+    const served: string[] = [];
+    const controllers = AppModule.forRoot({} as GatewayEnv).controllers ?? [];
+    expect(controllers.length).toBeGreaterThan(0);
+    for (const controller of controllers) {
+      const base = String(Reflect.getMetadata(PATH_METADATA, controller) ?? '').replace(/^\/|\/$/g, '');
+      const proto = controller.prototype as Record<string, unknown>;
+      for (const name of Object.getOwnPropertyNames(proto)) {
+        const handler = proto[name];
+        if (name === 'constructor' || typeof handler !== 'function') continue;
+        const path = Reflect.getMetadata(PATH_METADATA, handler) as string | undefined;
+        const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
+        if (path === undefined || method === undefined) continue;
+        const full = `/${[base, path.replace(/^\//, '')].filter(Boolean).join('/')}`.replace(/:([A-Za-z]+)/g, '{$1}');
+        const verb = RequestMethod[method].toLowerCase();
+        const scope = (Reflect.getMetadata(REQUIRED_SCOPE, handler) as string | undefined) ?? null;
+        const access = Reflect.getMetadata(DASHBOARD_ACCESS, handler) as DashboardAccess | undefined;
+        const dashboard = access ? (access.query ? 'query' : access.source ? 'source' : 'header') : null;
+        served.push(`${verb} ${full} scope=${scope} dashboard=${dashboard}`);
+      }
+    }
+    const documented = ROUTES.map((r) => `${r.method} ${r.path} scope=${r.scope} dashboard=${r.dashboard ?? null}`);
+    expect(documented).toEqual(expect.arrayContaining(served));
+    // The one documented route no controller serves: the dashboard page (mounted in bootstrap).
+    expect(documented.filter((r) => !served.includes(r))).toEqual(['get /dashboard scope=null dashboard=null']);
+  });
+
+  it('gives every route a documented success and a schema for every JSON answer; examples match their schemas', () => {
+    for (const route of ROUTES) {
+      const where = `${route.method.toUpperCase()} ${route.path}`;
+      expect(`${where}: ${Object.keys(route.responses).some((s) => s.startsWith('2'))}`).toBe(`${where}: true`);
+      for (const [status, response] of Object.entries(route.responses)) {
+        expect(`${where} ${status}: ${response.schema !== undefined}`).toBe(`${where} ${status}: true`);
+        if (response.example !== undefined) response.schema!.parse(response.example);
+      }
+      if (route.body?.example !== undefined) {
+        // The example's expiry is a fixed date: only "in the future, at most 30 days ahead" may fail.
+        const parsed = route.body.schema.safeParse(route.body.example);
+        expect(parsed.success ? [] : parsed.error.issues.filter((i) => i.path.at(-1) !== 'expiry')).toEqual([]);
+      }
+    }
+  });
+
+  it('documents /ready with its real body (also on 503) and /health/services', () => {
+    const ready = doc.paths['/ready']!.get!.responses as Record<string, { headers?: unknown; content?: Record<string, { schema: unknown }> }>;
+    expect(ready['503']!.headers).toHaveProperty('Retry-After');
+    expect(ready['503']!.content!['application/json']!.schema).toEqual({ $ref: '#/components/schemas/Readiness' });
+    expect(ready['200']!.content!['application/json']!.schema).toEqual({ $ref: '#/components/schemas/Readiness' });
     expect(doc.paths['/health/services']!.get!.responses).toHaveProperty('200');
   });
 
@@ -45,5 +110,21 @@ describe('the OpenAPI document', () => {
     const schemas = doc.components.schemas as unknown as Record<string, any>;
     expect(schemas.CreateIntents).toMatchObject({ minItems: 1, maxItems: 100 });
     expect(schemas.BulkCancel.properties.ids).toMatchObject({ minItems: 1, maxItems: 500 });
+  });
+
+  it('takes request bodies, query parameters and answers from the contracts (the drift fixed by generating it)', () => {
+    const paths = doc.paths as unknown as Record<string, Record<string, Record<string, any>>>;
+    expect(paths['/v1/sources']!.post!.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/RegisterSource' });
+    expect(paths['/v1/sources']!.post!.responses['201'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/RegisteredSource' });
+    expect(paths['/v1/cashback/source/{id}']!.get!.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Cashback' });
+    expect(paths['/v1/intents/notifications/secret']!.get!.responses['200'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/NotificationSecret',
+    });
+    const query = Object.fromEntries((paths['/v1/payouts']!.get!.parameters as Array<{ name: string; schema: unknown }>).map((p) => [p.name, p.schema]));
+    expect(query.status).toMatchObject({ enum: ['PENDING', 'PAID'] });
+    expect(query.limit).toMatchObject({ pattern: expect.any(String) });
+    const schemas = doc.components.schemas as unknown as Record<string, any>;
+    expect(schemas.Intent.required).toContain('launch');
+    expect(JSON.stringify(schemas.Intent.properties.launch)).toContain('#/components/schemas/IntentLaunch');
   });
 });

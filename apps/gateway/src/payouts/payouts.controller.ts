@@ -20,6 +20,7 @@ import {
   uuid,
   type PayoutViewer,
   type RawJsonReply,
+  type RegisteredSource,
 } from '@tradeinfra/contracts';
 import type { Response } from 'express';
 import { ApiKeysRepository } from '../auth/api-keys.repository.js';
@@ -131,6 +132,7 @@ export class PayoutsController {
     const tenantId = await this.keys.findTenantByName(body.tenant);
     if (!tenantId) throw new GatewayError(ErrorName.NotFound, `Tenant ${body.tenant} not found`, [{ path: 'tenant', message: 'no such tenant' }]);
     const source = await this.services.request<{ id: string; tenantId: string }>(PAYOUT_SOURCE_REGISTER, { id: body.id, tenantId }, requestIdOf(req));
-    res.status(201).json({ id: source.id, tenant: body.tenant });
+    const registered: RegisteredSource = { id: source.id, tenant: body.tenant };
+    res.status(201).json(registered);
   }
 }
