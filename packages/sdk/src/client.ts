@@ -224,34 +224,22 @@ export class CashbackApi {
    * unclaimed entries of that chain and asset into a payout. Not retried after an ambiguous
    * failure (a retry would claim only entries no payout holds yet, or answer 409 `nothing_to_pay`).
    */
-  async requestPayout(sourceId: string, body: RequestPayoutInput, options: RequestOptions = {}): Promise<Payout> {
-    return (
-      await this.transport.request<Payout>({
-        ...options,
-        method: 'POST',
-        path: `/v1/cashback/source/${segment(sourceId)}/payout`,
-        body,
-        idempotent: false,
-        exact: true,
-      })
-    ).data;
+  requestPayout(sourceId: string, body: RequestPayoutInput, options: RequestOptions = {}): Promise<Payout> {
+    return this.postPayout<Payout>(sourceId, body, options);
   }
 
   /**
    * Merkle's form of `POST /v1/cashback/source/:id/payout`: every claimable (chain, asset)
    * balance becomes its own payout, in kind, to `address`. Not retried after an ambiguous failure.
    */
-  async requestAllPayouts(sourceId: string, body: RequestAllPayoutsInput, options: RequestOptions = {}): Promise<AllPayouts> {
-    return (
-      await this.transport.request<AllPayouts>({
-        ...options,
-        method: 'POST',
-        path: `/v1/cashback/source/${segment(sourceId)}/payout`,
-        body,
-        idempotent: false,
-        exact: true,
-      })
-    ).data;
+  requestAllPayouts(sourceId: string, body: RequestAllPayoutsInput, options: RequestOptions = {}): Promise<AllPayouts> {
+    return this.postPayout<AllPayouts>(sourceId, body, options);
+  }
+
+  /** `POST /v1/cashback/source/:id/payout` in either form: never retried after an ambiguous failure. */
+  private async postPayout<T>(sourceId: string, body: RequestPayoutInput | RequestAllPayoutsInput, options: RequestOptions): Promise<T> {
+    const path = `/v1/cashback/source/${segment(sourceId)}/payout`;
+    return (await this.transport.request<T>({ ...options, method: 'POST', path, body, idempotent: false, exact: true })).data;
   }
 
   /** `GET /v1/cashback/payout/:id` (scope `payouts:read`). */

@@ -178,31 +178,67 @@ function botBuy(
   });
   return {
     intent,
-    tx: {
-      purpose: 'buy',
-      type: 2,
+    tx: buyTransaction(t, {
       chainId: chain.chainId,
       from: intent.wallet, // stored EIP-55
-      nonce: Number(n),
+      nonce: n,
       to: null,
-      value: value.toString(),
+      value,
       data,
-      gasLimit: gasLimit.toString(),
-      maxFeePerGas: t.maxFeePerGas.toString(),
-      maxPriorityFeePerGas: t.tip.toString(),
-      accessList: [],
-      summary: {
-        router: t.router,
-        token: t.token,
-        swapValue: quote.swapValue.toString(),
-        amountOutMin: quote.amountOutMin.toString(),
-        expectedOut: quote.expectedOut.toString(),
-        fee: quote.fee.toString(),
-        feeRecipient: intent.feeRecipient,
-        bribe: bribe.toString(),
-        deadline: intent.expiry.toString(),
-        onlyInBlock: onlyInBlock === null ? null : onlyInBlock.toString(),
-      },
+      gasLimit,
+      amountOutMin: quote.amountOutMin,
+      feeRecipient: intent.feeRecipient,
+      bribe,
+      deadline: intent.expiry,
+      onlyInBlock,
+    }),
+  };
+}
+
+/** The transaction of one buy, and the summary its signer checks (amounts as decimal strings). */
+export function buyTransaction(
+  t: BuyTerms,
+  b: {
+    chainId: number;
+    from: string;
+    nonce: bigint;
+    /** null: the buy runs as init code (a bot intent); else the executor contract (a wallet intent). */
+    to: string | null;
+    value: bigint;
+    data: string;
+    gasLimit: bigint;
+    amountOutMin: bigint;
+    feeRecipient: string | null;
+    bribe: bigint;
+    deadline: bigint;
+    onlyInBlock: bigint | null;
+  },
+): UnsignedTransaction {
+  const { quote } = t;
+  return {
+    purpose: 'buy',
+    type: 2,
+    chainId: b.chainId,
+    from: b.from,
+    nonce: Number(b.nonce),
+    to: b.to,
+    value: b.value.toString(),
+    data: b.data,
+    gasLimit: b.gasLimit.toString(),
+    maxFeePerGas: t.maxFeePerGas.toString(),
+    maxPriorityFeePerGas: t.tip.toString(),
+    accessList: [],
+    summary: {
+      router: t.router,
+      token: t.token,
+      swapValue: quote.swapValue.toString(),
+      amountOutMin: b.amountOutMin.toString(),
+      expectedOut: quote.expectedOut.toString(),
+      fee: quote.fee.toString(),
+      feeRecipient: b.feeRecipient,
+      bribe: b.bribe.toString(),
+      deadline: b.deadline.toString(),
+      onlyInBlock: b.onlyInBlock === null ? null : b.onlyInBlock.toString(),
     },
   };
 }

@@ -4,7 +4,7 @@ import { getAddress } from 'ethers';
 import { toBuyIntent } from '../intents/wallet-intent.js';
 import { FailureReason } from './checks.js';
 import { type ClaimedIntent } from './execution.repository.js';
-import { type BuyTerms, type Job, type SenderState } from './round-planner.js';
+import { buyTransaction, type BuyTerms, type Job, type SenderState } from './round-planner.js';
 
 /** A wallet intent's buy through the executor costs more than the probe's direct buy: signature check, nonce, WETH transfer and unwrap. */
 const EXECUTOR_EXTRA_GAS = 100_000n;
@@ -70,34 +70,21 @@ export function walletIntentBuy(
   const n = state.nonce.get(from)!;
   state.nonce.set(from, n + 1n);
   const terms = toBuyIntent({ ...intent, tokenAddress: t.token, nonce: intent.nonce! });
-  const { quote } = t;
   return {
     intent,
-    tx: {
-      purpose: 'buy',
-      type: 2,
+    tx: buyTransaction(t, {
       chainId,
       from,
-      nonce: Number(n),
+      nonce: n,
       to: getAddress(wallets.executor),
-      value: '0',
+      value: 0n,
       data: encodeExecute(terms, intent.signature!),
-      gasLimit: gasLimit.toString(),
-      maxFeePerGas: t.maxFeePerGas.toString(),
-      maxPriorityFeePerGas: t.tip.toString(),
-      accessList: [],
-      summary: {
-        router: t.router,
-        token: t.token,
-        swapValue: quote.swapValue.toString(),
-        amountOutMin: terms.minOut.toString(),
-        expectedOut: quote.expectedOut.toString(),
-        fee: quote.fee.toString(),
-        feeRecipient: intent.feeRecipient,
-        bribe: terms.bribe.toString(),
-        deadline: intent.expiry.toString(),
-        onlyInBlock: null,
-      },
-    },
+      gasLimit,
+      amountOutMin: terms.minOut,
+      feeRecipient: intent.feeRecipient,
+      bribe: terms.bribe,
+      deadline: intent.expiry,
+      onlyInBlock: null,
+    }),
   };
 }
