@@ -16,6 +16,22 @@ const CHAIN_ID = 31337;
 const ETH = 10n ** 18n;
 const SUPPLY = 10n ** 27n;
 
+/** The whole product on the local chain, following its mempool over the node's WebSocket. */
+function startStack(node: HardhatNode, dex: LocalDex, wallets: { privateKey: string }[], extra: Record<string, string>): Promise<Stack> {
+  return Stack.start({
+    CHAIN_IDS: String(CHAIN_ID),
+    RPC_URL_31337: node.url,
+    WS_URL_31337: node.url.replace('http', 'ws'),
+    HARDFORK_31337: 'prague',
+    DEX_FACTORY_31337: dex.factory,
+    DEX_ROUTER_31337: dex.router,
+    WRAPPED_NATIVE_31337: dex.weth,
+    DEV_SIGNER_KEYS_31337: wallets.map((w) => w.privateKey).join(','),
+    LAUNCH_POLL_INTERVAL_MS: '100',
+    ...extra,
+  });
+}
+
 describe('same-block launches: buys right behind a launch seen in the mempool', () => {
   let node: HardhatNode;
   let dex: LocalDex;
@@ -30,18 +46,7 @@ describe('same-block launches: buys right behind a launch seen in the mempool', 
     node = await HardhatNode.start({ chainId: CHAIN_ID });
     dex = await LocalDex.deploy(node);
     await rpc('evm_setAutomine', [false]);
-    stack = await Stack.start({
-      CHAIN_IDS: String(CHAIN_ID),
-      RPC_URL_31337: node.url,
-      WS_URL_31337: node.url.replace('http', 'ws'),
-      HARDFORK_31337: 'prague',
-      DEX_FACTORY_31337: dex.factory,
-      DEX_ROUTER_31337: dex.router,
-      WRAPPED_NATIVE_31337: dex.weth,
-      DEV_SIGNER_KEYS_31337: wallets.map((w) => w.privateKey).join(','),
-      LAUNCH_POLL_INTERVAL_MS: '100',
-      EXPIRY_SWEEP_INTERVAL_MS: '100',
-    });
+    stack = await startStack(node, dex, wallets, { EXPIRY_SWEEP_INTERVAL_MS: '100' });
     key = await stack.createKey();
     driver = new LaunchDriver(stack, node, dex, () => key, SUPPLY / 10n);
   }, 180_000);
@@ -198,18 +203,7 @@ describe('same-block launches through a relay: one bundle, the launch first', ()
       });
     });
     await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
-    stack = await Stack.start({
-      CHAIN_IDS: String(CHAIN_ID),
-      RPC_URL_31337: node.url,
-      WS_URL_31337: node.url.replace('http', 'ws'),
-      HARDFORK_31337: 'prague',
-      DEX_FACTORY_31337: dex.factory,
-      DEX_ROUTER_31337: dex.router,
-      WRAPPED_NATIVE_31337: dex.weth,
-      DEV_SIGNER_KEYS_31337: wallets.map((w) => w.privateKey).join(','),
-      RELAY_URLS_31337: `http://127.0.0.1:${(relay.address() as { port: number }).port}`,
-      LAUNCH_POLL_INTERVAL_MS: '100',
-    });
+    stack = await startStack(node, dex, wallets, { RELAY_URLS_31337: `http://127.0.0.1:${(relay.address() as { port: number }).port}` });
     key = await stack.createKey();
   }, 180_000);
 

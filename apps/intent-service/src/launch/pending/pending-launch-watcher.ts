@@ -3,6 +3,7 @@ import { PeriodicTask } from '../../common/periodic-task.js';
 import { ENV, type IntentServiceEnv, type WatchedChain } from '../../config/env.js';
 import { ExecutionRepository } from '../../execution/execution.repository.js';
 import { Executor } from '../../execution/executor.js';
+import { getPairCall, pairFromResult } from '../../execution/uniswap-v2.js';
 import { SimulationClient } from '../../execution/simulation-client.js';
 import { ChainRpc } from '../chain-rpc.js';
 import type { LaunchWatch } from './candidates.js';
@@ -10,8 +11,6 @@ import { PendingLaunchDetector, type PendingLaunch } from './pending-launch-dete
 import { PendingLaunchesRepository } from './pending-launches.repository.js';
 import { PendingTransactions } from './pending-transactions.js';
 
-const GET_PAIR = '0xe6a43905';
-const ZERO_PAIR = `0x${'0'.repeat(64)}`;
 /** A pending transaction's simulation must not hold the launch back longer than this. */
 const SIMULATION_TIMEOUT_MS = 2_000;
 
@@ -115,13 +114,8 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
     const tokens = await this.repo.watchedTokens(config.chainId);
     const unknown = tokens.filter((t) => !chain.pairs.has(t) || chain.pairs.get(t) === null);
     if (unknown.length > 0) {
-      const pairs = await rpc.all<string>(
-        unknown.map((t) => ({
-          method: 'eth_call',
-          params: [{ to: config.factory, data: `${GET_PAIR}${t.slice(2).padStart(64, '0')}${config.wrappedNative.slice(2).padStart(64, '0')}` }, 'latest'],
-        })),
-      );
-      unknown.forEach((t, i) => chain.pairs.set(t, pairs[i] === ZERO_PAIR ? null : `0x${pairs[i]!.slice(-40)}`.toLowerCase()));
+      const pairs = await rpc.all<string>(unknown.map((t) => getPairCall(config.factory, t, config.wrappedNative, 'latest')));
+      unknown.forEach((t, i) => chain.pairs.set(t, pairFromResult(pairs[i])));
     }
     const knownPairs = new Map<string, readonly [string, string]>();
     for (const t of tokens) {
