@@ -369,13 +369,19 @@ describe('intent execution on a local chain', () => {
     racers.slice(0, 3).forEach((w) => signer.behaviour.set(w.address.toLowerCase(), { delayMs: 300 }));
     await dex.launch(token, SUPPLY / 10n, ETH);
     await eventually('signing started', () => intents.some((i) => signer.requestsFor(i.id).length > 0), 30_000);
-    // Cancels spread over the round (signing, marking, sending), 40 ms apart.
-    const answers = await Promise.all(
-      intents.map(async (i, k) => {
-        await new Promise((r) => setTimeout(r, 40 * k));
-        return stack.request('POST', `/v1/intent/${i.id}/cancel`, { key });
-      }),
-    );
+    // Cancels at three moments of the round, each awaited, not timed: while the first buys sign,
+    // once a buy is submitted (others still signing), and once those cancels are answered.
+    const answers: Awaited<ReturnType<typeof stack.request>>[] = new Array(intents.length);
+    const cancel = (moment: number) =>
+      Promise.all(
+        intents.map(async (i, k) => {
+          if (k % 3 === moment) answers[k] = await stack.request('POST', `/v1/intent/${i.id}/cancel`, { key });
+        }),
+      );
+    const whileSigning = cancel(0);
+    await eventually('a buy submitted', async () => (await Promise.all(intents.map((i) => get(i.id)))).some((r) => r.txHash !== null), 30_000);
+    await Promise.all([whileSigning, cancel(1)]);
+    await cancel(2);
     racers.forEach((w) => signer.behaviour.delete(w.address.toLowerCase()));
     expect(answers.every((a) => a.status === 200 || a.status === 409)).toBe(true);
     await eventually('every intent decided', () => decided(intents.map((i) => i.id)), 30_000);
