@@ -277,15 +277,18 @@ export class ExecutionRepository {
    * launch (bundles through relays); returns how many.
    */
   async returnToWaiting(chainId: number, launchTxHash: string): Promise<number> {
-    const rows: unknown[] = await this.db.query(
-      `UPDATE intent.intents
-       SET phase = NULL, claim_token = NULL, claimed_at = NULL, signed_tx = NULL, tx_hash = NULL, tx_nonce = NULL, target_block = NULL,
-           submitted_at = NULL, tx_sender = NULL, status_data = NULL, status_reason = $3, launch_type = NULL, launch_tx_hash = NULL, updated_at = now()
-       WHERE chain_id = $1 AND launch_tx_hash = $2 AND status = 'pending' AND phase = 'submitted'
-       RETURNING 1`,
+    const [{ n }] = (await this.db.query(
+      `WITH u AS (
+         UPDATE intent.intents
+         SET phase = NULL, claim_token = NULL, claimed_at = NULL, signed_tx = NULL, tx_hash = NULL, tx_nonce = NULL, target_block = NULL,
+             submitted_at = NULL, tx_sender = NULL, status_data = NULL, status_reason = $3, launch_type = NULL, launch_tx_hash = NULL, updated_at = now()
+         WHERE chain_id = $1 AND launch_tx_hash = $2 AND status = 'pending' AND phase = 'submitted'
+         RETURNING 1
+       )
+       SELECT count(*)::int AS n FROM u`,
       [chainId, launchTxHash.toLowerCase(), LAUNCH_DROPPED],
-    );
-    return rows.length;
+    )) as { n: number }[];
+    return n;
   }
 
   /** Per wallet (lowercase), the highest nonce of its buys still waiting for the chain. */

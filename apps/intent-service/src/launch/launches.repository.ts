@@ -60,10 +60,11 @@ export class ChainLaunches {
   /** Forgets the blocks after `back` and the launches seen in them; the undone launches' tokens. */
   async forgetAfter(back: bigint): Promise<string[]> {
     await this.tx.query('DELETE FROM intent.chain_blocks WHERE chain_id = $1 AND number > $2', [this.chainId, back.toString()]);
-    const undone: { token: string }[] = await this.tx.query('DELETE FROM intent.launches WHERE chain_id = $1 AND block_number > $2 RETURNING token', [
-      this.chainId,
-      back.toString(),
-    ]);
+    // Selected from the DELETE (a bare DELETE … RETURNING answers [rows, count] through TypeORM).
+    const undone: { token: string }[] = await this.tx.query(
+      'WITH d AS (DELETE FROM intent.launches WHERE chain_id = $1 AND block_number > $2 RETURNING token) SELECT token FROM d ORDER BY token',
+      [this.chainId, back.toString()],
+    );
     return undone.map((u) => u.token);
   }
 

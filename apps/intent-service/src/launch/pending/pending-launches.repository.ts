@@ -77,10 +77,11 @@ export class PendingLaunchesRepository {
 
   /** Forgets a launch that will not happen (dropped or replaced), or whose block the block watcher has processed. */
   async remove(chainId: number, txHash: string): Promise<number> {
-    const rows: unknown[] = await this.db.query(`DELETE FROM intent.pending_launches WHERE chain_id = $1 AND tx_hash = $2 RETURNING 1`, [
-      chainId,
-      txHash.toLowerCase(),
-    ]);
-    return rows.length;
+    // (A bare DELETE … RETURNING answers [rows, count] through TypeORM: count the rows in SQL.)
+    const [{ n }] = (await this.db.query(
+      `WITH d AS (DELETE FROM intent.pending_launches WHERE chain_id = $1 AND tx_hash = $2 RETURNING 1) SELECT count(*)::int AS n FROM d`,
+      [chainId, txHash.toLowerCase()],
+    )) as { n: number }[];
+    return n;
   }
 }

@@ -1,0 +1,111 @@
+import type { IntentRecord } from '@tradeinfra/contracts';
+import type { TestDatabase } from '@tradeinfra/test-support';
+import type { DataSource } from 'typeorm';
+import { ExecutionRepository, LAUNCH_DROPPED } from '../execution/execution.repository.js';
+import { LaunchesRepository } from '../launch/launches.repository.js';
+import { PendingLaunchesRepository } from '../launch/pending/pending-launches.repository.js';
+import { migratedDatabase } from './harness.js';
+
+/**
+ * The launch an intent was acted on at, as the database keeps and renders it: the record's
+ * `launch`, the buys still behind a pending launch, and intents sent back to waiting when the
+ * launch is dropped.
+ */
+describe('launch stamps on intents (ExecutionRepository, record_json)', () => {
+  let db: TestDatabase;
+  let ds: DataSource;
+  let repo: ExecutionRepository;
+  const CHAIN = 31337;
+  const TOKEN = '0x00000000000000000000000000000000000000Aa';
+  const LAUNCH = `0x${'1'.repeat(64)}`;
+  const RAW = '0x02f8launch';
+
+  beforeAll(async () => {
+    ({ db, ds } = await migratedDatabase());
+    repo = new ExecutionRepository(ds);
+  });
+  afterAll(async () => {
+    await ds?.destroy();
+    await db?.drop();
+  });
+  beforeEach(async () => {
+    await ds.query('DELETE FROM intent.outbox');
+    await ds.query('DELETE FROM intent.intents');
+    await ds.query('DELETE FROM intent.launches');
+    await ds.query('DELETE FROM intent.pending_launches');
+  });
+
+  /** An intent whose buy was sent behind `launchTx` (kind `type`), or one in `status`. */
+  async function sentIntent(over: { status?: string; type?: string; launchTx?: string | null } = {}): Promise<string> {
+    const [{ id }] = (await ds.query(
+      `INSERT INTO intent.intents (id, tenant_id, status, chain_id, wallet, token_address, bribe, buy_amount, expires_at,
+         phase, tx_hash, signed_tx, tx_nonce, target_block, submitted_at, status_data, launch_type, launch_tx_hash)
+       VALUES (intent.uuid_v7(), gen_random_uuid(), $1, $2, '0x00000000000000000000000000000000000000b0', $3, 7, 1, now() + interval '1 hour',
+         CASE WHEN $1 = 'pending' THEN 'submitted' END, $4, '0xsigned', 3, 10, now(), jsonb_build_object('txHash', $4::text), $5, $6)
+       RETURNING id`,
+      [over.status ?? 'pending', CHAIN, TOKEN, `0x${'b'.repeat(64)}`, over.type ?? 'public_transaction', over.launchTx === undefined ? LAUNCH : over.launchTx],
+    )) as { id: string }[];
+    return id;
+  }
+  const record = async (id: string) =>
+    ((await ds.query('SELECT intent.record_json(x) AS r FROM intent.intents x WHERE id = $1', [id])) as { r: IntentRecord }[])[0]!.r;
+  const pendingLaunch = () =>
+    ds.query(
+      `INSERT INTO intent.pending_launches (chain_id, token, pair, tx_hash, raw, sender, nonce, token_reserve, native_reserve, state_after, head_block)
+       VALUES ($1, $2, '0xpair', $3, $4, '0xsender', 0, 1, 1, '{}', 9)`,
+      [CHAIN, TOKEN.toLowerCase(), LAUNCH, RAW],
+    );
+  const minedLaunch = (txHash: string | null, block = 11) =>
+    ds.query(
+      `INSERT INTO intent.launches (chain_id, token, pair, block_number, block_hash, tx_hash, seen_pending) VALUES ($1, $2, '0xpair', $3, '0xhash', $4, $5)`,
+      [CHAIN, TOKEN.toLowerCase(), block, txHash, txHash === LAUNCH],
+    );
+
+  it('renders the launch: its kind and transaction, and its block once recorded (null while pending, or when another transaction launched)', async () => {
+    const id = await sentIntent();
+    expect((await record(id)).launch).toEqual({ type: 'public_transaction', txHash: LAUNCH, blockNumber: null });
+    await minedLaunch(LAUNCH, 11);
+    expect((await record(id)).launch).toEqual({ type: 'public_transaction', txHash: LAUNCH, blockNumber: 11 });
+    await ds.query('DELETE FROM intent.launches');
+    await minedLaunch(`0x${'2'.repeat(64)}`, 12);
+    expect((await record(id)).launch).toEqual({ type: 'public_transaction', txHash: LAUNCH, blockNumber: null });
+    // A pair found already liquid: no transaction known, the recorded block stands.
+    const old = await sentIntent({ type: 'block', launchTx: null });
+    expect((await record(old)).launch).toEqual({ type: 'block', txHash: null, blockNumber: 12 });
+  });
+
+  it('names the launch a buy was sent behind while that launch is pending, and no longer once its block is recorded', async () => {
+    const id = await sentIntent();
+    expect((await repo.submitted(CHAIN)).find((s) => s.id === id)!.behind).toBeNull(); // no pending launch stored
+    await pendingLaunch();
+    expect((await repo.submitted(CHAIN)).find((s) => s.id === id)!.behind).toBe(RAW);
+    await minedLaunch(LAUNCH);
+    expect((await repo.submitted(CHAIN)).find((s) => s.id === id)!.behind).toBeNull();
+  });
+
+  it('sends the intents behind a dropped launch back to waiting, and nothing else', async () => {
+    const behind = await sentIntent();
+    const other = await sentIntent({ launchTx: `0x${'3'.repeat(64)}` });
+    const done = await sentIntent({ status: 'completed' });
+    expect(await repo.returnToWaiting(CHAIN, LAUNCH.toUpperCase().replace('0X', '0x'))).toBe(1);
+    const back = await record(behind);
+    expect(back).toMatchObject({ status: 'pending', txHash: null, statusReason: LAUNCH_DROPPED, statusData: null, launch: null });
+    const [row] = (await ds.query('SELECT phase, signed_tx, tx_nonce, target_block FROM intent.intents WHERE id = $1', [behind])) as Record<string, unknown>[];
+    expect(row).toEqual({ phase: null, signed_tx: null, tx_nonce: null, target_block: null });
+    expect((await record(other)).launch).toMatchObject({ txHash: `0x${'3'.repeat(64)}` });
+    expect((await record(done)).status).toBe('completed');
+    // Again: nothing left to send back.
+    expect(await repo.returnToWaiting(CHAIN, LAUNCH)).toBe(0);
+  });
+
+  it('counts what it removes: a pending launch forgotten once, launches undone by a reorg by token', async () => {
+    const pending = new PendingLaunchesRepository(ds);
+    await pendingLaunch();
+    expect(await pending.remove(CHAIN, LAUNCH)).toBe(1);
+    expect(await pending.remove(CHAIN, LAUNCH)).toBe(0);
+    await minedLaunch(LAUNCH, 11);
+    const launches = new LaunchesRepository(ds);
+    expect(await launches.withChain(CHAIN, [] as string[], (l) => l.forgetAfter(11n))).toEqual([]);
+    expect(await launches.withChain(CHAIN, [] as string[], (l) => l.forgetAfter(10n))).toEqual([TOKEN.toLowerCase()]);
+  });
+});
