@@ -184,7 +184,7 @@ describe('same-block launches through a relay: one bundle, the launch first', ()
   let key: string;
   let relay: Server;
   const bundles: { txs: string[]; blockNumber: string; revertingTxHashes: string[] }[] = [];
-  const wallets = Array.from({ length: 3 }, (_, i) => devWallet(i + 7));
+  const wallets = Array.from({ length: 4 }, (_, i) => devWallet(i + 7));
   const rpc = <T = any>(method: string, params: unknown[] = []) => node.rpc.call<T>(method, params);
   const expiry = () => Math.floor(Date.now() / 1000) + 3600;
 
@@ -327,5 +327,35 @@ describe('same-block launches through a relay: one bundle, the launch first', ()
     const done = (await stack.request<IntentRecord>('GET', `/v1/intent/${res.body.id}`, { key })).body;
     expect(done).toMatchObject({ txHash: keccak256(bundle.txs[1]!), launch: { type: 'public_transaction', txHash: realLaunch } });
     expect(await dex.balanceOf(token, w.address)).toBeGreaterThan(0n);
+  }, 90_000);
+
+  it('a launch that reverts in its block (its approval was revoked just before): the intent waits again, having paid nothing', async () => {
+    const token = await dex.deployToken('PlainToken', [SUPPLY]);
+    const plain = dex.a.PlainToken!.iface;
+    await mined(node, dex.owner, token, plain.encodeFunctionData('approve', [dex.router, MaxUint256]));
+    const w = wallets[3]!;
+    const res = await stack.request<IntentRecord>('POST', '/v1/intent', {
+      key,
+      body: { chainId: CHAIN_ID, wallet: w.address, tokenAddress: token, bribe: '100', buyAmount: (ETH / 100n).toString(), expiry: expiry(), gasTip: '0' },
+    });
+    await eventually(`pending launches of ${token} watched`, () => stack.intentReplicas.every((r) => r.get(PendingLaunchWatcher).watches(CHAIN_ID, token)));
+    const balanceBefore = BigInt(await rpc<string>('eth_getBalance', [w.address, 'latest']));
+    // The revoke is pending ahead of the launch: on the head the launch still adds liquidity.
+    await rpc('eth_sendTransaction', [{ from: dex.owner, to: token, data: plain.encodeFunctionData('approve', [dex.router, 0]), gas: '0x100000' }]);
+    const addLiquidity = dex.a.UniswapV2Router02!.iface.encodeFunctionData('addLiquidityETH', [token, SUPPLY / 10n, 0, 0, dex.owner, expiry()]);
+    const launch = await rpc<string>('eth_sendTransaction', [
+      { from: dex.owner, to: dex.router, data: addLiquidity, value: `0x${ETH.toString(16)}`, gas: '0x7a1200' },
+    ]);
+    const bundle = await eventually('a bundle behind the launch', () => bundles.find((b) => b.txs[0] && keccak256(b.txs[0]) === launch));
+    await rpc('evm_mine');
+    expect((await rpc<{ status: string }>('eth_getTransactionReceipt', [launch])).status).toBe('0x0');
+    await eventually('the intent waiting again', async () => {
+      const now = (await stack.request<IntentRecord>('GET', `/v1/intent/${res.body.id}`, { key })).body;
+      return now.status === 'pending' && now.txHash === null && now.statusReason === 'launch_dropped';
+    });
+    // The buy was never built into a block: nothing bought, nothing paid.
+    expect(await rpc('eth_getTransactionReceipt', [keccak256(bundle.txs[1]!)])).toBeNull();
+    expect(await dex.balanceOf(token, w.address)).toBe(0n);
+    expect(BigInt(await rpc<string>('eth_getBalance', [w.address, 'latest']))).toBe(balanceBefore);
   }, 90_000);
 });

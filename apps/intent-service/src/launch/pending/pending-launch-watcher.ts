@@ -129,14 +129,13 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
 
   /**
    * Forgets a pending launch once it is no longer pending:
-   * - the node no longer has its transaction (dropped, or replaced by another with its nonce):
-   *   its intents wait again. With relays, the buys already sent behind it could only land in a
+   * - the node no longer has its transaction (dropped, or replaced by another with its nonce),
+   *   or it was mined and reverted: its intents wait again. With relays, the buys already sent behind it could only land in a
    *   bundle with it, so their intents wait again too (under the chain's execution lock, so no
    *   round is sending them meanwhile); buys sent to a node's mempool stay followed (they revert
    *   without the launch, before paying fee or bribe);
    * - it was mined, and the block watcher has processed its block: the block path takes over
-   *   (it recorded the launch, as seen pending; or, if it reverted, there is none); the buys
-   *   already sent are followed as always.
+   *   (it recorded the launch, as seen pending); the buys already sent are followed as always.
    */
   private async forgetDropped(chain: ChainWatch): Promise<void> {
     const chainId = chain.config.chainId;
@@ -153,19 +152,21 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
       const [tx, receipt] = [answers[2 * i]!, answers[2 * i + 1]!];
       if (tx.error || receipt.error) continue;
       const message = `pending launch ${launch.txHash} of ${launch.token} on chain ${chainId}`;
-      if (receipt.result) {
+      const reverted = receipt.result?.status === '0x0';
+      if (receipt.result && !reverted) {
         if (cursor === null || cursor < BigInt(receipt.result.blockNumber ?? '0x0')) continue;
         if ((await this.repo.remove(chainId, launch.txHash)) === 0) continue;
-        if (receipt.result.status === '0x0') this.logger.warn(`${message} was mined and reverted`);
-        else this.logger.log(`${message} was mined: the block watcher takes over`);
-      } else if (!tx.result) {
+        this.logger.log(`${message} was mined: the block watcher takes over`);
+      } else if (!tx.result || reverted) {
+        // No launch after all: the intents wait for the next one.
         const waiting = await this.execution.withChainLock(chainId, async () => {
           const back = chain.config.relays.length > 0 ? await this.execution.returnToWaiting(chainId, launch.txHash) : 0;
           return (await this.repo.remove(chainId, launch.txHash)) > 0 ? back : null;
         });
         // null: a round holds the chain (the next refresh tries again), or another replica forgot it first.
         if (waiting === null) continue;
-        this.logger.warn(`${message} was dropped or replaced: its intents wait again${waiting > 0 ? ` (${waiting} sent behind it)` : ''}`);
+        const why = reverted ? 'was mined and reverted' : 'was dropped or replaced';
+        this.logger.warn(`${message} ${why}: its intents wait again${waiting > 0 ? ` (${waiting} sent behind it)` : ''}`);
         if (waiting > 0) this.executor.wake(chainId);
       }
     }
