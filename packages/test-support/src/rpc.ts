@@ -1,8 +1,8 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { decodeRpcReply, encodeRpcRequest, type RpcErrorPayload } from '@tradeinfra/contracts';
-import { randomUUID } from 'node:crypto';
+import type { RpcErrorPayload } from '@tradeinfra/contracts';
+import { natsRequest, ServiceReplyError } from '@tradeinfra/service-kit';
 
-/** A bare NATS request/reply client speaking the services' wire format, for service tests. */
+/** A NATS request/reply client speaking the services' wire format (service-kit's natsRequest), for service tests. */
 export class TestRpcClient {
   private constructor(readonly nc: NatsConnection) {}
 
@@ -12,10 +12,12 @@ export class TestRpcClient {
 
   /** Resolves with the service's answer, or rejects with its `{name, message, details}`. */
   async request<T>(subject: string, data: unknown, timeoutMs = 5_000): Promise<T> {
-    const msg = await this.nc.request(subject, encodeRpcRequest(subject, data, randomUUID()), { timeout: timeoutMs });
-    const reply = decodeRpcReply<T>(msg.string());
-    if (!reply.ok) throw Object.assign(new Error(reply.error.message), reply.error) as Error & RpcErrorPayload;
-    return reply.value;
+    try {
+      return await natsRequest<T>(this.nc, subject, data, { timeoutMs });
+    } catch (err) {
+      if (err instanceof ServiceReplyError) throw Object.assign(new Error(err.payload.message), err.payload) as Error & RpcErrorPayload;
+      throw err;
+    }
   }
 
   async close(): Promise<void> {
