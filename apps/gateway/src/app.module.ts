@@ -1,31 +1,34 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { DatabaseModule } from '@tradeinfra/service-kit';
-import { ApiKeysRepository } from './auth/api-keys.repository.js';
-import { ApiKeysService } from './auth/api-keys.service.js';
-import { AuthGuard } from './auth/auth.guard.js';
-import { DashboardController } from './dashboard/dashboard.controller.js';
-import { DashboardTokens } from './dashboard/dashboard-tokens.js';
-import { createDataSource } from './database/data-source.js';
-import { ENV, type GatewayEnv } from './config/env.js';
-import { HealthController } from './health/health.controller.js';
-import { IntentEventsController } from './intents/intent-events.controller.js';
-import { IntentsController } from './intents/intents.controller.js';
-import { Metrics } from './metrics/metrics.js';
-import { ServiceClient } from './nats/service-client.js';
-import { DocsController } from './openapi/docs.controller.js';
-import { PayoutsController } from './payouts/payouts.controller.js';
-import { SimulationController } from './simulation/simulation.controller.js';
+import { AuthModule } from './auth/auth.module.js';
+import { CommonModule } from './common/common.module.js';
+import type { GatewayEnv } from './config/env.js';
+import { DashboardModule } from './dashboard/dashboard.module.js';
+import { HealthModule } from './health/health.module.js';
+import { IntentsModule } from './intents/intents.module.js';
+import { MetricsModule } from './metrics/metrics.module.js';
+import { NatsModule } from './nats/nats.module.js';
+import { OpenApiModule } from './openapi/openapi.module.js';
+import { PayoutsModule } from './payouts/payouts.module.js';
+import { SimulationModule } from './simulation/simulation.module.js';
 
+/** The gateway: one module per feature folder, the env and database in CommonModule. */
 @Module({})
 export class AppModule {
   static forRoot(env: GatewayEnv): DynamicModule {
     return {
       module: AppModule,
-      global: true,
-      imports: [DatabaseModule.forRoot(() => createDataSource(env))],
-      controllers: [IntentsController, IntentEventsController, PayoutsController, SimulationController, HealthController, DocsController, DashboardController],
-      providers: [{ provide: ENV, useValue: env }, ApiKeysRepository, ApiKeysService, AuthGuard, DashboardTokens, ServiceClient, Metrics],
-      exports: [ENV],
+      imports: [
+        CommonModule.forRoot(env),
+        NatsModule,
+        MetricsModule,
+        AuthModule,
+        IntentsModule,
+        PayoutsModule,
+        SimulationModule,
+        HealthModule,
+        OpenApiModule,
+        DashboardModule,
+      ],
     };
   }
 }

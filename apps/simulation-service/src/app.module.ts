@@ -1,18 +1,16 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { ChainRegistry } from './chain/chain-registry.js';
-import { ENV, type SimulationEnv } from './config/env.js';
-import { SimulationController } from './simulation/simulation.controller.js';
-import { SimulationService } from './simulation/simulation.service.js';
+import { ChainModule } from './chain/chain.module.js';
+import { CommonModule } from './common/common.module.js';
+import type { SimulationEnv } from './config/env.js';
+import { SimulationModule } from './simulation/simulation.module.js';
 
+/** The simulation service: one module per feature folder, the env in CommonModule. */
 @Module({})
 export class AppModule {
   static forRoot(env: SimulationEnv): DynamicModule {
     return {
       module: AppModule,
-      global: true,
-      controllers: [SimulationController],
-      providers: [{ provide: ENV, useValue: env }, ChainRegistry, SimulationService],
-      exports: [ENV],
+      imports: [CommonModule.forRoot(env), ChainModule, SimulationModule],
     };
   }
 }

@@ -41,6 +41,21 @@ const INVALID_DASHBOARD_CHALLENGE = 'Dashboard realm="tradeinfra", error="invali
 const INVALID_KEY_CHALLENGE = 'Bearer realm="tradeinfra", error="invalid_token", Token realm="tradeinfra"';
 
 /**
+ * The gateway's rate limits, one pair for the whole replica. Nest makes an AuthGuard per module
+ * that uses it, so the buckets live here (provided once by AuthModule), not in the guard.
+ */
+@Injectable()
+export class RateLimits {
+  readonly perKey: RateLimiter;
+  readonly perAddress: RateLimiter;
+
+  constructor(@Inject(ENV) env: GatewayEnv) {
+    this.perKey = new RateLimiter(env.RATE_LIMIT_PER_SECOND, env.RATE_LIMIT_BURST);
+    this.perAddress = new RateLimiter(env.UNAUTH_RATE_LIMIT_PER_SECOND, env.UNAUTH_RATE_LIMIT_BURST);
+  }
+}
+
+/**
  * Every route with a required scope: per-address limit (unless the key is known) → key →
  * principal → per-key rate limit → scope.
  *
@@ -60,10 +75,10 @@ export class AuthGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly keys: ApiKeysService,
     private readonly dashboardTokens: DashboardTokens,
-    @Inject(ENV) env: GatewayEnv,
+    limits: RateLimits,
   ) {
-    this.limiter = new RateLimiter(env.RATE_LIMIT_PER_SECOND, env.RATE_LIMIT_BURST);
-    this.addressLimiter = new RateLimiter(env.UNAUTH_RATE_LIMIT_PER_SECOND, env.UNAUTH_RATE_LIMIT_BURST);
+    this.limiter = limits.perKey;
+    this.addressLimiter = limits.perAddress;
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {

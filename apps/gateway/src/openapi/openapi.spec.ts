@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
-import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
-import { RequestMethod } from '@nestjs/common';
+import { METHOD_METADATA, MODULE_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
+import { RequestMethod, type Type } from '@nestjs/common';
 import { AppModule } from '../app.module.js';
 import type { GatewayEnv } from '../config/env.js';
 import { DASHBOARD_ACCESS, REQUIRED_SCOPE, type DashboardAccess } from '../auth/scopes.js';
@@ -29,7 +29,11 @@ describe('the OpenAPI document', () => {
 
   it('documents every route the gateway controllers serve, with the scope and dashboard access they enforce', () => {
     const served: string[] = [];
-    const controllers = AppModule.forRoot({} as GatewayEnv).controllers ?? [];
+    // Every feature module's controllers (AppModule only imports the feature modules).
+    const modules = AppModule.forRoot({} as GatewayEnv).imports ?? [];
+    const controllers = modules.flatMap((m) =>
+      typeof m === 'function' ? ((Reflect.getMetadata(MODULE_METADATA.CONTROLLERS, m) as Type[] | undefined) ?? []) : [],
+    );
     expect(controllers.length).toBeGreaterThan(0);
     for (const controller of controllers) {
       const base = String(Reflect.getMetadata(PATH_METADATA, controller) ?? '').replace(/^\/|\/$/g, '');

@@ -1,0 +1,22 @@
+import { Module } from '@nestjs/common';
+import { ENV, type IntentServiceEnv } from '../config/env.js';
+import { NotificationsModule } from '../notifications/notifications.module.js';
+import { OutboxModule } from '../outbox/outbox.module.js';
+import { EXECUTED_CHAINS, executedChains } from './chain-clients.js';
+import { ExecutionRepository } from './execution.repository.js';
+import { Executor } from './executor.js';
+import { SimulationClient } from './simulation-client.js';
+import { TokenProber } from './token-prober.js';
+
+@Module({
+  imports: [OutboxModule, NotificationsModule],
+  providers: [
+    ExecutionRepository,
+    SimulationClient,
+    TokenProber,
+    { provide: EXECUTED_CHAINS, useFactory: (e: IntentServiceEnv) => executedChains(e.watchedChains, e.RELAY_AUTH_KEY ?? null), inject: [ENV] },
+    Executor,
+  ],
+  exports: [Executor, ExecutionRepository, SimulationClient],
+})
+export class ExecutionModule {}

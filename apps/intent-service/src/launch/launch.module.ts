@@ -1,0 +1,22 @@
+import { Module } from '@nestjs/common';
+import { ENV, type IntentServiceEnv } from '../config/env.js';
+import { ExecutionModule } from '../execution/execution.module.js';
+import { IntentsModule } from '../intents/intents.module.js';
+import { WATCHED_CHAIN_RPCS, watchedChainRpcs } from './chain-rpc.js';
+import { LaunchWatcher } from './launch-watcher.js';
+import { LaunchesRepository } from './launches.repository.js';
+import { PendingLaunchWatcher } from './pending/pending-launch-watcher.js';
+import { PendingLaunchesRepository } from './pending/pending-launches.repository.js';
+
+/** Launch watching: mined launches (launch-watcher) and pending ones (pending/). */
+@Module({
+  imports: [IntentsModule, ExecutionModule],
+  providers: [
+    { provide: WATCHED_CHAIN_RPCS, useFactory: (e: IntentServiceEnv) => watchedChainRpcs(e.watchedChains), inject: [ENV] },
+    LaunchesRepository,
+    LaunchWatcher,
+    PendingLaunchesRepository,
+    PendingLaunchWatcher,
+  ],
+})
+export class LaunchModule {}

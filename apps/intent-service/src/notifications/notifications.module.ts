@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { OutboxModule } from '../outbox/outbox.module.js';
+import { NotificationsController } from './notifications.controller.js';
+import { Notifier } from './notifier.js';
+import { SigningSecrets } from './signing-secrets.js';
+
+@Module({
+  imports: [OutboxModule],
+  controllers: [NotificationsController],
+  providers: [SigningSecrets, Notifier],
+  exports: [SigningSecrets],
+})
+export class NotificationsModule {}

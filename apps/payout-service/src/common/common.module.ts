@@ -1,0 +1,18 @@
+import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { DatabaseModule } from '@tradeinfra/service-kit';
+import { ENV, type PayoutServiceEnv } from '../config/env.js';
+import { createDataSource } from '../database/data-source.js';
+
+/** What every feature uses: the env and the database. */
+@Global()
+@Module({})
+export class CommonModule {
+  static forRoot(env: PayoutServiceEnv): DynamicModule {
+    return {
+      module: CommonModule,
+      imports: [DatabaseModule.forRoot(() => createDataSource(env))],
+      providers: [{ provide: ENV, useValue: env }],
+      exports: [ENV],
+    };
+  }
+}
