@@ -139,9 +139,26 @@ async function createLoad(port, make, checkCreate, countIntents, pids) {
     check: checkCreate,
   });
   r.cpuPercentOfOneCore = meter.stop();
+  r.cpuMsPerRequest = cpuMsPerRequest(r);
   r.rowsInserted = (await countIntents()) - before;
   r.rowsExpected = r.completed + P.warmup;
   return r;
+}
+
+/**
+ * CPU milliseconds each request cost, by process (and `total`, the load generator left out):
+ * steadier than req/s on a shared machine, where other work takes CPU at will.
+ */
+function cpuMsPerRequest(r) {
+  const out = {};
+  let total = 0;
+  for (const [name, pct] of Object.entries(r.cpuPercentOfOneCore)) {
+    if (name === 'machine' || name === 'bench (load generator)' || typeof pct !== 'number') continue;
+    out[name] = round((pct / 100) * (1000 / r.reqPerSec), 3);
+    total += out[name];
+  }
+  out.total = round(total, 3);
+  return out;
 }
 
 /** The bare node:http + pg server (bench/bare-server.mjs): the same insert, nothing else. */
@@ -823,6 +840,7 @@ function report({ results, machine, nats }, totalSeconds) {
   const suiteLines = [
     `full suite create (4 services, npm start's defaults, ${s.createSuite.apiKeys} API keys) = ${s.createSuite.reqPerSec}/s vs bare node:http + pg ${s.createBare.reqPerSec}/s = ${suiteVsBare} (target >= ${TARGETS.suiteVsBare}): ${verdict(suiteTargets.suiteCreateVsBare.met)}; rows suite ${fmtRows(s.createSuite)}, bare ${fmtRows(s.createBare)}, bare + outbox ${fmtRows(s.createBareWithOutbox)}; outbox drained in ${s.createSuite.outboxDrainSeconds ?? '> 30'} s`,
     `  (against the bare insert of the intent row and its outbox row, ${s.createBareWithOutbox.reqPerSec}/s: ${s.createSuite.vsBareWithOutbox})`,
+    `CPU ms per create (load generator not counted): full suite ${fmtCpuMs(s.createSuite.cpuMsPerRequest)}; bare ${fmtCpuMs(s.createBare.cpuMsPerRequest)}; bare + outbox ${fmtCpuMs(s.createBareWithOutbox.cpuMsPerRequest)}`,
     `CPU during create, % of one core: full suite: ${fmtCpu(s.createSuite.cpuPercentOfOneCore)}`,
     `                                         bare: ${fmtCpu(s.createBare.cpuPercentOfOneCore)}`,
     `                             bare with outbox: ${fmtCpu(s.createBareWithOutbox.cpuPercentOfOneCore)}`,
@@ -936,6 +954,15 @@ function fmtCpu(cpu) {
     .map(([k, v]) => `${k} ${v ?? '?'}`)
     .join(', ');
   return machine ? `${list}; whole box ${machine.busyPercentOfAllCores}% busy of ${machine.cores} cores` : list;
+}
+
+function fmtCpuMs(ms) {
+  const { total, ...procs } = ms;
+  const list = Object.entries(procs)
+    .filter(([, v]) => v > 0)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+  return `${total} (${list})`;
 }
 
 function fmtRows(r) {
