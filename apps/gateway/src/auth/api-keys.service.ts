@@ -52,12 +52,12 @@ export class ApiKeysService {
   /** True when `key` authenticated on this replica within the last KNOWN_KEY_MS (and was not refused since). */
   isKnown(key: string): boolean {
     if (!KEY_SHAPE.test(key)) return false;
-    return (this.known.get(hashKey(key)) ?? 0) > Date.now();
+    return (this.known.get(this.hashOf(key)) ?? 0) > Date.now();
   }
 
   async authenticate(key: string): Promise<Principal | null> {
     if (!KEY_SHAPE.test(key)) return null;
-    const hash = hashKey(key);
+    const hash = this.hashOf(key);
     const now = Date.now();
     const cached = this.found.get(hash);
     if (cached && cached.expiresAt > now) return cached.principal;
@@ -73,6 +73,14 @@ export class ApiKeysService {
       if (ttl > 0) this.missing.set(hash, now + ttl);
     }
     return principal;
+  }
+
+  /** The last key hashed and its hash: the guard asks isKnown then authenticate of the same key, one SHA-256 for both. */
+  private last = { key: '', hash: '' };
+
+  private hashOf(key: string): string {
+    if (this.last.key !== key) this.last = { key, hash: hashKey(key) };
+    return this.last.hash;
   }
 
   /** Creates a key (and its tenant when needed); returns the key, which is never stored. */
