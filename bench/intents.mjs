@@ -4,6 +4,10 @@
 // nats-server binary is available, its own NATS server, so it never touches dev data and never
 // shares the `intent-service` queue group with a running `npm start`.
 //
+//   0. create through the full suite as `npm start` runs it (four services, request logs on,
+//      source maps, one API key per client) against a bare node:http + pg insert of the same row
+//      (bench/bare-server.mjs), in the same run (target: at least 0.40); BENCH_SCENARIOS=suite
+//      runs this step alone
 //   1. baseline create load  (bench/baseline-server.mjs: Express + pg, the same SQL, nothing else)
 //   2. gateway create load   (gateway → NATS → intent service → Postgres), with outbox drain time
 //   2b. gateway batch create (POST /v1/intents, BENCH_BATCH_SIZE intents a request): intents/s
@@ -990,6 +994,14 @@ await run.complete(async () => {
       privateNats: out.nats.private,
       gatewayEnv: { RATE_LIMIT_PER_SECOND: 1000000, RATE_LIMIT_BURST: 1000000, LOG_FORMAT: 'json', GATEWAY_DB_POOL_SIZE: env.GATEWAY_DB_POOL_SIZE ?? '10 (default)', REQUEST_TIMEOUT_MS: env.REQUEST_TIMEOUT_MS ?? '5000 (default)' },
       intentServiceEnv: { INTENT_DB_POOL_SIZE: env.INTENT_DB_POOL_SIZE ?? '20 (default)' },
+      suite: {
+        scenarios: SCENARIOS.all ? 'all' : 'suite',
+        apps: SUITE_APPS,
+        node: '--enable-source-maps',
+        env: { LOG_REQUESTS: env.LOG_REQUESTS ?? 'true (npm start)', LOG_FORMAT: env.LOG_FORMAT ?? 'pretty (default)', NO_COLOR: 1, RATE_LIMIT_PER_SECOND: 1000000, RATE_LIMIT_BURST: 1000000 },
+        apiKeys: `${P.concurrency}, one per client (apikey create --tenant bench)`,
+        bare: 'bench/bare-server.mjs: node:http + pg, the intent row (and, bare + outbox, the repository create)',
+      },
       baselinePoolSize: Number(env.BASELINE_POOL_SIZE || 20),
       createBody: { chainId: 1, wallet: `lowercase, random of ${P.createWallets}`, tokenAddress: TOKEN, bribe: '1000000000000000', buyAmount: '100000000000000000 + i', expiry: 'now + 3600 s' },
       search: { status: 'default (pending)', limit: P.searchLimit, addresses: 'lowercase, random seeded wallets' },
