@@ -19,6 +19,8 @@ export function hashKey(key: string): string {
 
 export class ApiKeyAdminError extends Error {}
 
+const NO_KEY = { key: '', hash: '' };
+
 type KeyCacheSettings = Pick<GatewayEnv, 'API_KEY_CACHE_TTL_MS'> & Partial<Pick<GatewayEnv, 'UNKNOWN_KEY_CACHE_TTL_MS'>>;
 
 /** A Map bounded to CACHE_MAX_ENTRIES that drops its oldest entries first. */
@@ -58,6 +60,7 @@ export class ApiKeysService {
   async authenticate(key: string): Promise<Principal | null> {
     if (!KEY_SHAPE.test(key)) return null;
     const hash = this.hashOf(key);
+    this.last = NO_KEY; // the key itself is not kept past the request's guard
     const now = Date.now();
     const cached = this.found.get(hash);
     if (cached && cached.expiresAt > now) return cached.principal;
@@ -75,8 +78,8 @@ export class ApiKeysService {
     return principal;
   }
 
-  /** The last key hashed and its hash: the guard asks isKnown then authenticate of the same key, one SHA-256 for both. */
-  private last = { key: '', hash: '' };
+  /** The key isKnown just hashed and its hash: the guard asks isKnown then authenticate of the same key, one SHA-256 for both. */
+  private last = NO_KEY;
 
   private hashOf(key: string): string {
     if (this.last.key !== key) this.last = { key, hash: hashKey(key) };
