@@ -4,6 +4,10 @@
 // nats-server binary is available, its own NATS server, so it never touches dev data and never
 // shares the `intent-service` queue group with a running `npm start`.
 //
+//   0. create through the full suite as `npm start` runs it (four services, request logs on,
+//      source maps, one API key per client) against a bare node:http + pg insert of the same row
+//      (bench/bare-server.mjs), in the same run (target: at least 0.40); BENCH_SCENARIOS=suite
+//      runs this step alone
 //   1. baseline create load  (bench/baseline-server.mjs: Express + pg, the same SQL, nothing else)
 //   2. gateway create load   (gateway → NATS → intent service → Postgres), with outbox drain time
 //   2b. gateway batch create (POST /v1/intents, BENCH_BATCH_SIZE intents a request): intents/s
@@ -14,6 +18,7 @@
 //      and the same 1- and 10-wallet queries straight on Postgres (the database's share)
 //   6. EXPLAIN (ANALYZE, BUFFERS) of the repository's search (and fetch) SQL
 // Prints a table on stdout and writes bench/results/intents.json. See bench/README.md.
+import { spawn } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
@@ -53,6 +58,7 @@ const P = {
   seedRows: envInt('BENCH_SEED_ROWS', 1_000_000, { min: 1000, max: 20_000_000 }),
   seedWallets: envInt('BENCH_SEED_WALLETS', 20_000, { min: 10, max: 1_000_000 }),
   createWallets: 1000,
+  suiteRequests: envInt('BENCH_SUITE_REQUESTS', 10_000, { max: 1_000_000 }),
   searchLimit: 100,
   batchSize: envInt('BENCH_BATCH_SIZE', 100, { max: 100 }),
   batchRequests: envInt('BENCH_BATCH_REQUESTS', 300, { max: 100_000 }),
@@ -61,7 +67,15 @@ const P = {
   phaseMaxSeconds: envInt('BENCH_PHASE_MAX_SECONDS', 60, { max: 3600 }),
   maxSeconds: envInt('BENCH_MAX_SECONDS', 600, { max: 24 * 3600 }),
 };
-const TARGETS = { gatewayVsBaselinePct: 40, searchP99Ms: 10, batchVsSingleFactor: 5 };
+const TARGETS = { gatewayVsBaselinePct: 40, searchP99Ms: 10, batchVsSingleFactor: 5, suiteVsBare: 0.4 };
+/** BENCH_SCENARIOS=suite runs only step 0 (the full suite against the bare server); default: all. */
+const SCENARIOS = (() => {
+  const raw = process.env.BENCH_SCENARIOS || 'all';
+  if (raw !== 'all' && raw !== 'suite') throw new Error(`BENCH_SCENARIOS must be all or suite (got ${JSON.stringify(raw)})`);
+  return { all: raw === 'all' };
+})();
+/** The four services in scripts/start.mjs's order. */
+const SUITE_APPS = ['intent-service', 'simulation-service', 'payout-service', 'gateway'];
 const TOKEN = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48';
 /** Seeded statuses, cumulative % (the rest is `error`). */
 const SEED_MIX = [
@@ -106,6 +120,158 @@ function pickDistinct(array, n) {
 
 // ---------------------------------------------------------------- NATS
 
+
+// ---------------------------------------------------------------- full suite vs bare
+
+/** `a.reqPerSec / b.reqPerSec`, 2 decimals (null when b did nothing). */
+function ratioOf(a, b) {
+  return b.reqPerSec > 0 ? round(a.reqPerSec / b.reqPerSec, 2) : null;
+}
+
+/** A create load of P.warmup + P.suiteRequests requests at P.concurrency; rows counted. */
+async function createLoad(port, make, checkCreate, countIntents, pids) {
+  const before = await countIntents();
+  const meter = cpuMeter(pids);
+  const r = await runLoad({
+    port,
+    concurrency: P.concurrency,
+    warmup: P.warmup,
+    total: P.suiteRequests,
+    maxMs: phaseLimitMs(),
+    make,
+    expect: 201,
+    check: checkCreate,
+  });
+  r.cpuPercentOfOneCore = meter.stop();
+  r.cpuMsPerRequest = cpuMsPerRequest(r);
+  r.rowsInserted = (await countIntents()) - before;
+  r.rowsExpected = r.completed + P.warmup;
+  return r;
+}
+
+/**
+ * CPU milliseconds each request cost, by process (and `total`, the load generator left out):
+ * steadier than req/s on a shared machine, where other work takes CPU at will.
+ */
+function cpuMsPerRequest(r) {
+  const out = {};
+  let total = 0;
+  for (const [name, pct] of Object.entries(r.cpuPercentOfOneCore)) {
+    if (name === 'machine' || name === 'bench (load generator)' || typeof pct !== 'number') continue;
+    out[name] = round((pct / 100) * (1000 / r.reqPerSec), 3);
+    total += out[name];
+  }
+  out.total = round(total, 3);
+  return out;
+}
+
+/** The bare node:http + pg server (bench/bare-server.mjs): the same insert, nothing else. */
+async function bareCreate(baseEnv, tenantId, makeCreate, checkCreate, countIntents) {
+  step('starting the bare node:http + pg server');
+  const port = await freePort();
+  const bare = children.start('bare', process.execPath, [join(ROOT, 'bench', 'bare-server.mjs')], {
+    cwd: ROOT,
+    env: { ...baseEnv, PORT: String(port), BENCH_TENANT_ID: tenantId },
+    readyLine: /bare listening/,
+  });
+  await bare.ready;
+  await waitFor200(port, '/health', { children, what: 'bare /health' });
+  const out = {};
+  for (const [name, query, what] of [
+    ['row', '', 'the intent row'],
+    ['withOutbox', '?outbox=1', 'the intent row and its outbox row (the repository create)'],
+  ]) {
+    step(`create load on the bare server, ${what}: ${P.warmup} warm-up + ${P.suiteRequests} requests at concurrency ${P.concurrency}`);
+    const make = makeCreate({});
+    out[name] = await createLoad(port, (i) => ({ ...make(i), path: `/v1/intent${query}` }), checkCreate, countIntents, { bare: bare.child.pid });
+    log(`  ${fmtRun(out[name])}`);
+  }
+  await children.stop(bare);
+  return out;
+}
+
+/** Creates `n` API keys of the bench tenant with the CLI, four at a time; resolves to the keys. */
+async function createKeys(baseEnv, n) {
+  const one = (i) =>
+    new Promise((resolve, reject) => {
+      const args = ['create', '--name', `bench-client-${i}`, '--tenant', 'bench', '--scopes', 'intents:read,intents:write'];
+      const child = spawn(process.execPath, [join(ROOT, 'apps/gateway/dist/cli/apikey.js'), ...args], { cwd: ROOT, env: baseEnv });
+      let out = '';
+      child.stdout.on('data', (c) => (out += c));
+      child.stderr.on('data', (c) => (out += c));
+      child.once('error', reject);
+      child.once('exit', (code) => {
+        const key = out.trim();
+        if (code === 0 && /^ti_[A-Za-z0-9_-]{43}$/.test(key)) resolve(key);
+        else reject(new Error(`apikey create ${i} failed (exit ${code}): ${out.slice(0, 300)}`));
+      });
+    });
+  const keys = [];
+  for (let i = 0; i < n; i += 4) keys.push(...(await Promise.all(Array.from({ length: Math.min(4, n - i) }, (_, k) => one(i + k)))));
+  return keys;
+}
+
+/**
+ * All four services as `npm start` runs them (scripts/start.mjs: `node --enable-source-maps`,
+ * LOG_REQUESTS=true, NO_COLOR=1, the default log format), rate limits raised; P.concurrency
+ * clients, each with its own API key. BENCH_CPU_PROF=<dir> adds --prof to the gateway and the
+ * intent service (<dir>/<app>.v8.log; read with `node --prof-process`).
+ */
+async function suiteCreate(baseEnv, tenantId, makeCreate, checkCreate, countIntents, db) {
+  step(`full suite: ${P.concurrency} API keys (apikey create --tenant bench), one per client`);
+  const keys = await createKeys(baseEnv, P.concurrency);
+  const port = await freePort();
+  const suiteEnv = {
+    ...withDefaults({ LOG_REQUESTS: 'true', ...process.env }),
+    NO_COLOR: '1',
+    PGDATABASE: baseEnv.PGDATABASE,
+    NATS_URL: baseEnv.NATS_URL,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    RATE_LIMIT_PER_SECOND: '1000000',
+    RATE_LIMIT_BURST: '1000000',
+  };
+  const profileDir = process.env.BENCH_CPU_PROF || null;
+  step(`starting the full suite (${SUITE_APPS.join(', ')}) with npm start's defaults`);
+  const entries = [];
+  const pids = {};
+  for (const app of SUITE_APPS) {
+    // V8's tick log (--prof), written as it runs: Nest re-raises SIGTERM, so --cpu-prof would never be written.
+    const profile = profileDir && (app === 'gateway' || app === 'intent-service') ? ['--prof', '--no-logfile-per-isolate', `--logfile=${join(profileDir, `${app}.v8.log`)}`] : [];
+    const entry = children.start(`suite-${app}`, process.execPath, ['--enable-source-maps', ...profile, join(ROOT, `apps/${app}/dist/main.js`)], {
+      cwd: ROOT,
+      env: suiteEnv,
+      readyLine: /listening on/,
+      readyTimeoutMs: 30_000,
+    });
+    await entry.ready;
+    entries.push(entry);
+    pids[app] = entry.child.pid;
+  }
+  await waitFor200(port, '/ready', { children, timeoutMs: 30_000, what: 'gateway /ready' });
+  const natsPid = children.list.find((e) => e.name === 'nats-server')?.child.pid;
+  if (natsPid) pids['nats-server'] = natsPid;
+  step(`create load on the full suite: ${P.warmup} warm-up + ${P.suiteRequests} requests at concurrency ${P.concurrency}, one API key per client`);
+  const perClient = keys.map((key) => makeCreate({ 'x-api-key': key }));
+  const r = await createLoad(port, (i, w) => perClient[w](i), checkCreate, countIntents, pids);
+  r.apiKeys = keys.length;
+  // The outbox relay's backlog when the load stops, and how long it takes to catch up.
+  const t0 = performance.now();
+  const unpublished = async () => (await db.query('SELECT count(*)::int AS n FROM intent.outbox WHERE published_at IS NULL')).rows[0].n;
+  r.outboxBacklogAtEnd = await unpublished();
+  let left = r.outboxBacklogAtEnd;
+  while (left > 0 && performance.now() - t0 < 30_000) {
+    await sleep(100);
+    left = await unpublished();
+  }
+  r.outboxDrainSeconds = left === 0 ? round((performance.now() - t0) / 1000, 2) : null;
+  log(`  ${fmtRun(r)}; outbox backlog ${r.outboxBacklogAtEnd}, drained in ${r.outboxDrainSeconds ?? '>30'} s`);
+  step('stopping the full suite');
+  for (const entry of [...entries].reverse()) await children.stop(entry);
+  // Whatever the relay left is not the later scenarios' to publish.
+  await db.query('UPDATE intent.outbox SET published_at = now() WHERE published_at IS NULL');
+  return r;
+}
 
 // ---------------------------------------------------------------- seeding
 
@@ -250,6 +416,23 @@ async function main() {
     return body && typeof body.id === 'string' && body.status === 'pending' ? null : `unexpected body ${res.body.slice(0, 200)}`;
   };
   const countIntents = async () => (await db.query('SELECT count(*)::int AS n FROM intent.intents')).rows[0].n;
+
+  // ---- 0. create through the full suite as `npm start` runs it, against a bare node:http + pg server
+  const bare = await bareCreate(baseEnv, tenantId, makeCreate, checkCreate, countIntents);
+  results.scenarios.createBare = bare.row;
+  results.scenarios.createBareWithOutbox = bare.withOutbox;
+  // Its outbox rows are nobody's to relay: marked done before any intent service starts.
+  await db.query('UPDATE intent.outbox SET published_at = now() WHERE published_at IS NULL');
+  results.scenarios.createSuite = await suiteCreate(baseEnv, tenantId, makeCreate, checkCreate, countIntents, db);
+  results.scenarios.createSuite.vsBare = ratioOf(results.scenarios.createSuite, bare.row);
+  results.scenarios.createSuite.vsBareWithOutbox = ratioOf(results.scenarios.createSuite, bare.withOutbox);
+  log(`  full suite = ${results.scenarios.createSuite.vsBare} of bare (target >= ${TARGETS.suiteVsBare})`);
+  if (!SCENARIOS.all) {
+    step('stopping children');
+    await children.stopAll();
+    results.childLogs = Object.fromEntries(children.list.map((e) => [e.name, logIssues(e.logPath)]));
+    return { results, machine, nats };
+  }
 
   // ---- 1. baseline create (before the intent service runs: its outbox relay would otherwise
   //      publish the baseline's outbox rows to JetStream while the baseline is being measured)
@@ -647,9 +830,34 @@ function table(rows, headers) {
 
 function report({ results, machine, nats }, totalSeconds) {
   const s = results.scenarios;
-  const ratio = s.createBaseline.reqPerSec > 0 ? round((s.createGateway.reqPerSec / s.createBaseline.reqPerSec) * 100, 1) : null;
   const verdict = (ok) => (ok ? 'MET' : 'MISSED');
+  const suiteVsBare = s.createSuite.vsBare;
+  const suiteTargets = {
+    suiteCreateVsBare: {
+      ratio: suiteVsBare,
+      suiteReqPerSec: s.createSuite.reqPerSec,
+      bareReqPerSec: s.createBare.reqPerSec,
+      target: `>= ${TARGETS.suiteVsBare}`,
+      met: suiteVsBare !== null && suiteVsBare >= TARGETS.suiteVsBare,
+    },
+  };
+  const suiteLines = [
+    `full suite create (4 services, npm start's defaults, ${s.createSuite.apiKeys} API keys) = ${s.createSuite.reqPerSec}/s vs bare node:http + pg ${s.createBare.reqPerSec}/s = ${suiteVsBare} (target >= ${TARGETS.suiteVsBare}): ${verdict(suiteTargets.suiteCreateVsBare.met)}; rows suite ${fmtRows(s.createSuite)}, bare ${fmtRows(s.createBare)}, bare + outbox ${fmtRows(s.createBareWithOutbox)}; outbox drained in ${s.createSuite.outboxDrainSeconds ?? '> 30'} s`,
+    `  (against the bare insert of the intent row and its outbox row, ${s.createBareWithOutbox.reqPerSec}/s: ${s.createSuite.vsBareWithOutbox})`,
+    `CPU ms per create (load generator not counted): full suite ${fmtCpuMs(s.createSuite.cpuMsPerRequest)}; bare ${fmtCpuMs(s.createBare.cpuMsPerRequest)}; bare + outbox ${fmtCpuMs(s.createBareWithOutbox.cpuMsPerRequest)}`,
+    `CPU during create, % of one core: full suite: ${fmtCpu(s.createSuite.cpuPercentOfOneCore)}`,
+    `                                         bare: ${fmtCpu(s.createBare.cpuPercentOfOneCore)}`,
+    `                             bare with outbox: ${fmtCpu(s.createBareWithOutbox.cpuPercentOfOneCore)}`,
+  ];
+  const suiteRows = [
+    ['create  POST /v1/intent', 'full suite', s.createSuite],
+    ['create  POST /v1/intent', 'bare http+pg', s.createBare],
+    ['create  POST /v1/intent', 'bare + outbox', s.createBareWithOutbox],
+  ];
+  if (!SCENARIOS.all) return reportText({ results, machine, nats }, totalSeconds, suiteRows, suiteLines, suiteTargets);
+  const ratio = s.createBaseline.reqPerSec > 0 ? round((s.createGateway.reqPerSec / s.createBaseline.reqPerSec) * 100, 1) : null;
   const targets = {
+    ...suiteTargets,
     gatewayCreateVsBaseline: { percent: ratio, target: `>= ${TARGETS.gatewayVsBaselinePct}%`, met: ratio !== null && ratio >= TARGETS.gatewayVsBaselinePct },
     batchCreateVsSingle: {
       factor: s.createGatewayBatch.factorVsSingle,
@@ -666,8 +874,8 @@ function report({ results, machine, nats }, totalSeconds) {
       met: results.plans.search1Wallet.usesSearchIndex && results.plans.search10Wallets.usesSearchIndex,
     },
   };
-  const errors = Object.values(s).reduce((n, r) => n + r.errors, 0);
   const rows = [
+    ...suiteRows,
     ['create  POST /v1/intent', 'gateway', s.createGateway],
     ['create  POST /v1/intent', 'baseline', s.createBaseline],
     [`batch   POST /v1/intents (${P.batchSize} a request)`, `>= ${TARGETS.batchVsSingleFactor}x single`, s.createGatewayBatch],
@@ -681,25 +889,8 @@ function report({ results, machine, nats }, totalSeconds) {
     ['search  1 wallet', 'gateway', s.search1CN],
     ['search  1 wallet', 'SQL only', s.search1Sql],
     ['search  10 wallets', 'SQL only', s.search10Sql],
-  ].filter(([, , r]) => r).map(([name, target, r]) => [
-    name,
-    target,
-    r.concurrency,
-    r.completed,
-    r.reqPerSec,
-    r.p50Ms,
-    r.p99Ms,
-    r.maxMs,
-    r.rowsPerAnswer ? r.rowsPerAnswer.mean : null,
-    `${r.errors}${r.timeBoundHit ? ' (cut)' : ''}`,
-  ]);
-  const lines = [];
-  lines.push('');
-  lines.push(`Intent API benchmark — ${startedAt.toISOString()} — ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, Node ${machine.node}`);
-  lines.push(`${machine.postgres.split(' on ')[0]} (shared_buffers ${machine.postgresSettings.shared_buffers}); NATS ${nats.private ? `private ${nats.version ?? 'nats-server'}` : `shared ${nats.url}`}`);
-  lines.push('');
-  lines.push(table(rows, ['scenario', 'target', 'conc', 'requests', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'rows', 'errors']));
-  lines.push('');
+  ];
+  const lines = [...suiteLines];
   lines.push(`gateway create throughput = ${ratio}% of baseline (target >= ${TARGETS.gatewayVsBaselinePct}%): ${verdict(targets.gatewayCreateVsBaseline.met)}`);
   lines.push(
     `batch create through the gateway: ${s.createGatewayBatch.intentsPerSec} intents/s (${s.createGatewayBatch.reqPerSec} req/s of ${P.batchSize}) vs single ${s.createGateway.reqPerSec} intents/s = ${s.createGatewayBatch.factorVsSingle}x (target >= ${TARGETS.batchVsSingleFactor}x): ${verdict(targets.batchCreateVsSingle.met)}; rows ${fmtRows(s.createGatewayBatch)}, outbox drained in ${s.createGatewayBatch.outboxDrainSeconds ?? '> 60'} s`,
@@ -718,6 +909,33 @@ function report({ results, machine, nats }, totalSeconds) {
   );
   lines.push(`CPU during create, % of one core: gateway run: ${fmtCpu(s.createGateway.cpuPercentOfOneCore)}`);
   lines.push(`                                    baseline run: ${fmtCpu(s.createBaseline.cpuPercentOfOneCore)}`);
+  return reportText({ results, machine, nats }, totalSeconds, rows, lines, targets);
+}
+
+/** The table of `rows` (scenarios not run are left out), then `findings`, the child logs, the failed requests and the total time. */
+function reportText({ results, machine }, totalSeconds, rows, findings, targets) {
+  const s = results.scenarios;
+  const errors = Object.values(s).reduce((n, r) => n + r.errors, 0);
+  const cells = rows.filter(([, , r]) => r).map(([name, target, r]) => [
+    name,
+    target,
+    r.concurrency,
+    r.completed,
+    r.reqPerSec,
+    r.p50Ms,
+    r.p99Ms,
+    r.maxMs,
+    r.rowsPerAnswer ? r.rowsPerAnswer.mean : null,
+    `${r.errors}${r.timeBoundHit ? ' (cut)' : ''}`,
+  ]);
+  const lines = [];
+  lines.push('');
+  lines.push(`Intent API benchmark — ${startedAt.toISOString()} — ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, Node ${machine.node}`);
+  lines.push(`${machine.postgres.split(' on ')[0]} (shared_buffers ${machine.postgresSettings.shared_buffers}); NATS ${machine.nats.private ? `private ${machine.nats.version ?? 'nats-server'}` : `shared ${machine.nats.url}`}`);
+  lines.push('');
+  lines.push(table(cells, ['scenario', 'target', 'conc', 'requests', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'rows', 'errors']));
+  lines.push('');
+  lines.push(...findings);
   const issues = Object.entries(results.childLogs)
     .filter(([, v]) => v.warn + v.error > 0)
     .map(([k, v]) => `${k} ${v.error} error / ${v.warn} warn`);
@@ -740,6 +958,15 @@ function fmtCpu(cpu) {
     .map(([k, v]) => `${k} ${v ?? '?'}`)
     .join(', ');
   return machine ? `${list}; whole box ${machine.busyPercentOfAllCores}% busy of ${machine.cores} cores` : list;
+}
+
+function fmtCpuMs(ms) {
+  const { total, ...procs } = ms;
+  const list = Object.entries(procs)
+    .filter(([, v]) => v > 0)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+  return `${total} (${list})`;
 }
 
 function fmtRows(r) {
@@ -767,6 +994,14 @@ await run.complete(async () => {
       privateNats: out.nats.private,
       gatewayEnv: { RATE_LIMIT_PER_SECOND: 1000000, RATE_LIMIT_BURST: 1000000, LOG_FORMAT: 'json', GATEWAY_DB_POOL_SIZE: env.GATEWAY_DB_POOL_SIZE ?? '10 (default)', REQUEST_TIMEOUT_MS: env.REQUEST_TIMEOUT_MS ?? '5000 (default)' },
       intentServiceEnv: { INTENT_DB_POOL_SIZE: env.INTENT_DB_POOL_SIZE ?? '20 (default)' },
+      suite: {
+        scenarios: SCENARIOS.all ? 'all' : 'suite',
+        apps: SUITE_APPS,
+        node: '--enable-source-maps',
+        env: { LOG_REQUESTS: env.LOG_REQUESTS ?? 'true (npm start)', LOG_FORMAT: env.LOG_FORMAT ?? 'pretty (default)', NO_COLOR: 1, RATE_LIMIT_PER_SECOND: 1000000, RATE_LIMIT_BURST: 1000000 },
+        apiKeys: `${P.concurrency}, one per client (apikey create --tenant bench)`,
+        bare: 'bench/bare-server.mjs: node:http + pg, the intent row (and, bare + outbox, the repository create)',
+      },
       baselinePoolSize: Number(env.BASELINE_POOL_SIZE || 20),
       createBody: { chainId: 1, wallet: `lowercase, random of ${P.createWallets}`, tokenAddress: TOKEN, bribe: '1000000000000000', buyAmount: '100000000000000000 + i', expiry: 'now + 3600 s' },
       search: { status: 'default (pending)', limit: P.searchLimit, addresses: 'lowercase, random seeded wallets' },

@@ -231,7 +231,8 @@ export function percentile(sorted, p) {
 
 /**
  * Closed-loop load: `concurrency` workers on one keep-alive agent, `warmup` unmeasured requests
- * then `total` measured ones, bounded by `maxMs` of measured time. `make(i)` builds request i;
+ * then `total` measured ones, bounded by `maxMs` of measured time. `make(i, w)` builds request i,
+ * sent by worker w (0 … concurrency − 1: one client each, e.g. with its own API key);
  * an answer whose status is not `expect` (or a network error) is an error. `check(res, i)` may
  * return a string to count an answer as wrong. Returns throughput, latency percentiles (ms),
  * errors with samples, and whether the time bound cut the run short.
@@ -281,7 +282,8 @@ export async function runLoad({ port, concurrency, warmup, total, maxMs, make, e
       errorsByKind[kind] = (errorsByKind[kind] ?? 0) + 1;
       if (errorSamples.length < 5) errorSamples.push(`${kind}: ${String(detail).slice(0, 300)}`);
     };
-    const worker = async () => {
+    // Array.from calls worker(undefined, w): w is the worker (the client), 0 … concurrency − 1.
+    const worker = async (_, w) => {
       for (;;) {
         if (next >= count) return;
         if (performance.now() > deadline) {
@@ -289,7 +291,7 @@ export async function runLoad({ port, concurrency, warmup, total, maxMs, make, e
           return;
         }
         const i = next++;
-        const spec = make(i);
+        const spec = make(i, w);
         const t0 = performance.now();
         let res = null;
         try {

@@ -35,6 +35,33 @@ describe('createLogger', () => {
     expect(lines[0]).toMatch(/^\S*\[intent-service\] /);
     expect(lines[0]).toContain('ready');
   });
+
+  it("pretty lines carry Nest's timestamp of the current second, also when it is remembered", () => {
+    const realNow = Date.now;
+    let now = Date.parse('2026-01-02T03:04:05.100Z');
+    Date.now = () => now;
+    try {
+      const logger = createLogger('gateway', { LOG_FORMAT: 'pretty' });
+      const formatter = new Intl.DateTimeFormat(undefined, {
+        year: 'numeric',
+        hour: 'numeric',
+        minute: 'numeric',
+        second: 'numeric',
+        day: '2-digit',
+        month: '2-digit',
+      });
+      const stamps: string[] = [];
+      for (const advance of [0, 800, 200, 3600_000]) {
+        now += advance;
+        const [line] = capture(() => logger.log('x', 'Request'));
+        expect(line).toContain(formatter.format(now));
+        stamps.push(formatter.format(now));
+      }
+      expect(new Set(stamps).size).toBe(3); // 05.1 and 05.9 share a second; 06.1 and an hour later do not
+    } finally {
+      Date.now = realNow;
+    }
+  });
 });
 
 describe('describeError', () => {

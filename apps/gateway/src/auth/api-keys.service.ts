@@ -19,6 +19,8 @@ export function hashKey(key: string): string {
 
 export class ApiKeyAdminError extends Error {}
 
+const NO_KEY = { key: '', hash: '' };
+
 type KeyCacheSettings = Pick<GatewayEnv, 'API_KEY_CACHE_TTL_MS'> & Partial<Pick<GatewayEnv, 'UNKNOWN_KEY_CACHE_TTL_MS'>>;
 
 /** A Map bounded to CACHE_MAX_ENTRIES that drops its oldest entries first. */
@@ -52,12 +54,13 @@ export class ApiKeysService {
   /** True when `key` authenticated on this replica within the last KNOWN_KEY_MS (and was not refused since). */
   isKnown(key: string): boolean {
     if (!KEY_SHAPE.test(key)) return false;
-    return (this.known.get(hashKey(key)) ?? 0) > Date.now();
+    return (this.known.get(this.hashOf(key)) ?? 0) > Date.now();
   }
 
   async authenticate(key: string): Promise<Principal | null> {
     if (!KEY_SHAPE.test(key)) return null;
-    const hash = hashKey(key);
+    const hash = this.hashOf(key);
+    this.last = NO_KEY; // the key itself is not kept past the request's guard
     const now = Date.now();
     const cached = this.found.get(hash);
     if (cached && cached.expiresAt > now) return cached.principal;
@@ -73,6 +76,14 @@ export class ApiKeysService {
       if (ttl > 0) this.missing.set(hash, now + ttl);
     }
     return principal;
+  }
+
+  /** The key isKnown just hashed and its hash: the guard asks isKnown then authenticate of the same key, one SHA-256 for both. */
+  private last = NO_KEY;
+
+  private hashOf(key: string): string {
+    if (this.last.key !== key) this.last = { key, hash: hashKey(key) };
+    return this.last.hash;
   }
 
   /** Creates a key (and its tenant when needed); returns the key, which is never stored. */

@@ -26,6 +26,10 @@ export class ServiceClient implements OnModuleInit, OnModuleDestroy {
       name: 'gateway',
       maxReconnectAttempts: -1,
       reconnectTimeWait: 250,
+      // Otherwise every request allocates two errors up front (a RequestError and a TimeoutError,
+      // each capturing a stack) for the stack trace of a failure this client never logs: 6% of the
+      // gateway's CPU per create. Failures keep their class, message and cause.
+      noAsyncTraces: true,
     });
     this.connected = true;
     this.maxPayload = this.nc.info?.max_payload ?? this.maxPayload;

@@ -26,6 +26,10 @@ export class EventsPublisher implements OnModuleInit, OnApplicationShutdown {
       name: 'intent-service-outbox',
       maxReconnectAttempts: -1,
       reconnectTimeWait: 250,
+      // A JetStream publish is a request: without this each one allocates two errors up front
+      // (stack captures) for a failure's trace, which the relay never logs. Failures keep their
+      // class, message and cause.
+      noAsyncTraces: true,
     });
     this.js = jetstream(this.nc);
     await this.ensureStream();

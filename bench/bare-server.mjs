@@ -1,0 +1,90 @@
+#!/usr/bin/env node
+// The bare baseline of bench/intents.mjs's full-suite scenario: `node:http` + `pg`, nothing else
+// (no Express, no auth, no NATS, no validation, not even a router beyond one `if`). One process,
+// connected as the superuser straight to the bench database:
+//   POST /v1/intent               JSON.parse the body, insert the intent row (the service's own
+//                                 columns and values, apps/intent-service/dist/intents/intent-row.js)
+//                                 and answer 201 with its record: the bare insert of the same row
+//   POST /v1/intent?outbox=1      the intent repository's exact create instead (the built
+//                                 IntentsRepository on a plain pg pool): the same row and its
+//                                 outbox row in one statement, no idempotency claim
+//   GET  /health                  200
+// so `full suite ÷ bare` is the price of everything the product adds on top of the insert.
+//
+// Env: PORT, PGHOST, PGPORT, PGDATABASE, PG_ADMIN_USER, PG_ADMIN_PASSWORD, BENCH_TENANT_ID,
+// BASELINE_POOL_SIZE (default 20, the intent service's INTENT_DB_POOL_SIZE default).
+import http from 'node:http';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import pg from 'pg';
+import { uuidv7 } from 'uuidv7';
+import { loadIntentsRepository, pgDataSource } from './lib.mjs';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+const tenantId = process.env.BENCH_TENANT_ID;
+if (!tenantId) {
+  process.stderr.write('bare: BENCH_TENANT_ID is required\n');
+  process.exit(64);
+}
+
+const pool = new pg.Pool({
+  host: process.env.PGHOST || '127.0.0.1',
+  port: Number(process.env.PGPORT || 5432),
+  user: process.env.PG_ADMIN_USER || 'postgres',
+  password: process.env.PG_ADMIN_PASSWORD || undefined,
+  database: process.env.PGDATABASE,
+  max: Number(process.env.BASELINE_POOL_SIZE || 20),
+  application_name: 'bench-bare',
+});
+pool.on('error', () => {}); // an idle client cut off (the bench dropping its database at the end)
+
+const IntentsRepository = await loadIntentsRepository(ROOT);
+const repository = new IntentsRepository(pgDataSource(pool));
+const row = await import(pathToFileURL(join(ROOT, 'apps', 'intent-service', 'dist', 'intents', 'intent-row.js')).href);
+const INSERT_ROW = `INSERT INTO intent.intents AS x (${row.INSERT_COLUMNS}) VALUES (${row.INSERT_VALUES}) RETURNING intent.record_json(x) AS record`;
+
+/** The intent row alone: what the service inserts, without its outbox row. */
+async function insertRow(id, intent) {
+  const { rows } = await pool.query(INSERT_ROW, row.createParams(tenantId, id, intent));
+  return rows[0].record;
+}
+
+/** The create body with the optional fields set to null, as the contracts' schema leaves them (no validation). */
+const OPTIONAL = ['maxBuyTax', 'maxSellTax', 'minIn', 'minOut', 'minLiquidity', 'feeBps', 'feeRecipient', 'firstOrFail', 'maxSlippageBps', 'gasTip'];
+
+function send(res, status, body) {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+const server = http.createServer((req, res) => {
+  if (req.method === 'GET' && req.url === '/health') return send(res, 200, { status: 'ok' });
+  const withOutbox = req.url === '/v1/intent?outbox=1';
+  if (req.method !== 'POST' || (req.url !== '/v1/intent' && !withOutbox)) return send(res, 404, { error: true, name: 'NotFound' });
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', async () => {
+    try {
+      const intent = JSON.parse(Buffer.concat(chunks).toString('utf8')) ?? {};
+      for (const k of OPTIONAL) intent[k] ??= null;
+      // As IntentsService.create without an Idempotency-Key: a new UUIDv7 (and claim null).
+      send(res, 201, withOutbox ? await repository.create(tenantId, uuidv7(), intent, null) : await insertRow(uuidv7(), intent));
+    } catch (err) {
+      send(res, 500, { error: true, message: err.message });
+    }
+  });
+});
+server.keepAliveTimeout = 65_000;
+server.listen(Number(process.env.PORT || 0), '127.0.0.1', () => {
+  process.stdout.write(`bare listening on http://127.0.0.1:${server.address().port}\n`);
+});
+
+const stop = () => {
+  server.close();
+  server.closeAllConnections?.();
+  pool.end().finally(() => process.exit(0));
+};
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
