@@ -16,31 +16,12 @@
 import http from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import pg from 'pg';
 import { uuidv7 } from 'uuidv7';
-import { loadIntentsRepository, pgDataSource } from './lib.mjs';
+import { baselineIntentStore } from './lib.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-const tenantId = process.env.BENCH_TENANT_ID;
-if (!tenantId) {
-  process.stderr.write('bare: BENCH_TENANT_ID is required\n');
-  process.exit(64);
-}
-
-const pool = new pg.Pool({
-  host: process.env.PGHOST || '127.0.0.1',
-  port: Number(process.env.PGPORT || 5432),
-  user: process.env.PG_ADMIN_USER || 'postgres',
-  password: process.env.PG_ADMIN_PASSWORD || undefined,
-  database: process.env.PGDATABASE,
-  max: Number(process.env.BASELINE_POOL_SIZE || 20),
-  application_name: 'bench-bare',
-});
-pool.on('error', () => {}); // an idle client cut off (the bench dropping its database at the end)
-
-const IntentsRepository = await loadIntentsRepository(ROOT);
-const repository = new IntentsRepository(pgDataSource(pool));
+const { tenantId, pool, repository, withNulls } = await baselineIntentStore(ROOT, 'bare');
 const row = await import(pathToFileURL(join(ROOT, 'apps', 'intent-service', 'dist', 'intents', 'intent-row.js')).href);
 const INSERT_ROW = `INSERT INTO intent.intents AS x (${row.INSERT_COLUMNS}) VALUES (${row.INSERT_VALUES}) RETURNING intent.record_json(x) AS record`;
 
@@ -49,9 +30,6 @@ async function insertRow(id, intent) {
   const { rows } = await pool.query(INSERT_ROW, row.createParams(tenantId, id, intent));
   return rows[0].record;
 }
-
-/** The create body with the optional fields set to null, as the contracts' schema leaves them (no validation). */
-const OPTIONAL = ['maxBuyTax', 'maxSellTax', 'minIn', 'minOut', 'minLiquidity', 'feeBps', 'feeRecipient', 'firstOrFail', 'maxSlippageBps', 'gasTip'];
 
 function send(res, status, body) {
   const text = JSON.stringify(body);
@@ -67,8 +45,7 @@ const server = http.createServer((req, res) => {
   req.on('data', (c) => chunks.push(c));
   req.on('end', async () => {
     try {
-      const intent = JSON.parse(Buffer.concat(chunks).toString('utf8')) ?? {};
-      for (const k of OPTIONAL) intent[k] ??= null;
+      const intent = withNulls(JSON.parse(Buffer.concat(chunks).toString('utf8')) ?? {});
       // As IntentsService.create without an Idempotency-Key: a new UUIDv7 (and claim null).
       send(res, 201, withOutbox ? await repository.create(tenantId, uuidv7(), intent, null) : await insertRow(uuidv7(), intent));
     } catch (err) {

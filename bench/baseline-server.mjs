@@ -10,43 +10,14 @@
 // Env: PORT, PGHOST, PGPORT, PGDATABASE, PG_ADMIN_USER, PG_ADMIN_PASSWORD, BENCH_TENANT_ID,
 // BASELINE_POOL_SIZE (default 20, the intent service's INTENT_DB_POOL_SIZE default).
 import express from 'express';
-import pg from 'pg';
 import { uuidv7 } from 'uuidv7';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadIntentsRepository, pgDataSource } from './lib.mjs';
+import { baselineIntentStore } from './lib.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-const tenantId = process.env.BENCH_TENANT_ID;
-if (!tenantId) {
-  process.stderr.write('baseline: BENCH_TENANT_ID is required\n');
-  process.exit(64);
-}
-
-const pool = new pg.Pool({
-  host: process.env.PGHOST || '127.0.0.1',
-  port: Number(process.env.PGPORT || 5432),
-  user: process.env.PG_ADMIN_USER || 'postgres',
-  password: process.env.PG_ADMIN_PASSWORD || undefined,
-  database: process.env.PGDATABASE,
-  max: Number(process.env.BASELINE_POOL_SIZE || 20),
-  application_name: 'bench-baseline',
-});
-pool.on('error', () => {}); // an idle client cut off (the bench dropping its database at the end)
-
-// The intent service's own repository class, on a plain pg pool instead of TypeORM: the exact SQL
-// it runs, nothing around it.
-const IntentsRepository = await loadIntentsRepository(ROOT);
-const repository = new IntentsRepository(pgDataSource(pool));
-
-/** The create body with the optional fields set to null, as the contracts' schema leaves them (no validation). */
-const OPTIONAL = ['maxBuyTax', 'maxSellTax', 'minIn', 'minOut', 'minLiquidity', 'feeBps', 'feeRecipient', 'firstOrFail', 'maxSlippageBps', 'gasTip'];
-function withNulls(body) {
-  const intent = { ...body };
-  for (const k of OPTIONAL) intent[k] ??= null;
-  return intent;
-}
+const { tenantId, pool, repository, withNulls } = await baselineIntentStore(ROOT, 'baseline');
 
 const app = express();
 app.disable('x-powered-by');

@@ -425,6 +425,41 @@ export function pgDataSource(pgPool) {
   return { query: async (sql, params) => (await pgPool.query(sql, params)).rows };
 }
 
+/** The create body's optional fields, set to null as the contracts' schema leaves them (no validation). */
+const OPTIONAL_INTENT_FIELDS = ['maxBuyTax', 'maxSellTax', 'minIn', 'minOut', 'minLiquidity', 'feeBps', 'feeRecipient', 'firstOrFail', 'maxSlippageBps', 'gasTip'];
+
+/**
+ * What the bench's baseline servers share (`name`: `baseline` or `bare`): the tenant
+ * (BENCH_TENANT_ID, else exit 64), a pg pool connected as the superuser straight to the bench
+ * database (BASELINE_POOL_SIZE, default 20: the intent service's INTENT_DB_POOL_SIZE default),
+ * the built IntentsRepository on it (its exact SQL, nothing around it), and `withNulls(body)`.
+ */
+export async function baselineIntentStore(root, name) {
+  const tenantId = process.env.BENCH_TENANT_ID;
+  if (!tenantId) {
+    process.stderr.write(`${name}: BENCH_TENANT_ID is required\n`);
+    process.exit(64);
+  }
+  const pool = new pg.Pool({
+    host: process.env.PGHOST || '127.0.0.1',
+    port: Number(process.env.PGPORT || 5432),
+    user: process.env.PG_ADMIN_USER || 'postgres',
+    password: process.env.PG_ADMIN_PASSWORD || undefined,
+    database: process.env.PGDATABASE,
+    max: Number(process.env.BASELINE_POOL_SIZE || 20),
+    application_name: `bench-${name}`,
+  });
+  pool.on('error', () => {}); // an idle client cut off (the bench dropping its database at the end)
+  const IntentsRepository = await loadIntentsRepository(root);
+  const repository = new IntentsRepository(pgDataSource(pool));
+  const withNulls = (body) => {
+    const intent = { ...body };
+    for (const k of OPTIONAL_INTENT_FIELDS) intent[k] ??= null;
+    return intent;
+  };
+  return { tenantId, pool, repository, withNulls };
+}
+
 /** The built LedgerRepository class (apps/payout-service/dist), same use as loadIntentsRepository. */
 export async function loadLedgerRepository(root) {
   await import('reflect-metadata');
