@@ -115,6 +115,22 @@ export interface WatchedChain {
   executor: string | null;
   /** The relayer's key (`RELAYER_KEY_<id>`): sends wallet intents' executor calls and pays their gas. */
   relayerKey: string | null;
+  /**
+   * How the senders' pending nonces are read (`PENDING_NONCES_<id>`): `sender` asks the node for
+   * each sender's `pending` transaction count; `block` reads one pending block and each sender's
+   * `latest` count (for nodes that rebuild the pending block on every `pending` read, as hardhat
+   * does: 100 senders behind a pending launch then cost 100 block builds); `auto` (the default)
+   * picks `block` for hardhat and `sender` for every other node.
+   */
+  pendingNonces: 'sender' | 'block' | 'auto';
+  /**
+   * Whether the node handles a JSON-RPC batch's calls in their order (`ORDERED_BATCHES_<id>`):
+   * `yes` sends a round's buys as one batch, `no` one after the other (each answered before the
+   * next is sent: the order cost); `auto` (the default) says yes for geth, which runs a batch's
+   * calls one after the other, and no for every other node (hardhat, for one, answers a batch's
+   * calls concurrently, so they reach its pool in any order).
+   */
+  orderedBatches: 'yes' | 'no' | 'auto';
 }
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -163,6 +179,12 @@ function watchedChains(chainIds: number[], source: NodeJS.ProcessEnv, problems: 
     const relayerKey = source[`RELAYER_KEY_${chainId}`] || null;
     if (relayerKey && !PRIVATE_KEY.test(relayerKey)) problems.push(`  RELAYER_KEY_${chainId}: must be a 32-byte hex private key`);
     if (executor && !relayerKey) problems.push(`  RELAYER_KEY_${chainId}: required with EXECUTOR_${chainId} (the relayer sends wallet intents' buys)`);
+    const pendingNonces = source[`PENDING_NONCES_${chainId}`] || 'auto';
+    if (pendingNonces !== 'sender' && pendingNonces !== 'block' && pendingNonces !== 'auto')
+      problems.push(`  PENDING_NONCES_${chainId}: must be sender, block or auto`);
+    const orderedBatches = source[`ORDERED_BATCHES_${chainId}`] || 'auto';
+    if (orderedBatches !== 'yes' && orderedBatches !== 'no' && orderedBatches !== 'auto')
+      problems.push(`  ORDERED_BATCHES_${chainId}: must be yes, no or auto`);
     if (rpcUrl && factory && wrappedNative) {
       chains.push({
         chainId,
@@ -177,6 +199,8 @@ function watchedChains(chainIds: number[], source: NodeJS.ProcessEnv, problems: 
         mempool: mempool === 'ws' || mempool === 'poll' ? mempool : 'off',
         executor,
         relayerKey: relayerKey && PRIVATE_KEY.test(relayerKey) ? relayerKey : null,
+        pendingNonces: pendingNonces === 'sender' || pendingNonces === 'block' ? pendingNonces : 'auto',
+        orderedBatches: orderedBatches === 'yes' || orderedBatches === 'no' ? orderedBatches : 'auto',
       });
     }
   }

@@ -18,6 +18,16 @@ export interface ExecutedChain {
   devSigner: DevSigner;
   /** Wallet intents' execution: null where EXECUTOR_<id> is not set. */
   wallets: WalletExecution | null;
+  /** What this chain's node does (PENDING_NONCES_<id>, ORDERED_BATCHES_<id>; `auto` resolved once). */
+  traits: () => Promise<NodeTraits>;
+}
+
+/** How a node is best asked. */
+export interface NodeTraits {
+  /** `block`: one pending block and each sender's latest count, instead of each sender's pending count. */
+  pendingNonces: 'sender' | 'block';
+  /** The node handles a batch's calls in their order: a round's buys go in one batch. */
+  orderedBatches: boolean;
 }
 
 /** Nest token of the executed chains' clients (`ExecutedChain[]`): injected, so tests can swap them. */
@@ -28,16 +38,41 @@ export function executedChains(chains: WatchedChain[], relayAuthKey: string | nu
   return chains.flatMap((config) => {
     if (!config.router) return [];
     const rpc = new ChainRpc(config.rpcUrl);
+    const traits = nodeTraits(config, rpc);
     return [
       {
         config: { ...config, router: config.router },
         rpc,
-        submitter: config.relays.length > 0 ? new BundleSubmitter(config.relays, relayAuthKey) : new RpcSubmitter(rpc),
+        submitter: config.relays.length > 0 ? new BundleSubmitter(config.relays, relayAuthKey) : new RpcSubmitter(rpc, traits),
         devSigner: new DevSigner(config.devSignerKeys),
         wallets: config.executor && config.relayerKey ? walletExecution(config.executor, config.relayerKey) : null,
+        traits,
       },
     ];
   });
+}
+
+/**
+ * A chain's node traits, its settings' `auto` resolved by asking the node once what it is
+ * (`web3_clientVersion`): hardhat rebuilds its pending block on every `pending` read, so there one
+ * pending block is read instead of each sender's pending count; geth runs a batch's calls in their
+ * order. A node that says neither: each sender's pending count, buys sent one by one.
+ */
+export function nodeTraits(settings: Pick<WatchedChain, 'pendingNonces' | 'orderedBatches'>, rpc: Pick<ChainRpc, 'call'>): () => Promise<NodeTraits> {
+  const resolve = (version: string): NodeTraits => ({
+    pendingNonces: settings.pendingNonces === 'auto' ? (/^hardhat/i.test(version) ? 'block' : 'sender') : settings.pendingNonces,
+    orderedBatches: settings.orderedBatches === 'auto' ? /^geth\//i.test(version) : settings.orderedBatches === 'yes',
+  });
+  if (settings.pendingNonces !== 'auto' && settings.orderedBatches !== 'auto') {
+    const fixed = resolve('');
+    return () => Promise.resolve(fixed);
+  }
+  let resolved: Promise<NodeTraits> | null = null;
+  return () =>
+    (resolved ??= rpc.call<string>('web3_clientVersion', []).then(resolve, (err: unknown) => {
+      resolved = null; // the node is down: ask again next round
+      throw err;
+    }));
 }
 
 function walletExecution(executor: string, relayerKey: string): WalletExecution {

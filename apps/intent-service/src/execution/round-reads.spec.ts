@@ -1,4 +1,4 @@
-import { senderOf, senderState } from './round-reads.js';
+import { mempoolNonces, senderOf, senderState } from './round-reads.js';
 
 describe('senderState', () => {
   it('starts each sender past its buys still out, or at the node’s pending nonce when that is ahead', () => {
@@ -53,5 +53,29 @@ describe('senderOf', () => {
     expect(senderOf({ wallets }, { signature: '0xsig', wallet: '0xW' })).toBe('0xR');
     expect(senderOf({ wallets }, { signature: null, wallet: '0xW' })).toBe('0xW');
     expect(senderOf({ wallets: null }, { signature: '0xsig', wallet: '0xW' })).toBe('0xW');
+  });
+});
+
+describe('mempoolNonces', () => {
+  it('gives each sender the nonce after its last transaction in the pending block', () => {
+    const block = {
+      transactions: [
+        { from: '0xAA', nonce: '0x4' },
+        { from: '0xbb', nonce: '0x0' },
+        { from: '0xaa', nonce: '0x6' },
+        { from: '0xAa', nonce: '0x5' },
+      ],
+    };
+    expect(mempoolNonces(block)).toEqual(
+      new Map([
+        ['0xaa', 7n],
+        ['0xbb', 1n],
+      ]),
+    );
+  });
+
+  it('reads nothing from a missing block or one listing hashes only', () => {
+    expect(mempoolNonces(null).size).toBe(0);
+    expect(mempoolNonces({ transactions: ['0x12'] }).size).toBe(0);
   });
 });

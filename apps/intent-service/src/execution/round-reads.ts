@@ -54,13 +54,16 @@ export async function readSenders(
   const at = hexQ(head);
   const senders = [...new Set(intents.map((i) => senderOf(chain, i)))];
   const walletIntents = execution ? intents.filter((i) => i.signature) : [];
+  // Each sender's pending count, or (PENDING_NONCES `block`) its latest count and one pending block.
+  const fromBlock = (await chain.traits()).pendingNonces === 'block';
   const [perWallet, out, walletReads] = await Promise.all([
-    rpc.all<string>(
-      senders.flatMap((w) => [
-        { method: 'eth_getTransactionCount', params: [w, 'pending'] },
+    rpc.all<unknown>([
+      ...senders.flatMap((w) => [
+        { method: 'eth_getTransactionCount', params: [w, fromBlock ? 'latest' : 'pending'] },
         { method: 'eth_getBalance', params: [w, at] },
       ]),
-    ),
+      ...(fromBlock ? [{ method: 'eth_getBlockByNumber', params: ['pending', true] }] : []),
+    ]),
     outstanding(senders),
     rpc.all<string>(
       walletIntents.flatMap((i) => [
@@ -70,7 +73,31 @@ export async function readSenders(
       ]),
     ),
   ]);
-  return senderState(senders, perWallet, out, walletIntents, walletReads);
+  if (fromBlock) {
+    const pendingBlock = perWallet.pop() as PendingBlock | null;
+    // A sender's transactions in the node's pool count as out, like its buys still out.
+    for (const [wallet, next] of mempoolNonces(pendingBlock)) {
+      if (next - 1n > (out.get(wallet) ?? -1n)) out.set(wallet, next - 1n);
+    }
+  }
+  return senderState(senders, perWallet as string[], out, walletIntents, walletReads);
+}
+
+/** What the pending-nonce reads need of a pending block (`eth_getBlockByNumber('pending', true)`). */
+export interface PendingBlock {
+  transactions: ({ from: string; nonce: string } | string)[];
+}
+
+/** Per sender (lowercase), the nonce after its last transaction in the pending block. Pure. */
+export function mempoolNonces(block: PendingBlock | null): Map<string, bigint> {
+  const next = new Map<string, bigint>();
+  for (const tx of block?.transactions ?? []) {
+    if (typeof tx === 'string') continue;
+    const from = tx.from.toLowerCase();
+    const after = BigInt(tx.nonce) + 1n;
+    if (after > (next.get(from) ?? 0n)) next.set(from, after);
+  }
+  return next;
 }
 
 /**

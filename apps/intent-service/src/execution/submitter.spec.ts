@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { Wallet, id as keccakText, verifyMessage } from 'ethers';
-import { BundleSubmitter } from './submitter.js';
+import { ChainRpc, RpcUnavailable } from '../launch/chain-rpc.js';
+import { BundleSubmitter, RpcSubmitter } from './submitter.js';
 
 interface Seen {
   body: string;
@@ -79,5 +80,67 @@ describe('BundleSubmitter', () => {
     ]);
     const refused = await new BundleSubmitter([refusing.url], null).submit(submissions, 9n, '0x02launch');
     expect([...refused.values()]).toEqual(['bundle reverts', 'bundle reverts']);
+  });
+});
+
+/** A node speaking JSON-RPC that records every request's calls and answers each with `answer`. */
+async function node(answer: (raw: string) => { result?: unknown; error?: { code: number; message: string } }) {
+  const requests: string[][] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: number; params: string[] } | { id: number; params: string[] }[];
+      const calls = Array.isArray(body) ? body : [body];
+      requests.push(calls.map((c) => c.params[0]!));
+      const replies = calls.map((c) => ({ jsonrpc: '2.0', id: c.id, ...answer(c.params[0]!) }));
+      res.writeHead(200, { 'content-type': 'application/json' });
+      // A batch answered in reverse: replies are matched by id, not position.
+      res.end(JSON.stringify(Array.isArray(body) ? replies.reverse() : replies[0]));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { rpc: new ChainRpc(`http://127.0.0.1:${(server.address() as { port: number }).port}`), requests, server };
+}
+
+describe('RpcSubmitter', () => {
+  const servers: Server[] = [];
+  afterAll(() => Promise.all(servers.map((s) => new Promise((r) => s.close(r)))));
+  const three = [...submissions, { intentId: 'c', raw: '0x02cc', hash: '0x03' }];
+  const answer = (raw: string) =>
+    raw === '0x02bb'
+      ? { error: { code: -32000, message: 'insufficient funds for gas * price + value' } }
+      : raw === '0x02cc'
+        ? { error: { code: -32000, message: 'already known' } }
+        : { result: '0x01' };
+
+  it('sends the buys one after the other, in order, to a node that may reorder a batch', async () => {
+    const n = await node(answer);
+    servers.push(n.server);
+    const outcome = await new RpcSubmitter(n.rpc, () => Promise.resolve({ orderedBatches: false })).submit(three);
+    expect(n.requests).toEqual([['0x02aa'], ['0x02bb'], ['0x02cc']]);
+    expect([...outcome]).toEqual([
+      ['a', null],
+      ['b', 'eth_sendRawTransaction: insufficient funds for gas * price + value'],
+      ['c', null],
+    ]);
+  });
+
+  it('sends them in one batch, in order, to a node that keeps a batch in order, with the same outcomes', async () => {
+    const n = await node(answer);
+    servers.push(n.server);
+    const outcome = await new RpcSubmitter(n.rpc, () => Promise.resolve({ orderedBatches: true })).submit(three);
+    expect(n.requests).toEqual([['0x02aa', '0x02bb', '0x02cc']]);
+    expect([...outcome]).toEqual([
+      ['a', null],
+      ['b', 'insufficient funds for gas * price + value'],
+      ['c', null],
+    ]);
+  });
+
+  it('throws when the node cannot be reached, so the round knows nothing was sent', async () => {
+    const down = new ChainRpc('http://127.0.0.1:9');
+    await expect(new RpcSubmitter(down, () => Promise.resolve({ orderedBatches: true })).submit(three)).rejects.toBeInstanceOf(RpcUnavailable);
+    await expect(new RpcSubmitter(down, () => Promise.resolve({ orderedBatches: false })).submit(three)).rejects.toBeInstanceOf(RpcUnavailable);
   });
 });

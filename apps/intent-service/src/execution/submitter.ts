@@ -1,5 +1,6 @@
 import { Wallet, id as keccakText } from 'ethers';
 import { RpcUnavailable, type ChainRpc } from '../launch/chain-rpc.js';
+import { type NodeTraits } from './chain-clients.js';
 
 /** One signed buy to send. */
 export interface Submission {
@@ -26,27 +27,43 @@ export interface Submitter {
 
 /** Errors that mean the node already has (or already mined) the transaction: not a refusal. */
 const ALREADY = /already known|already imported|known transaction|nonce too low|already exists/i;
+/** ChainRpc.batch's stand-in for a call the node's answer left out. */
+const NO_REPLY = /no reply in the batch/;
 
 /**
- * `eth_sendRawTransaction` on the chain's own node (local chains), one buy after the other in the
- * order given: the order the buys were checked in, which their quotes assume. (A JSON-RPC batch
- * would be faster, but a node may handle a batch's items in any order, and hardhat does.)
+ * `eth_sendRawTransaction` on the chain's own node, in the order given: the order the buys were
+ * checked in, which their quotes assume. Where the node handles a batch's calls in order
+ * (`NodeTraits.orderedBatches`: geth) all of them in one batch; elsewhere one after the other,
+ * each answered before the next is sent (hardhat answers a batch's calls concurrently, so they
+ * would reach its pool in any order): that costs one round trip per buy.
  */
 export class RpcSubmitter implements Submitter {
   readonly kind = 'rpc';
 
-  constructor(private readonly rpc: ChainRpc) {}
+  constructor(
+    private readonly rpc: Pick<ChainRpc, 'call' | 'batch'>,
+    private readonly traits: () => Promise<Pick<NodeTraits, 'orderedBatches'>>,
+  ) {}
 
   async submit(submissions: Submission[]): Promise<SubmitOutcome> {
     const outcome: SubmitOutcome = new Map();
+    const refusal = (message: string) => (ALREADY.test(message) ? null : message);
+    if (submissions.length > 1 && (await this.traits()).orderedBatches) {
+      const replies = await this.rpc.batch(submissions.map((s) => ({ method: 'eth_sendRawTransaction', params: [s.raw] })));
+      // A call the batch did not answer is not known refused: it is followed like an accepted one.
+      submissions.forEach((s, i) => {
+        const error = replies[i]?.error;
+        outcome.set(s.intentId, error && !NO_REPLY.test(error.message) ? refusal(error.message) : null);
+      });
+      return outcome;
+    }
     for (const s of submissions) {
       try {
         await this.rpc.call<string>('eth_sendRawTransaction', [s.raw]);
         outcome.set(s.intentId, null);
       } catch (err) {
         if (err instanceof RpcUnavailable) throw err;
-        const message = (err as Error).message;
-        outcome.set(s.intentId, ALREADY.test(message) ? null : message);
+        outcome.set(s.intentId, refusal((err as Error).message));
       }
     }
     return outcome;
