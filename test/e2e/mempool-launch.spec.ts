@@ -1,7 +1,6 @@
 import type { IntentRecord } from '@tradeinfra/contracts';
-import { devWallet, eventually, HardhatNode, LocalDex, mined } from '@tradeinfra/test-support';
-import { createServer, type Server } from 'node:http';
-import { id, keccak256, MaxUint256 } from 'ethers';
+import { devWallet, eventually, HardhatNode, LocalDex, LocalRelay, mined } from '@tradeinfra/test-support';
+import { keccak256, MaxUint256 } from 'ethers';
 import { LaunchDriver } from './execution-support.js';
 import { PendingLaunchWatcher } from '../../apps/intent-service/src/launch/pending/pending-launch-watcher.js';
 import { Stack } from './harness.js';
@@ -182,8 +181,7 @@ describe('same-block launches through a relay: one bundle, the launch first', ()
   let dex: LocalDex;
   let stack: Stack;
   let key: string;
-  let relay: Server;
-  const bundles: { txs: string[]; blockNumber: string; revertingTxHashes: string[] }[] = [];
+  let relay: LocalRelay;
   const wallets = Array.from({ length: 4 }, (_, i) => devWallet(i + 7));
   const rpc = <T = any>(method: string, params: unknown[] = []) => node.rpc.call<T>(method, params);
   const expiry = () => Math.floor(Date.now() / 1000) + 3600;
@@ -192,24 +190,14 @@ describe('same-block launches through a relay: one bundle, the launch first', ()
     node = await HardhatNode.start({ chainId: CHAIN_ID });
     dex = await LocalDex.deploy(node);
     await rpc('evm_setAutomine', [false]);
-    relay = createServer((req, res) => {
-      let body = '';
-      req.on('data', (c: Buffer) => (body += c.toString()));
-      req.on('end', () => {
-        const batch = JSON.parse(body) as { id: number; params: [(typeof bundles)[number]] }[];
-        for (const call of batch) bundles.push(call.params[0]);
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(batch.map((c) => ({ jsonrpc: '2.0', id: c.id, result: { bundleHash: id(JSON.stringify(c.params)) } }))));
-      });
-    });
-    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
-    stack = await startStack(node, dex, wallets, { RELAY_URLS_31337: `http://127.0.0.1:${(relay.address() as { port: number }).port}` });
+    relay = await LocalRelay.start();
+    stack = await startStack(node, dex, wallets, { RELAY_URLS_31337: relay.url });
     key = await stack.createKey();
   }, 180_000);
 
   afterAll(async () => {
     await stack?.close();
-    await new Promise((resolve) => relay?.close(resolve));
+    await relay?.stop();
     await node?.stop();
   });
 
@@ -243,7 +231,7 @@ describe('same-block launches through a relay: one bundle, the launch first', ()
     const launch = await rpc<string>('eth_sendTransaction', [
       { from: dex.owner, to: dex.router, data: addLiquidity, value: `0x${(5n * ETH).toString(16)}`, gas: '0x7a1200' },
     ]);
-    const last = await eventually('a bundle with both buys', () => bundles.find((b) => b.txs.length === 3));
+    const last = await relay.waitFor((b) => b.txs.length === 3);
     const [first, ...buys] = last.txs;
     expect(keccak256(first!)).toBe(launch);
     expect(last).toMatchObject({ blockNumber: `0x${launchBlock.toString(16)}`, revertingTxHashes: [] });
@@ -251,10 +239,10 @@ describe('same-block launches through a relay: one bundle, the launch first', ()
     // Highest bribe first.
     expect(buys.map((raw) => keccak256(raw))).toEqual([records[1]!.body.txHash, records[0]!.body.txHash]);
     // A backup bundle for the block after, without the launch: the intent that is not firstOrFail only.
-    const backup = await eventually('a backup bundle', () => bundles.find((b) => b.blockNumber === `0x${(launchBlock + 1n).toString(16)}`));
+    const backup = await relay.waitFor((b) => b.blockNumber === `0x${(launchBlock + 1n).toString(16)}`);
     expect(backup.txs.map((raw) => keccak256(raw))).toEqual([records[0]!.body.txHash]);
     // The firstOrFail buy never goes anywhere but right behind the launch.
-    for (const b of bundles) if (b.txs.some((raw) => keccak256(raw) === records[1]!.body.txHash)) expect(keccak256(b.txs[0]!)).toBe(launch);
+    for (const b of relay.bundles) if (b.txs.some((raw) => keccak256(raw) === records[1]!.body.txHash)) expect(keccak256(b.txs[0]!)).toBe(launch);
     // The builder: the bundle's transactions in its order (the launch is already in the pool).
     for (const raw of last.txs) await rpc('eth_sendRawTransaction', [raw]).catch(() => undefined);
     await rpc('evm_mine');
@@ -283,7 +271,7 @@ describe('same-block launches through a relay: one bundle, the launch first', ()
     const launch = await rpc<string>('eth_sendTransaction', [
       { from: dex.owner, to: dex.router, data: addLiquidity, value: `0x${ETH.toString(16)}`, nonce, ...gas },
     ]);
-    await eventually('a bundle behind the launch', () => bundles.some((b) => b.txs[0] && keccak256(b.txs[0]) === launch));
+    await relay.waitFor((b) => b.txs[0] !== undefined && keccak256(b.txs[0]) === launch);
     // The launcher changes its mind: the same nonce, a plain transfer, paying more.
     const replacement = await rpc<string>('eth_sendTransaction', [
       { from: dex.owner, to: dex.owner, value: '0x0', nonce, gas: '0x5208', maxFeePerGas: '0x77359400', maxPriorityFeePerGas: '0x77359400' },
@@ -317,7 +305,7 @@ describe('same-block launches through a relay: one bundle, the launch first', ()
     const realLaunch = await rpc<string>('eth_sendTransaction', [
       { from: dex.owner, to: dex.router, data: addLiquidity, value: `0x${ETH.toString(16)}`, ...gas },
     ]);
-    const bundle = await eventually('a bundle behind the real launch', () => bundles.find((b) => b.txs.length === 2 && keccak256(b.txs[0]!) === realLaunch));
+    const bundle = await relay.waitFor((b) => b.txs.length === 2 && keccak256(b.txs[0]!) === realLaunch);
     await rpc('eth_sendRawTransaction', [bundle.txs[1]]);
     await rpc('evm_mine');
     await eventually(
@@ -346,7 +334,7 @@ describe('same-block launches through a relay: one bundle, the launch first', ()
     const launch = await rpc<string>('eth_sendTransaction', [
       { from: dex.owner, to: dex.router, data: addLiquidity, value: `0x${ETH.toString(16)}`, gas: '0x7a1200' },
     ]);
-    const bundle = await eventually('a bundle behind the launch', () => bundles.find((b) => b.txs[0] && keccak256(b.txs[0]) === launch));
+    const bundle = await relay.waitFor((b) => b.txs[0] !== undefined && keccak256(b.txs[0]) === launch);
     await rpc('evm_mine');
     expect((await rpc<{ status: string }>('eth_getTransactionReceipt', [launch])).status).toBe('0x0');
     await eventually('the intent waiting again', async () => {

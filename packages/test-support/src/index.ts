@@ -5,3 +5,4 @@ export * from './rpc.js';
 export * from './stream.js';
 export * from './hardhat.js';
 export * from './local-dex.js';
+export * from './relay.js';

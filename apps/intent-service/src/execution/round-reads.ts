@@ -24,12 +24,10 @@ export async function readLaunchPool(
 ): Promise<PoolState> {
   const { config, rpc } = chain;
   const { pending } = launch;
-  const nothing = { method: 'eth_chainId', params: [] };
-  const [reserves, stableAnswer] = await rpc.all<string>([
-    // A pending launch: the pool as the launch transaction leaves it (simulated on the head).
-    pending ? nothing : getReservesCall(launch.pair, head),
-    stable ? getReservesCall(config.stablePair!, head) : nothing,
-  ]);
+  // A pending launch: the pool as the launch transaction leaves it (simulated on the head).
+  const calls = [...(pending ? [] : [getReservesCall(launch.pair, head)]), ...(stable ? [getReservesCall(config.stablePair!, head)] : [])];
+  const answers = calls.length > 0 ? await rpc.all<string>(calls) : [];
+  const [reserves, stableAnswer] = pending ? [undefined, answers[0]] : [answers[0], answers[1]];
   const pool: PoolState = pending
     ? { reserveNative: pending.nativeReserve, reserveToken: pending.tokenReserve, liquidityCents: null }
     : { ...orientReserves(reserves!, launch.token, config.wrappedNative), liquidityCents: null };
