@@ -6,7 +6,7 @@ import { ConsoleLogger, Logger, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ErrorName, REQUEST_ID_HEADER } from '@tradeinfra/contracts';
-import { createLogger as serviceLogger } from '@tradeinfra/service-kit';
+import { createLogger as serviceLogger, useFastKeccak } from '@tradeinfra/service-kit';
 import express, { type RequestHandler } from 'express';
 import swaggerUi from 'swagger-ui-dist';
 import { AppModule } from './app.module.js';
@@ -89,6 +89,7 @@ export function fitBodyLimits(limits: { limit: number; byPath: Record<string, nu
 
 /** The public HTTP gateway, listening on env.PORT (0: any free port). */
 export async function createGateway(env: GatewayEnv, logger: ConsoleLogger | false = createLogger(env)): Promise<NestExpressApplication> {
+  useFastKeccak(); // the checksums of every address it answers with
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(env), {
     bodyParser: false,
     logger,

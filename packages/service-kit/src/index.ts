@@ -20,6 +20,7 @@ import { NestFactory } from '@nestjs/core';
 import { IncomingRequestDeserializer, NatsContext, Transport, type MicroserviceOptions } from '@nestjs/microservices';
 import { ErrorName, parseJson, REQUEST_ID_HEADER, type RpcErrorPayload } from '@tradeinfra/contracts';
 import { tap, throwError, type Observable } from 'rxjs';
+import { useFastKeccak } from './keccak.js';
 
 export interface LogSettings {
   LOG_FORMAT: 'pretty' | 'json';
@@ -198,9 +199,10 @@ export interface MicroserviceSettings {
 /**
  * Starts a NATS microservice in its queue group (so replicas share the load), reconnecting
  * forever, with the shared error filter and request log. Refuses to start on a nats-server
- * older than MIN_NATS_SERVER_VERSION.
+ * older than MIN_NATS_SERVER_VERSION. Every Keccak-256 of the process is the fast one (useFastKeccak).
  */
 export async function startMicroservice(module: DynamicModule, settings: MicroserviceSettings, logger: ConsoleLogger | false): Promise<INestMicroservice> {
+  useFastKeccak();
   await checkNatsServer(settings.natsUrl, settings.name);
   const app = await NestFactory.createMicroservice<MicroserviceOptions>(module, {
     transport: Transport.NATS,
@@ -231,3 +233,4 @@ export { ensureConsumer, ensureStream } from './jetstream.js';
 export { envFlag, envInt, loadServiceEnv, LOG_ENV, NATS_ENV, POSTGRES_ENV } from './env.js';
 export { NATS_HEADERS_BYTES, natsRequest, NatsRequestFailed, ServiceReplyError, type NatsRequestFailure, type NatsRequestOptions } from './nats-request.js';
 export { ServiceError } from './service-error.js';
+export { keccak256Bytes, useFastKeccak } from './keccak.js';

@@ -164,6 +164,8 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     pipeline.expect(plan.jobs.map((j) => ({ id: j.intent.id, wallet: j.tx.from.toLowerCase(), nonce: BigInt(j.tx.nonce) })));
     await mapLimit(plan.jobs, SIGNING_CONCURRENCY, async (job) => pipeline.signed(job.intent.id, await this.sign(chain, job, plan.targetBlock)));
     const totals = await pipeline.finish();
+    // The last buy is with the node or relay: what the latency counts to (backups go after).
+    const done = Date.now();
     if (launch.pending && chain.submitter.kind === 'bundle') {
       // Backup bundles: the buys that are not firstOrFail, alone, for the block after the
       // launch's (they land only once the launch is in: alone before it they would revert).
@@ -175,7 +177,6 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     // later block comes without them (see follow()).
     if (plan.targetBlock - 1n > chain.resentAt) chain.resentAt = plan.targetBlock - 1n;
     if (totals.failed > 0 || totals.submitted > 0) this.relay.wake();
-    const done = Date.now();
     const seen = launch.pending ? 'the launch transaction' : 'the launch block';
     const sinceSeen = launch.seenAt ? ` (${done - launch.seenAt.getTime()} ms after ${seen} was seen)` : '';
     this.logger.log(

@@ -1,4 +1,4 @@
-import { Wallet, id as keccakText } from 'ethers';
+import { keccak256, Wallet } from 'ethers';
 import { RpcUnavailable, type ChainRpc } from '../launch/chain-rpc.js';
 import { type NodeTraits } from './chain-clients.js';
 
@@ -101,7 +101,7 @@ export class BundleSubmitter implements Submitter {
     // the buys in checking order; its answer stands for every buy in it.
     const batch = behind ? [bundle([behind, ...submissions.map((s) => s.raw)], 0)] : submissions.map((s, i) => bundle([s.raw], i));
     const body = JSON.stringify(batch);
-    const signature = `${this.identity.address}:${await this.identity.signMessage(keccakText(body))}`;
+    const signature = `${this.identity.address}:${await this.identity.signMessage(keccak256(Buffer.from(body, 'utf8')))}`;
     await Promise.all(
       this.relays.map(async (relay) => {
         try {

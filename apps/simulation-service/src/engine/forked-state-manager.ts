@@ -1,7 +1,7 @@
 import type { AccountFields, StateManagerInterface } from '@ethereumjs/common';
 import { OriginalStorageCache } from '@ethereumjs/statemanager';
 import { Account, bytesToHex, EthereumJSErrorWithoutCode, KECCAK256_NULL, type Address } from '@ethereumjs/util';
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak256Bytes } from '@tradeinfra/service-kit';
 import type { AccountState } from '../chain/chain-state.js';
 
 const DELETED = Symbol('deleted');
@@ -125,7 +125,7 @@ export class ForkedStateManager implements StateManagerInterface {
 
   async putCode(address: Address, value: Uint8Array): Promise<void> {
     this.top.code.set(address.toString(), value);
-    await this.modifyAccountFields(address, { codeHash: value.length === 0 ? KECCAK256_NULL : keccak_256(value) });
+    await this.modifyAccountFields(address, { codeHash: value.length === 0 ? KECCAK256_NULL : keccak256Bytes(value) });
   }
 
   async getCodeSize(address: Address): Promise<number> {

