@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ENV, type IntentServiceEnv } from '../config/env.js';
+import { IntentsModule } from '../intents/intents.module.js';
 import { NotificationsModule } from '../notifications/notifications.module.js';
 import { OutboxModule } from '../outbox/outbox.module.js';
 import { EXECUTED_CHAINS, executedChains } from './chain-clients.js';
@@ -9,7 +10,7 @@ import { SimulationClient } from './simulation-client.js';
 import { TokenProber } from './token-prober.js';
 
 @Module({
-  imports: [OutboxModule, NotificationsModule],
+  imports: [IntentsModule, OutboxModule, NotificationsModule],
   providers: [
     ExecutionRepository,
     SimulationClient,

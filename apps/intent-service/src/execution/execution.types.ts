@@ -1,7 +1,7 @@
 import type { IntentStatusData, LaunchType, StateUpdate } from '@tradeinfra/contracts';
 import type { CheckedIntent } from './checks.js';
 
-/** What the executor reads from and hands to ExecutionRepository. */
+/** What the executor reads (ExecutionRepository) and hands to its transitions of the intents (IntentsRepository). */
 
 /** A token whose launch was seen, with pending intents no replica is working on. */
 export interface LaunchedToken {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { WebhookClient } from '../common/webhook-client.js';
 import { ENV, type IntentServiceEnv } from '../config/env.js';
+import { IntentsRepository } from '../intents/intents.repository.js';
 import { SigningSecrets } from '../notifications/signing-secrets.js';
 import { OutboxRelay } from '../outbox/outbox.relay.js';
 import { followSubmitted, planResends, type Block } from './buy-follower.js';
@@ -56,6 +57,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
 
   constructor(
     private readonly repo: ExecutionRepository,
+    private readonly intents: IntentsRepository,
     private readonly prober: TokenProber,
     private readonly relay: OutboxRelay,
     secrets: SigningSecrets,
@@ -117,7 +119,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     if (submitted.length === 0) return;
     const { outcomes, resend } = await followSubmitted(chain, submitted, head);
     if (outcomes.length > 0) {
-      const changed = await this.repo.recordOutcomes(outcomes);
+      const changed = await this.intents.recordOutcomes(outcomes);
       if (changed > 0) this.relay.wake();
       for (const o of outcomes) this.logger.log(`intent ${o.id}: ${o.status}${o.reason ? ` (${o.reason})` : ''}`);
     }
@@ -135,7 +137,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
   /** One round for one launched token; true when more of its intents wait. */
   private async execute(chain: Chain, launch: LaunchedToken, head: Block): Promise<boolean> {
     const claimToken = randomUUID();
-    const intents = await this.repo.claim(chain.config.chainId, launch.token, claimToken, this.env.EXECUTION_BATCH);
+    const intents = await this.intents.claim(chain.config.chainId, launch.token, claimToken, this.env.EXECUTION_BATCH);
     if (intents.length === 0) return false;
     const started = Date.now();
     const key = `${chain.config.chainId}:${launch.token}`;
@@ -144,7 +146,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
       plan = await this.plan(chain, launch, head, intents);
     } catch (err) {
       // The node or the simulation service failed: nothing was decided, the next round retries.
-      await this.repo.release(
+      await this.intents.release(
         claimToken,
         intents.map((i) => i.id),
         EXECUTION_UNAVAILABLE,
@@ -157,7 +159,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
       return false;
     }
     this.lastFailure.delete(key);
-    const pipeline = new SubmissionPipeline(this.repo, chain.submitter, claimToken, plan.targetBlock, launch.launch, this.logger, launch.pending?.raw);
+    const pipeline = new SubmissionPipeline(this.intents, chain.submitter, claimToken, plan.targetBlock, launch.launch, this.logger, launch.pending?.raw);
     pipeline.fail(plan.failures);
     if (plan.release.length > 0) pipeline.release(plan.release);
     // Nonces are per sender: the wallet, or for wallet intents the relayer.

@@ -1,6 +1,7 @@
 import { type Logger } from '@nestjs/common';
 import { FailureReason } from './checks.js';
-import { type ExecutionRepository, type LaunchStamp, type Outcome, type ToSubmit } from './execution.repository.js';
+import type { IntentsRepository } from '../intents/intents.repository.js';
+import { type LaunchStamp, type Outcome, type ToSubmit } from './execution.repository.js';
 import { type Failure } from './round-planner.js';
 import { type SignResult } from './signer.js';
 import { type Submission, type Submitter } from './submitter.js';
@@ -41,7 +42,7 @@ export class SubmissionPipeline {
   private readonly totals: RoundTotals = { submitted: 0, failed: 0, deferred: 0 };
 
   constructor(
-    private readonly repo: Pick<ExecutionRepository, 'settleRound' | 'recordOutcomes'>,
+    private readonly repo: Pick<IntentsRepository, 'settleRound' | 'recordOutcomes'>,
     private readonly submitter: Submitter,
     private readonly claimToken: string,
     private readonly targetBlock: bigint,

@@ -1,7 +1,8 @@
 import type { BulkCancelResult, CreateIntentRequest, IntentRecord, IntentStatus } from '@tradeinfra/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { outboxInsert } from '../outbox/outbox-insert.js';
+import { OutboxRepository } from '../outbox/outbox.repository.js';
+import { ExecutionTransitions } from './execution-transitions.js';
 import { batchParams, CREATED_AT, createParams, INSERT_COLUMNS, INSERT_VALUES, type NewIntent } from './intent-row.js';
 
 export type { NewIntent } from './intent-row.js';
@@ -37,16 +38,19 @@ export interface SearchQuery {
 }
 
 /**
- * The intents' lifecycle outside execution, and the only writer of `intent.idempotency_keys`:
- * creates (with their idempotency keys), cancels, expiries, `error` for buys nobody could follow,
- * and chain-wide notes on waiting intents (`chain_unreachable`). The executor's transitions of
- * the same rows (claim, settle, outcomes) are ExecutionRepository's; no other class writes
- * `intent.intents`. Every status change is one statement that also writes its outbox event
- * (outboxInsert), so a change and its event commit together or not at all.
+ * The intents' repository: the only writer of `intent.intents` and `intent.idempotency_keys`,
+ * and their reads. Here: creates (with their idempotency keys), reads and searches, cancels,
+ * expiries, `error` for buys nobody could follow, and chain-wide notes on waiting intents
+ * (`chain_unreachable`); the executor's transitions of the same rows (claim, settle, release,
+ * return to waiting, outcomes) are its part in execution-transitions.ts. Every status change is
+ * one statement that also writes its outbox event (OutboxRepository.insertSql), so a change and
+ * its event commit together or not at all.
  */
 @Injectable()
-export class IntentsRepository {
-  constructor(@Inject(DataSource) private readonly db: DataSource) {}
+export class IntentsRepository extends ExecutionTransitions {
+  constructor(@Inject(DataSource) db: DataSource) {
+    super(db);
+  }
 
   /**
    * Inserts the intent and its `created` event; with an idempotency claim, only when the key is
@@ -69,7 +73,7 @@ export class IntentsRepository {
          SELECT ${INSERT_VALUES} ${claim ? 'WHERE EXISTS (SELECT 1 FROM k)' : ''}
          RETURNING x.tenant_id, intent.record_json(x) AS record
        ),
-       e AS (${outboxInsert('i', 'created')})
+       e AS (${OutboxRepository.insertSql('i', 'created')})
        SELECT record FROM i`,
       params,
     );
@@ -108,7 +112,7 @@ export class IntentsRepository {
          ${claim ? 'WHERE EXISTS (SELECT 1 FROM k)' : ''}
          RETURNING x.id, x.tenant_id, intent.record_json(x) AS record
        ),
-       e AS (${outboxInsert('i', 'created', { ordered: true })})
+       e AS (${OutboxRepository.insertSql('i', 'created', { ordered: true })})
        SELECT id, record FROM i`,
       params,
     );
@@ -232,7 +236,7 @@ export class IntentsRepository {
          WHERE x.id = $1 AND x.tenant_id = $2 AND x.status = 'pending' AND x.phase IS DISTINCT FROM 'submitted'
          RETURNING x.tenant_id, intent.record_json(x) AS record
        ),
-       e AS (${outboxInsert('c', 'cancelled')})
+       e AS (${OutboxRepository.insertSql('c', 'cancelled')})
        SELECT record FROM c`,
       [id, tenantId],
     );
@@ -264,7 +268,7 @@ export class IntentsRepository {
            WHERE x.id = l.id AND x.status = 'pending' AND x.phase IS DISTINCT FROM 'submitted'
            RETURNING x.id, x.tenant_id, intent.record_json(x) AS record
          ),
-         e AS (${outboxInsert('c', 'cancelled', { ordered: true })})
+         e AS (${OutboxRepository.insertSql('c', 'cancelled', { ordered: true })})
          SELECT id FROM c`,
         [tenantId, ids],
       );
@@ -304,7 +308,7 @@ export class IntentsRepository {
          FROM due WHERE x.id = due.id AND x.status = 'pending' AND x.phase IS DISTINCT FROM 'submitted'
          RETURNING x.tenant_id, intent.record_json(x) AS record
        ),
-       e AS (${outboxInsert('x', 'expired', { returning: true })})
+       e AS (${OutboxRepository.insertSql('x', 'expired', { returning: true })})
        SELECT count(*) AS n FROM e`,
       [batch],
     );
@@ -330,7 +334,7 @@ export class IntentsRepository {
          FROM due WHERE x.id = due.id AND x.status = 'pending'
          RETURNING x.tenant_id, intent.record_json(x) AS record
        ),
-       e AS (${outboxInsert('x', 'error', { returning: true })})
+       e AS (${OutboxRepository.insertSql('x', 'error', { returning: true })})
        SELECT count(*) AS n FROM e`,
       [graceMinutes, batch],
     );

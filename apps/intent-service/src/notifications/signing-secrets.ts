@@ -1,9 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
 import { ENV } from '../config/env.js';
-
-const MASTER_KEY = 'notification_signing_secret';
+import { SIGNING_MASTER_SETTING, SigningSecretsRepository } from './signing-secrets.repository.js';
 
 /**
  * The key used when SIGNING_SECRETS_KEY is not set (development): public, so it protects
@@ -22,7 +20,7 @@ export function keyId(key: Buffer): string {
 export function sealValue(plain: Buffer, key: Buffer): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
-  cipher.setAAD(Buffer.from(MASTER_KEY));
+  cipher.setAAD(Buffer.from(SIGNING_MASTER_SETTING));
   const ciphertext = Buffer.concat([cipher.update(plain), cipher.final()]);
   return ['enc1', keyId(key), iv.toString('hex'), ciphertext.toString('hex'), cipher.getAuthTag().toString('hex')].join(':');
 }
@@ -33,7 +31,7 @@ export function openValue(sealed: string, key: Buffer): Buffer {
   if (tag0 !== 'enc1' || !iv || !ciphertext || !tag) throw new Error('not a sealed value');
   if (id !== keyId(key)) throw new Error(`sealed with another key (id ${id})`);
   const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'hex'));
-  decipher.setAAD(Buffer.from(MASTER_KEY));
+  decipher.setAAD(Buffer.from(SIGNING_MASTER_SETTING));
   decipher.setAuthTag(Buffer.from(tag, 'hex'));
   return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'hex')), decipher.final()]);
 }
@@ -46,8 +44,7 @@ export function openValue(sealed: string, key: Buffer): Buffer {
  * the tables learns neither the master nor any tenant's secret; `intent.signing_secrets` holds
  * only each tenant's version number. A master stored in plain text by an older release, or
  * sealed with the development key, is sealed again with the configured key at start (the
- * tenants' secrets stay the same). The only writer of `intent.settings` and
- * `intent.signing_secrets` (it is their repository); it writes no intent table.
+ * tenants' secrets stay the same). SigningSecretsRepository stores the master and the versions.
  */
 @Injectable()
 export class SigningSecrets implements OnApplicationBootstrap {
@@ -57,7 +54,7 @@ export class SigningSecrets implements OnApplicationBootstrap {
   private readonly lookups = new Map<string, Promise<number>>();
 
   constructor(
-    @Inject(DataSource) private readonly db: DataSource,
+    private readonly store: SigningSecretsRepository,
     @Inject(ENV) private readonly env: { SIGNING_SECRETS_KEY?: Buffer },
   ) {}
 
@@ -67,27 +64,22 @@ export class SigningSecrets implements OnApplicationBootstrap {
     if (!configured) {
       this.logger.warn('SIGNING_SECRETS_KEY is not set: webhook signing secrets are sealed with the public development key; set it outside development');
     }
-    this.master = await this.db.transaction(async (m: EntityManager) => {
-      await m.query(`INSERT INTO intent.settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`, [MASTER_KEY, sealValue(randomBytes(32), key)]);
-      const [row] = (await m.query(`SELECT value FROM intent.settings WHERE key = $1 FOR UPDATE`, [MASTER_KEY])) as { value: string }[];
-      const stored = row!.value;
-      let master: Buffer;
+    this.master = await this.store.openMaster(sealValue(randomBytes(32), key), (stored) => {
       if (/^[0-9a-f]{64}$/.test(stored)) {
-        master = Buffer.from(stored, 'hex');
+        const master = Buffer.from(stored, 'hex');
         this.logger.log('signing master secret stored in plain text by an older release: sealed now');
-      } else if (stored.split(':')[1] === keyId(key)) {
-        return openValue(stored, key);
-      } else if (configured && stored.split(':')[1] === keyId(DEVELOPMENT_SIGNING_SECRETS_KEY)) {
-        master = openValue(stored, DEVELOPMENT_SIGNING_SECRETS_KEY);
-        this.logger.log('signing master secret sealed with the development key: sealed again with SIGNING_SECRETS_KEY');
-      } else {
-        throw new Error(
-          `the webhook signing master secret in intent.settings is sealed with another key (id ${stored.split(':')[1]}) than ` +
-            `${configured ? `SIGNING_SECRETS_KEY (id ${keyId(key)})` : 'the development key (SIGNING_SECRETS_KEY is not set)'}: set SIGNING_SECRETS_KEY to the key it was sealed with`,
-        );
+        return { master, reseal: sealValue(master, key) };
       }
-      await m.query(`UPDATE intent.settings SET value = $2 WHERE key = $1`, [MASTER_KEY, sealValue(master, key)]);
-      return master;
+      if (stored.split(':')[1] === keyId(key)) return { master: openValue(stored, key), reseal: null };
+      if (configured && stored.split(':')[1] === keyId(DEVELOPMENT_SIGNING_SECRETS_KEY)) {
+        const master = openValue(stored, DEVELOPMENT_SIGNING_SECRETS_KEY);
+        this.logger.log('signing master secret sealed with the development key: sealed again with SIGNING_SECRETS_KEY');
+        return { master, reseal: sealValue(master, key) };
+      }
+      throw new Error(
+        `the webhook signing master secret in intent.settings is sealed with another key (id ${stored.split(':')[1]}) than ` +
+          `${configured ? `SIGNING_SECRETS_KEY (id ${keyId(key)})` : 'the development key (SIGNING_SECRETS_KEY is not set)'}: set SIGNING_SECRETS_KEY to the key it was sealed with`,
+      );
     });
   }
 
@@ -101,12 +93,9 @@ export class SigningSecrets implements OnApplicationBootstrap {
   private version(tenantId: string): Promise<number> {
     const shared = this.lookups.get(tenantId);
     if (shared) return shared;
-    const lookup: Promise<number> = this.db
-      .query(`SELECT version FROM intent.signing_secrets WHERE tenant_id = $1`, [tenantId])
-      .then((rows: { version: number }[]) => rows[0]?.version ?? 0)
-      .finally(() => {
-        if (this.lookups.get(tenantId) === lookup) this.lookups.delete(tenantId);
-      });
+    const lookup: Promise<number> = this.store.version(tenantId).finally(() => {
+      if (this.lookups.get(tenantId) === lookup) this.lookups.delete(tenantId);
+    });
     this.lookups.set(tenantId, lookup);
     return lookup;
   }
@@ -118,14 +107,9 @@ export class SigningSecrets implements OnApplicationBootstrap {
 
   /** Replaces the tenant's secret with a new one (the old one stops signing at once) and returns it. */
   async rotate(tenantId: string): Promise<string> {
-    const [row] = (await this.db.query(
-      `INSERT INTO intent.signing_secrets AS s (tenant_id, version) VALUES ($1, 1)
-       ON CONFLICT (tenant_id) DO UPDATE SET version = s.version + 1, rotated_at = now()
-       RETURNING s.version`,
-      [tenantId],
-    )) as { version: number }[];
+    const version = await this.store.nextVersion(tenantId);
     this.lookups.delete(tenantId);
-    return this.derive(tenantId, row!.version);
+    return this.derive(tenantId, version);
   }
 
   /** `v1=<hex HMAC-SHA256(secret, "<timestamp>.<body>")>` */

@@ -1,6 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { INTENT_EVENT_TYPES, type IntentEventType } from '@tradeinfra/contracts';
 import { ADVISORY_LOCKS } from '@tradeinfra/service-kit';
 import { DataSource } from 'typeorm';
+
+export interface OutboxInsertOptions {
+  /** Events in the order of the rows' ids (a batch's events come out in id order). */
+  ordered?: boolean;
+  /** `RETURNING 1`: the statement counts the events written. */
+  returning?: boolean;
+}
 
 export interface PendingEvent {
   id: string;
@@ -13,9 +21,35 @@ export interface PendingEvent {
 /** The advisory lock that makes one relay replica publish at a time, in order. */
 const RELAY_LOCK_KEY = ADVISORY_LOCKS.outboxRelay;
 
+/**
+ * The only writer of `intent.outbox`. An intent change writes its events with {@link insertSql}
+ * inside its own statement (so the change and its events commit together or not at all); the
+ * relay (OutboxRelay) then publishes them in order and marks them published, and the sweeper
+ * purges the published ones.
+ */
 @Injectable()
 export class OutboxRepository {
   constructor(@Inject(DataSource) private readonly db: DataSource) {}
+
+  /**
+   * The one way an intent change writes its outbox events: the `INSERT INTO intent.outbox` of a
+   * CTE, one event per row of `rows` (a CTE returning `tenant_id` and `record`, the rendered
+   * IntentRecord, and `id` when `ordered`), to put in the same statement as the change. `type`
+   * is an event type, or the name of a column of `rows` holding it (e.g. the new `status`).
+   */
+  static insertSql(rows: string, type: IntentEventType | { column: string }, options: OutboxInsertOptions = {}): string {
+    if (!/^[a-z_][a-z0-9_]*$/.test(rows)) throw new Error(`OutboxRepository.insertSql: ${rows} is not a CTE name`);
+    let typeSql: string;
+    if (typeof type === 'string') {
+      if (!INTENT_EVENT_TYPES.includes(type)) throw new Error(`OutboxRepository.insertSql: unknown event type ${type as string}`);
+      typeSql = `'${type}'`;
+    } else {
+      if (!/^[a-z_][a-z0-9_]*$/.test(type.column)) throw new Error(`OutboxRepository.insertSql: ${type.column} is not a column name`);
+      typeSql = type.column;
+    }
+    const from = options.ordered ? `(SELECT * FROM ${rows} ORDER BY id) o` : rows;
+    return `INSERT INTO intent.outbox (id, type, tenant_id, intent) SELECT intent.uuid_v7(), ${typeSql}, tenant_id, record FROM ${from}${options.returning ? ' RETURNING 1' : ''}`;
+  }
 
   /**
    * Hands up to `limit` unpublished events, oldest first, to `publish`, and marks the ids it

@@ -9,7 +9,7 @@ import {
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { createDataSource } from '../database/data-source.js';
-import { ExecutionRepository } from '../execution/execution.repository.js';
+import { IntentsRepository } from '../intents/intents.repository.js';
 import { startIntentService, type IntentServiceHarness } from './harness.js';
 
 const WALLET = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
@@ -179,7 +179,7 @@ describe('intent service: batch create and bulk cancel, on Postgres', () => {
   });
 
   it('races the executor settling a claimed round without deadlock: each intent ends once, by one of them', async () => {
-    const repo = new ExecutionRepository(ds);
+    const repo = new IntentsRepository(ds);
     for (let round = 0; round < 5; round++) {
       const token = `0x${randomUUID().replace(/-/g, '').slice(0, 40).padEnd(40, '0')}`;
       const { intents } = await createBatch(Array.from({ length: 30 }, (_, i) => body({ tokenAddress: token, bribe: String(i + 1) })));

@@ -1,7 +1,9 @@
 import type { IntentRecord } from '@tradeinfra/contracts';
 import type { TestDatabase } from '@tradeinfra/test-support';
 import type { DataSource } from 'typeorm';
-import { ExecutionRepository, LAUNCH_DROPPED } from '../execution/execution.repository.js';
+import { ExecutionRepository } from '../execution/execution.repository.js';
+import { LAUNCH_DROPPED } from '../intents/execution-transitions.js';
+import { IntentsRepository } from '../intents/intents.repository.js';
 import { LaunchesRepository } from '../launch/launches.repository.js';
 import { PendingLaunchesRepository } from '../launch/pending/pending-launches.repository.js';
 import { migratedDatabase } from './harness.js';
@@ -11,10 +13,11 @@ import { migratedDatabase } from './harness.js';
  * `launch`, the buys still behind a pending launch, and intents sent back to waiting when the
  * launch is dropped.
  */
-describe('launch stamps on intents (ExecutionRepository, record_json)', () => {
+describe('launch stamps on intents (ExecutionRepository, IntentsRepository, record_json)', () => {
   let db: TestDatabase;
   let ds: DataSource;
   let repo: ExecutionRepository;
+  let intents: IntentsRepository;
   const CHAIN = 31337;
   const TOKEN = '0x00000000000000000000000000000000000000Aa';
   const LAUNCH = `0x${'1'.repeat(64)}`;
@@ -23,6 +26,7 @@ describe('launch stamps on intents (ExecutionRepository, record_json)', () => {
   beforeAll(async () => {
     ({ db, ds } = await migratedDatabase());
     repo = new ExecutionRepository(ds);
+    intents = new IntentsRepository(ds);
   });
   afterAll(async () => {
     await ds?.destroy();
@@ -87,7 +91,7 @@ describe('launch stamps on intents (ExecutionRepository, record_json)', () => {
     const behind = await sentIntent();
     const other = await sentIntent({ launchTx: `0x${'3'.repeat(64)}` });
     const done = await sentIntent({ status: 'completed' });
-    expect(await repo.returnToWaiting(CHAIN, LAUNCH.toUpperCase().replace('0X', '0x'))).toBe(1);
+    expect(await intents.returnToWaiting(CHAIN, LAUNCH.toUpperCase().replace('0X', '0x'))).toBe(1);
     const back = await record(behind);
     expect(back).toMatchObject({ status: 'pending', txHash: null, statusReason: LAUNCH_DROPPED, statusData: null, launch: null });
     const [row] = (await ds.query('SELECT phase, signed_tx, tx_nonce, target_block FROM intent.intents WHERE id = $1', [behind])) as Record<string, unknown>[];
@@ -95,7 +99,7 @@ describe('launch stamps on intents (ExecutionRepository, record_json)', () => {
     expect((await record(other)).launch).toMatchObject({ txHash: `0x${'3'.repeat(64)}` });
     expect((await record(done)).status).toBe('completed');
     // Again: nothing left to send back.
-    expect(await repo.returnToWaiting(CHAIN, LAUNCH)).toBe(0);
+    expect(await intents.returnToWaiting(CHAIN, LAUNCH)).toBe(0);
   });
 
   it('counts what it removes: a pending launch forgotten once, launches undone by a reorg by token', async () => {

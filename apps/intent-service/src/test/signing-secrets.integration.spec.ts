@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import type { TestDatabase } from '@tradeinfra/test-support';
 import type { DataSource } from 'typeorm';
 import { DEVELOPMENT_SIGNING_SECRETS_KEY, keyId, SigningSecrets } from '../notifications/signing-secrets.js';
+import { SigningSecretsRepository } from '../notifications/signing-secrets.repository.js';
 import { migratedDatabase } from './harness.js';
 
 /** Signing secrets on a real database: sealed master, legacy rows kept working, rotation per tenant. */
@@ -25,7 +26,7 @@ describe('SigningSecrets', () => {
   });
 
   const start = async (key: Buffer | undefined) => {
-    const secrets = new SigningSecrets(ds, { SIGNING_SECRETS_KEY: key });
+    const secrets = new SigningSecrets(new SigningSecretsRepository(ds), { SIGNING_SECRETS_KEY: key });
     await secrets.onApplicationBootstrap();
     return secrets;
   };

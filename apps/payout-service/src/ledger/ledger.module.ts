@@ -8,6 +8,6 @@ import { UsdPrices } from './usd-prices.js';
 @Module({
   controllers: [LedgerController],
   providers: [LedgerRepository, LedgerService, MevConsumer, UsdPrices],
-  exports: [LedgerService],
+  exports: [LedgerService, LedgerRepository],
 })
 export class LedgerModule {}

@@ -1,6 +1,6 @@
 import type { MevCaptureEvent, PayoutViewer } from '@tradeinfra/contracts';
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 
 export interface EntryFilters {
   status?: string;
@@ -14,7 +14,11 @@ export interface EntryFilters {
 /** `e` visible to the viewer: operators see everything, a tenant its registered sources' entries. */
 const VISIBLE = `($1::boolean OR e.source_id IN (SELECT s.id FROM payout.sources s WHERE s.tenant_id = $2::uuid))`;
 
-/** The only class that touches the entry and source tables. Replies are JSON the database renders. */
+/**
+ * The only writer of `payout.entries` and `payout.sources`, and their reads. Replies are JSON the
+ * database renders. A payout's changes of its entries (claim, paid, released) run inside the
+ * payout's transaction, which PayoutsRepository hands in (`tx`).
+ */
 @Injectable()
 export class LedgerRepository {
   constructor(@Inject(DataSource) private readonly db: DataSource) {}
@@ -89,6 +93,51 @@ export class LedgerRepository {
       [viewer.admin, viewer.tenantId, f.status ?? null, f.chainId ?? null, f.sourceId ?? null, f.type ?? null, f.from ?? null, f.to ?? null, beforeId, limit],
     );
     return { json: rows[0]!.json, moreAfter: rows[0]!.more_after };
+  }
+
+  /**
+   * Claims every unclaimed PENDING entry of (source, chain, asset) for the payout `payoutId`, in
+   * the payout's transaction `tx`. Rows another request is claiming are skipped, so no entry is
+   * claimed twice. Returns how many were claimed and their sum (`amount` as summed, `total`
+   * without trailing zeros; null when none).
+   */
+  async claimEntries(
+    tx: EntityManager,
+    c: { payoutId: string; sourceId: string; chainId: number; asset: string },
+  ): Promise<{ n: number; amount: string | null; total: string | null }> {
+    const [row] = (await tx.query(
+      `WITH claimed AS (
+         UPDATE payout.entries SET claimed_by = $1
+         WHERE id IN (
+           SELECT id FROM payout.entries
+           WHERE source_id = $2 AND chain_id = $3 AND asset = $4 AND status = 'PENDING' AND claimed_by IS NULL
+           FOR UPDATE SKIP LOCKED
+         )
+         RETURNING amount
+       )
+       SELECT count(*)::int AS n, sum(amount)::text AS amount, trim_scale(sum(amount))::text AS total FROM claimed`,
+      [c.payoutId, c.sourceId, c.chainId, c.asset],
+    )) as { n: number; amount: string | null; total: string | null }[];
+    return row!;
+  }
+
+  /** The entries the payout claimed become PAID, with its id, in the payout's transaction `tx`. */
+  async markEntriesPaid(tx: EntityManager, payoutId: string): Promise<void> {
+    await tx.query(`UPDATE payout.entries SET status = 'PAID', payout_id = $1 WHERE claimed_by = $1 AND status = 'PENDING'`, [payoutId]);
+  }
+
+  /** The entries the payout claimed are released (claimable again), in the payout's transaction `tx`. */
+  async releaseEntries(tx: EntityManager, payoutId: string): Promise<void> {
+    await tx.query(`UPDATE payout.entries SET claimed_by = NULL WHERE claimed_by = $1 AND status = 'PENDING'`, [payoutId]);
+  }
+
+  /** The (chain, asset) groups of a source with unclaimed PENDING entries. */
+  async claimableGroups(sourceId: string): Promise<{ chainId: number; asset: string }[]> {
+    const rows: { chain_id: number; asset: string }[] = await this.db.query(
+      `SELECT DISTINCT chain_id, asset FROM payout.entries WHERE source_id = $1 AND status = 'PENDING' AND claimed_by IS NULL ORDER BY chain_id, asset`,
+      [sourceId],
+    );
+    return rows.map((r) => ({ chainId: r.chain_id, asset: r.asset }));
   }
 
   /** The source's tenant: undefined when the source is unknown, null when it is not registered. */

@@ -102,6 +102,11 @@ export class LedgerService {
     return { id: source, tenantId: tenant };
   }
 
+  /** The (chain, asset) groups of the source with unclaimed PENDING entries. */
+  claimableGroups(source: string): Promise<{ chainId: number; asset: string }[]> {
+    return this.ledger.claimableGroups(source);
+  }
+
   /**
    * The viewer may act on the source: operators always; a tenant only on its own registered
    * source. Returns the source's tenant (null: not registered).

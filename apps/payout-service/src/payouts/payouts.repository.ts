@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { LedgerRepository } from '../ledger/ledger.repository.js';
 
 export type ClaimOutcome = { json: string; total: string } | { none: true } | { belowMinimum: string };
 
@@ -31,10 +32,18 @@ export interface SentPayout {
   cancelTx: string | null;
 }
 
-/** The only class that touches the payout tables (and the entries' claim columns). */
+/**
+ * The only writer of `payout.payouts`, `payout.admin_audit` and `payout.settlement_nonces`. A
+ * payout's changes of its entries (claim, paid, released) are LedgerRepository's (the entries'
+ * writer), run in the payout's transaction, so the payout and its entries change together or
+ * not at all.
+ */
 @Injectable()
 export class PayoutsRepository {
-  constructor(@Inject(DataSource) private readonly db: DataSource) {}
+  constructor(
+    @Inject(DataSource) private readonly db: DataSource,
+    private readonly ledger: LedgerRepository,
+  ) {}
 
   /**
    * Claims every unclaimed PENDING entry of (source, chain, asset) into a new payout, in one
@@ -56,54 +65,35 @@ export class PayoutsRepository {
     await runner.connect();
     await runner.startTransaction();
     try {
-      const rows: { json: string | null; n: string; total: string | null }[] = await runner.query(
-        `WITH claimed AS (
-           UPDATE payout.entries SET claimed_by = $1
-           WHERE id IN (
-             SELECT id FROM payout.entries
-             WHERE source_id = $2 AND chain_id = $4 AND asset = $5 AND status = 'PENDING' AND claimed_by IS NULL
-             FOR UPDATE SKIP LOCKED
-           )
-           RETURNING amount
-         ),
-         total AS (SELECT count(*) AS n, sum(amount) AS amount FROM claimed),
-         payout AS (
-           INSERT INTO payout.payouts AS x (id, source_id, address, chain_id, asset, amount, status, email)
-           SELECT $1, $2, $3, $4, $5, total.amount, 'PENDING', $7 FROM total WHERE total.n > 0 AND total.amount >= $6::numeric
-           RETURNING payout.payout_json(x)::text AS json
-         )
-         SELECT (SELECT json FROM payout) AS json, total.n, trim_scale(total.amount)::text AS total FROM total`,
-        [p.id, p.sourceId, p.address, p.chainId, p.asset, p.minimum, p.email ?? null],
-      );
-      const row = rows[0]!;
-      if (row.json) {
+      const claimed = await this.ledger.claimEntries(runner.manager, { payoutId: p.id, sourceId: p.sourceId, chainId: p.chainId, asset: p.asset });
+      const rows: { json: string }[] =
+        claimed.n > 0
+          ? await runner.query(
+              `INSERT INTO payout.payouts AS x (id, source_id, address, chain_id, asset, amount, status, email)
+               SELECT $1, $2, $3, $4, $5, $6::numeric, 'PENDING', $8 WHERE $6::numeric >= $7::numeric
+               RETURNING payout.payout_json(x)::text AS json`,
+              [p.id, p.sourceId, p.address, p.chainId, p.asset, claimed.amount, p.minimum, p.email ?? null],
+            )
+          : [];
+      if (rows[0]) {
         if (p.audit) {
           await runner.query(
             `INSERT INTO payout.admin_audit (id, key_id, tenant_id, action, source_id, source_tenant_id, payout_id, address, chain_id, asset, amount)
              VALUES ($1, $2, $3, 'payout.request', $4, $5, $6, $7, $8, $9, $10)`,
-            [p.audit.id, p.audit.keyId, p.audit.tenantId, p.sourceId, p.audit.sourceTenantId, p.id, p.address, p.chainId, p.asset, row.total],
+            [p.audit.id, p.audit.keyId, p.audit.tenantId, p.sourceId, p.audit.sourceTenantId, p.id, p.address, p.chainId, p.asset, claimed.total],
           );
         }
         await runner.commitTransaction();
-        return { json: row.json, total: row.total! };
+        return { json: rows[0].json, total: claimed.total! };
       }
       await runner.rollbackTransaction();
-      return Number(row.n) === 0 ? { none: true } : { belowMinimum: row.total! };
+      return claimed.n === 0 ? { none: true } : { belowMinimum: claimed.total! };
     } catch (err) {
       await runner.rollbackTransaction().catch(() => undefined);
       throw err;
     } finally {
       await runner.release();
     }
-  }
-
-  /** The (chain, asset) groups of a source with unclaimed PENDING entries. */
-  async claimableGroups(sourceId: string): Promise<{ chainId: number; asset: string }[]> {
-    const rows: { chain_id: number; asset: string }[] = await this.db.query(
-      `SELECT DISTINCT chain_id, asset FROM payout.entries WHERE source_id = $1 AND status = 'PENDING' AND claimed_by IS NULL ORDER BY chain_id, asset`,
-      [sourceId],
-    );
-    return rows.map((r) => ({ chainId: r.chain_id, asset: r.asset }));
   }
 
   /** The source's latest payouts, newest first, as one JSON array. */
@@ -138,36 +128,33 @@ export class PayoutsRepository {
     return rows[0]?.json ?? null;
   }
 
-  /** TX_PENDING → PAID; its entries become PAID with payoutId set, in the same statement. */
+  /** TX_PENDING → PAID; its entries become PAID with payoutId set, in the same transaction. */
   async markPaid(id: string): Promise<string | null> {
-    const rows: { json: string }[] = await this.db.query(
-      `WITH p AS (
-         UPDATE payout.payouts AS x SET status = 'PAID', updated_at = now()
-         WHERE x.id = $1 AND x.status = 'TX_PENDING' RETURNING payout.payout_json(x)::text AS json
-       ),
-       e AS (
-         UPDATE payout.entries SET status = 'PAID', payout_id = $1
-         WHERE claimed_by = $1 AND status = 'PENDING' AND EXISTS (SELECT 1 FROM p) RETURNING 1
-       )
-       SELECT json, (SELECT count(*) FROM e) AS paid FROM p`,
-      [id],
-    );
-    return rows[0]?.json ?? null;
+    return this.db.transaction(async (tx) => {
+      const json = await this.finish(tx, id, 'PAID');
+      if (json !== null) await this.ledger.markEntriesPaid(tx, id);
+      return json;
+    });
   }
 
-  /** TX_PENDING → TX_FAILED (its transaction failed); its entries are released (claimable again). */
+  /** TX_PENDING → TX_FAILED (its transaction failed); its entries are released (claimable again) in the same transaction. */
   async markFailed(id: string): Promise<string | null> {
-    const rows: { json: string }[] = await this.db.query(
+    return this.db.transaction(async (tx) => {
+      const json = await this.finish(tx, id, 'TX_FAILED');
+      if (json !== null) await this.ledger.releaseEntries(tx, id);
+      return json;
+    });
+  }
+
+  /** TX_PENDING → `status` (the row stays locked until `tx` ends); the payout's JSON, or null when it was not TX_PENDING. */
+  private async finish(tx: EntityManager, id: string, status: 'PAID' | 'TX_FAILED'): Promise<string | null> {
+    const rows: { json: string }[] = await tx.query(
       `WITH p AS (
-         UPDATE payout.payouts AS x SET status = 'TX_FAILED', updated_at = now()
+         UPDATE payout.payouts AS x SET status = $2, updated_at = now()
          WHERE x.id = $1 AND x.status = 'TX_PENDING' RETURNING payout.payout_json(x)::text AS json
-       ),
-       e AS (
-         UPDATE payout.entries SET claimed_by = NULL
-         WHERE claimed_by = $1 AND status = 'PENDING' AND EXISTS (SELECT 1 FROM p) RETURNING 1
        )
-       SELECT json, (SELECT count(*) FROM e) AS released FROM p`,
-      [id],
+       SELECT json FROM p`,
+      [id, status],
     );
     return rows[0]?.json ?? null;
   }

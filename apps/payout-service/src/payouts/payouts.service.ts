@@ -78,7 +78,7 @@ export class PayoutsService {
   ): Promise<RawJsonReply> {
     const made: string[] = [];
     const below: { chainId: number; asset: string; total: string; minimum: string }[] = [];
-    for (const { chainId, asset } of await this.payouts.claimableGroups(source)) {
+    for (const { chainId, asset } of await this.ledger.claimableGroups(source)) {
       const outcome = await this.claim(source, address, chainId, asset, email, audit(), sourceTenant);
       if ('json' in outcome) made.push(outcome.json);
       else if ('belowMinimum' in outcome) below.push({ chainId, asset, total: outcome.belowMinimum, minimum: this.env.PAYOUT_MINIMUMS.get(asset) ?? '0' });

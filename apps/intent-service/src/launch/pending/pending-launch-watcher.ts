@@ -5,6 +5,7 @@ import { ExecutionRepository } from '../../execution/execution.repository.js';
 import { Executor } from '../../execution/executor.js';
 import { getPairCall, pairFromResult } from '../../execution/uniswap-v2.js';
 import { SimulationClient } from '../../execution/simulation-client.js';
+import { IntentsRepository } from '../../intents/intents.repository.js';
 import { ChainRpc } from '../chain-rpc.js';
 import type { LaunchWatch } from './candidates.js';
 import { PendingLaunchDetector, type PendingLaunch } from './pending-launch-detector.js';
@@ -44,6 +45,7 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
     private readonly simulation: SimulationClient,
     private readonly executor: Executor,
     private readonly execution: ExecutionRepository,
+    private readonly intents: IntentsRepository,
     @Inject(ENV) env: IntentServiceEnv,
   ) {
     for (const config of env.watchedChains) {
@@ -160,7 +162,7 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
       } else if (!tx.result || reverted) {
         // No launch after all: the intents wait for the next one.
         const waiting = await this.execution.withChainLock(chainId, async () => {
-          const back = chain.config.relays.length > 0 ? await this.execution.returnToWaiting(chainId, launch.txHash) : 0;
+          const back = chain.config.relays.length > 0 ? await this.intents.returnToWaiting(chainId, launch.txHash) : 0;
           return (await this.repo.remove(chainId, launch.txHash)) > 0 ? back : null;
         });
         // null: a round holds the chain (the next refresh tries again), or another replica forgot it first.
