@@ -1,14 +1,24 @@
 import http from 'node:http';
 import https from 'node:https';
 
+/** Why a request got no usable answer: none in time, none at all (connection, HTTP status), or not JSON. */
+export type HttpJsonFailure = 'timeout' | 'unreachable' | 'bad_answer';
+
 /** The server did not answer (connection, timeout, HTTP status, not JSON), as opposed to answering with an error. */
-export class HttpJsonUnavailable extends Error {}
+export class HttpJsonUnavailable extends Error {
+  constructor(
+    readonly reason: HttpJsonFailure,
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * POSTs JSON and parses the JSON answer, on kept-alive connections: node:http rather than
  * fetch, at about half fetch's per-request cost (it counts for JSON-RPC to a chain node, where
  * requests follow each other). A request written to a kept-alive connection the server had just
- * closed while idle is sent once more: it never reached the server.
+ * closed while idle (reset, or a broken pipe) is sent once more: it never reached the server.
  */
 export class HttpJsonClient {
   private readonly target: URL;
@@ -29,7 +39,7 @@ export class HttpJsonClient {
 
   private attempt(body: string, mayRetry: boolean): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      const fail = (detail: string) => reject(new HttpJsonUnavailable(detail));
+      const fail = (reason: HttpJsonFailure, detail: string) => reject(new HttpJsonUnavailable(reason, detail));
       const req = (this.target.protocol === 'https:' ? https : http).request(
         this.target,
         {
@@ -41,13 +51,13 @@ export class HttpJsonClient {
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('error', (err) => fail(err.message));
+          res.on('error', (err) => fail('unreachable', err.message));
           res.on('end', () => {
-            if (res.statusCode === undefined || res.statusCode < 200 || res.statusCode >= 300) return fail(`HTTP ${res.statusCode}`);
+            if (res.statusCode === undefined || res.statusCode < 200 || res.statusCode >= 300) return fail('unreachable', `HTTP ${res.statusCode}`);
             try {
               resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
             } catch {
-              fail('not JSON');
+              fail('bad_answer', 'not JSON');
             }
           });
         },
@@ -55,8 +65,9 @@ export class HttpJsonClient {
       req.on('timeout', () => req.destroy(Object.assign(new Error(`no answer within ${this.timeoutMs} ms`), { code: 'TIMEOUT' })));
       req.on('error', (err) => {
         const code = (err as NodeJS.ErrnoException).code;
-        if (mayRetry && req.reusedSocket && code === 'ECONNRESET') resolve(this.attempt(body, false));
-        else fail(code === 'TIMEOUT' ? err.message : (code ?? err.message));
+        if (mayRetry && req.reusedSocket && (code === 'ECONNRESET' || code === 'EPIPE')) resolve(this.attempt(body, false));
+        else if (code === 'TIMEOUT') fail('timeout', err.message);
+        else fail('unreachable', code ?? err.message);
       });
       req.end(body);
     });

@@ -225,8 +225,17 @@ export async function startMicroservice(module: DynamicModule, settings: Microse
   await app.listen();
   return app;
 }
-export { HttpJsonClient, HttpJsonUnavailable } from './http-json.js';
-export { ChainRpc, RpcUnavailable, type RpcCall, type RpcReplyItem } from './json-rpc.js';
+export { HttpJsonClient, HttpJsonUnavailable, type HttpJsonFailure } from './http-json.js';
+export {
+  ChainRpc,
+  RpcError,
+  RpcUnavailable,
+  type ChainRpcOptions,
+  type RpcCall,
+  type RpcErrorObject,
+  type RpcReplyItem,
+  type RpcUnavailableReason,
+} from './json-rpc.js';
 export { NatsSimulationClient, type SimulationRequest } from './simulation-client.js';
 export { ADVISORY_LOCKS } from './locks.js';
 export { ensureConsumer, ensureStream } from './jetstream.js';

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ChainRpc } from '@tradeinfra/service-kit';
 import { freePort } from './nats-server.js';
 
 /** The monorepo root (this file is packages/test-support/src/hardhat.ts). */
@@ -23,80 +24,20 @@ export interface HardhatNodeOptions {
   initialDate?: string;
 }
 
-export class JsonRpcError extends Error {
-  constructor(
-    readonly method: string,
-    readonly code: number,
-    message: string,
-    readonly data: unknown,
-  ) {
-    super(`${method}: ${message} (code ${code})`);
-    this.name = 'JsonRpcError';
-  }
-}
+/** An error the node answered a call with (method, code, detail, data): the shared client's RpcError. */
+export { RpcError as JsonRpcError } from '@tradeinfra/service-kit';
 
-/** A minimal JSON-RPC 2.0 client over HTTP. */
-export class JsonRpc {
-  private id = 0;
-
-  constructor(readonly url: string) {}
-
-  async call<T = any>(method: string, params: unknown[] = []): Promise<T> {
-    const body = JSON.stringify({ jsonrpc: '2.0', id: ++this.id, method, params });
-    const reply = (await this.post(method, body)) as { result?: T; error?: { code: number; message: string; data?: unknown } };
-    if (reply.error) throw new JsonRpcError(method, reply.error.code, reply.error.message, reply.error.data);
-    return reply.result as T;
+/**
+ * The shared JSON-RPC client (service-kit's ChainRpc: call, batch, all) as tests use it: results
+ * typed `any` unless given, and a bound of 5 minutes (as fetch's) rather than the services' 10 s.
+ */
+export class JsonRpc extends ChainRpc {
+  constructor(url: string) {
+    super(url, { timeoutMs: 300_000 });
   }
 
-  /**
-   * Several calls in one HTTP request; results in order, the first error thrown. Hardhat answers
-   * the calls of a batch concurrently, in no set order: batch reads and independent writes, never
-   * calls whose order matters.
-   */
-  async batch<T = any>(calls: Array<[method: string, params?: unknown[]]>): Promise<T[]> {
-    return (await this.batchSettled<T>(calls)).map((r) => {
-      if (r instanceof JsonRpcError) throw r;
-      return r;
-    });
-  }
-
-  /** Like {@link batch}, with each call's error in its place instead of thrown. */
-  async batchSettled<T = any>(calls: Array<[method: string, params?: unknown[]]>): Promise<Array<T | JsonRpcError>> {
-    if (calls.length === 0) return [];
-    const first = this.id + 1;
-    const body = JSON.stringify(calls.map(([method, params = []]) => ({ jsonrpc: '2.0', id: ++this.id, method, params })));
-    const replies = (await this.post(calls.map((c) => c[0]).join(','), body)) as Array<{
-      id: number;
-      result?: T;
-      error?: { code: number; message: string; data?: unknown };
-    }>;
-    const byId = new Map(replies.map((r) => [r.id, r]));
-    return calls.map(([method], i) => {
-      const reply = byId.get(first + i);
-      if (!reply) throw new Error(`${method}: no answer in the batch`);
-      if (reply.error) return new JsonRpcError(method, reply.error.code, reply.error.message, reply.error.data);
-      return reply.result as T;
-    });
-  }
-
-  private async post(what: string, body: string): Promise<unknown> {
-    const post = () => fetch(this.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-    let res: Response;
-    try {
-      res = await post();
-    } catch (err) {
-      // A kept-alive socket the node closed while idle (its keep-alive timeout is 5 s, and
-      // compiling or starting the product takes longer): the request never reached it.
-      const code = (err as { cause?: { code?: string } }).cause?.code;
-      if (code !== 'UND_ERR_SOCKET' && code !== 'ECONNRESET') throw err;
-      res = await post();
-    }
-    const text = await res.text();
-    try {
-      return JSON.parse(text);
-    } catch {
-      throw new Error(`${what}: HTTP ${res.status}, not JSON: ${text.slice(0, 200)}`);
-    }
+  override call<T = any>(method: string, params: unknown[] = []): Promise<T> {
+    return super.call<T>(method, params);
   }
 }
 

@@ -1,3 +1,4 @@
+import type { RpcCall } from '@tradeinfra/service-kit';
 import { getAddress, getCreateAddress, toBeHex } from 'ethers';
 import { JsonRpcError, type JsonRpc } from './node.js';
 
@@ -264,7 +265,7 @@ class Balances {
   /** Reads the balances of these accounts in one batch (the replay then needs no round trip per account). */
   async preload(accounts: Iterable<string>): Promise<void> {
     const missing = [...new Set(accounts)].filter((a) => /^0x[0-9a-f]{40}$/.test(a) && !this.values.has(a));
-    const values = await this.rpc.batch<string>(missing.map((a) => ['eth_getBalance', [a, toBeHex(this.block)]]));
+    const values = await this.rpc.all<string>(missing.map((a) => ({ method: 'eth_getBalance', params: [a, toBeHex(this.block)] })));
     missing.forEach((a, i) => this.values.set(a, BigInt(values[i]!)));
   }
 
@@ -369,17 +370,17 @@ const normLog = (l: { address: string; topics: string[]; data: string }): Log =>
 });
 
 async function applyOverrides(rpc: JsonRpc, o: CaseOverrides): Promise<void> {
-  const calls: Array<[string, unknown[]]> = [];
+  const calls: RpcCall[] = [];
   for (const [a, acc] of Object.entries(o.accounts ?? {})) {
-    if (acc.balance !== undefined) calls.push(['hardhat_setBalance', [a, toBeHex(acc.balance)]]);
-    if (acc.nonce !== undefined) calls.push(['hardhat_setNonce', [a, toBeHex(acc.nonce)]]);
+    if (acc.balance !== undefined) calls.push({ method: 'hardhat_setBalance', params: [a, toBeHex(acc.balance)] });
+    if (acc.nonce !== undefined) calls.push({ method: 'hardhat_setNonce', params: [a, toBeHex(acc.nonce)] });
   }
-  for (const [a, code] of Object.entries(o.contractCodes ?? {})) calls.push(['hardhat_setCode', [a, code]]);
+  for (const [a, code] of Object.entries(o.contractCodes ?? {})) calls.push({ method: 'hardhat_setCode', params: [a, code] });
   for (const [a, slots] of Object.entries(o.storage ?? {})) {
-    for (const [slot, value] of Object.entries(slots)) calls.push(['hardhat_setStorageAt', [a, slot, value]]);
+    for (const [slot, value] of Object.entries(slots)) calls.push({ method: 'hardhat_setStorageAt', params: [a, slot, value] });
   }
   // Independent writes (one field of one account each): one batch, in any order.
-  if (calls.length) await rpc.batch(calls);
+  if (calls.length) await rpc.all(calls);
 }
 
 const word32 = (hex: string) => '0x' + hex.replace(/^0x/, '').toLowerCase().padStart(64, '0');
@@ -391,9 +392,9 @@ const word32 = (hex: string) => '0x' + hex.replace(/^0x/, '').toLowerCase().padS
  * of every account and slot the call could have changed, and reverts the chain to N.
  */
 export async function runReference(rpc: JsonRpc, bundle: Bundle, options: ReferenceOptions): Promise<ReferenceResult> {
-  const [snapshot, head] = await rpc.batch<any>([
-    ['evm_snapshot', []],
-    ['eth_getBlockByNumber', ['latest', false]],
+  const [snapshot, head] = await rpc.all<any>([
+    { method: 'evm_snapshot', params: [] },
+    { method: 'eth_getBlockByNumber', params: ['latest', false] },
   ]);
   try {
     const block = Number(head.number);
@@ -404,7 +405,7 @@ export async function runReference(rpc: JsonRpc, bundle: Bundle, options: Refere
     };
     noteOverrides(bundle.overrides);
     if (bundle.overrides) await applyOverrides(rpc, bundle.overrides);
-    await rpc.batch([...new Set(bundle.calls.map((c) => c.from.toLowerCase()))].map((sender): [string, unknown[]] => ['hardhat_impersonateAccount', [sender]]));
+    await rpc.all([...new Set(bundle.calls.map((c) => c.from.toLowerCase()))].map((sender) => ({ method: 'hardhat_impersonateAccount', params: [sender] })));
 
     const calls: CallOutcome[] = [];
     for (const [i, c] of bundle.calls.entries()) {
@@ -416,39 +417,38 @@ export async function runReference(rpc: JsonRpc, bundle: Bundle, options: Refere
       const from = c.from.toLowerCase();
       // Hardhat answers the calls of a batch concurrently, in no set order: a batch holds only
       // requests that do not depend on each other; the transaction goes after them.
-      const [, , txCount] = await rpc.batch<string>([
-        ['evm_setNextBlockTimestamp', [Number(head.timestamp)]],
-        ['hardhat_setNextBlockBaseFeePerGas', ['0x0']],
-        ['eth_getTransactionCount', [from, 'latest']],
+      const [, , txCount] = await rpc.all<string>([
+        { method: 'evm_setNextBlockTimestamp', params: [Number(head.timestamp)] },
+        { method: 'hardhat_setNextBlockBaseFeePerGas', params: ['0x0'] },
+        { method: 'eth_getTransactionCount', params: [from, 'latest'] },
       ]);
       const nonce = Number(txCount);
       if (c.nonce !== undefined && c.nonce !== nonce) throw new Error(`case error: call nonce ${c.nonce}, sender nonce ${nonce}`);
       const gas = options.gasMode === 'explicit' ? (c.gas ?? DEFAULT_GAS) : options.defaultGas;
       // Automine: the transaction is mined in a block of its own; one that reverts is mined too
       // (hardhat then answers with an error that carries its hash).
-      const [sent] = await rpc.batchSettled<string>([
-        [
-          'eth_sendTransaction',
-          [
-            {
-              from,
-              ...(c.to ? { to: c.to } : {}),
-              data: c.data ?? '0x',
-              value: toBeHex(c.value ?? 0n),
-              gas: toBeHex(gas),
-              gasPrice: '0x0',
-              nonce: toBeHex(nonce),
-            },
-          ],
-        ],
-      ]);
-      const hash = sent instanceof JsonRpcError ? (sent.data as { txHash?: string } | undefined)?.txHash : sent;
-      if (!hash) throw sent;
+      let hash: string | undefined;
+      try {
+        hash = await rpc.call<string>('eth_sendTransaction', [
+          {
+            from,
+            ...(c.to ? { to: c.to } : {}),
+            data: c.data ?? '0x',
+            value: toBeHex(c.value ?? 0n),
+            gas: toBeHex(gas),
+            gasPrice: '0x0',
+            nonce: toBeHex(nonce),
+          },
+        ]);
+      } catch (err) {
+        hash = err instanceof JsonRpcError ? (err.data as { txHash?: string } | undefined)?.txHash : undefined;
+        if (!hash) throw err;
+      }
       const to = c.to ? c.to.toLowerCase() : getCreateAddress({ from, nonce }).toLowerCase();
       const tx: SentTx = { hash, from, to, value: c.value ?? 0n, create: !c.to };
-      const [receipt, trace] = await rpc.batch<any>([
-        ['eth_getTransactionReceipt', [hash]],
-        ['debug_traceTransaction', [hash, { disableStorage: true, disableMemory: true }]],
+      const [receipt, trace] = await rpc.all<any>([
+        { method: 'eth_getTransactionReceipt', params: [hash] },
+        { method: 'debug_traceTransaction', params: [hash, { disableStorage: true, disableMemory: true }] },
       ]);
       if (!receipt) throw new Error(`call #${i} was not mined`);
       if (Number(receipt.blockNumber) !== before + 1 || Number(receipt.transactionIndex) !== 0) {
@@ -508,10 +508,11 @@ export async function runReference(rpc: JsonRpc, bundle: Bundle, options: Refere
 /** The state at block `before + 1` against block `before`, over the given accounts and slots, in the service's `updated` form. */
 async function stateDiff(rpc: JsonRpc, before: number, accounts: string[], slots: string[]): Promise<StateDiff> {
   const tags = [toBeHex(before), toBeHex(before + 1)];
-  const reads: Array<[string, unknown[]]> = [];
-  for (const a of accounts) for (const tag of tags) reads.push(['eth_getBalance', [a, tag]], ['eth_getTransactionCount', [a, tag]], ['eth_getCode', [a, tag]]);
-  for (const s of slots) for (const tag of tags) reads.push(['eth_getStorageAt', [s.slice(0, 42), s.slice(43), tag]]);
-  const values = await rpc.batch<string>(reads);
+  const reads: RpcCall[] = [];
+  for (const a of accounts)
+    for (const tag of tags) for (const method of ['eth_getBalance', 'eth_getTransactionCount', 'eth_getCode']) reads.push({ method, params: [a, tag] });
+  for (const s of slots) for (const tag of tags) reads.push({ method: 'eth_getStorageAt', params: [s.slice(0, 42), s.slice(43), tag] });
+  const values = await rpc.all<string>(reads);
   const diff: Required<StateDiff> = { accounts: {}, contractCodes: {}, storage: {} };
   accounts.forEach((a, i) => {
     const [b0, n0, c0, b1, n1, c1] = values.slice(i * 6, i * 6 + 6);

@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { bytesToHex, hexToBytes, KECCAK256_NULL } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { LRUCache } from 'lru-cache';
+import { ChainRpc, RpcError, RpcUnavailable } from '@tradeinfra/service-kit';
 import type { ChainConfig } from '../config/env.js';
 import { ChainError, ChainErrorCode } from './chain.errors.js';
-import { JsonRpcClient, JsonRpcError } from './json-rpc.client.js';
 
 /** The block environment and identity of one upstream block. */
 export interface BlockEnv {
@@ -121,7 +121,7 @@ export function stripWord(word: string): Uint8Array {
  * Block-level data is immutable per block number, so it is cached by (chain, block).
  */
 export class ChainState implements ChainSource {
-  readonly rpc: JsonRpcClient;
+  readonly rpc: ChainRpc;
   private readonly inflight = new Map<string, Promise<CacheValue>>();
   /** Set once the upstream says it has no eth_createAccessList. */
   private accessListUnsupported = false;
@@ -135,10 +135,10 @@ export class ChainState implements ChainSource {
   constructor(
     readonly config: ChainConfig,
     private readonly cache: LRUCache<string, CacheValue>,
-    timeoutMs: number,
+    private readonly timeoutMs: number,
     maxBatch: number,
   ) {
-    this.rpc = new JsonRpcClient(config.rpcUrl, timeoutMs, maxBatch, `chain ${config.chainId}`);
+    this.rpc = new ChainRpc(config.rpcUrl, { timeoutMs, maxBatch, autoBatch: true });
   }
 
   /** The block to simulate on: `null` is the upstream head now. */
@@ -289,12 +289,12 @@ export class ChainState implements ChainSource {
     const key = this.key('l', block.toString(), createHash('sha256').update(JSON.stringify(call)).digest('base64url'));
     try {
       const found = await this.cached(key, async () => {
-        const answer = await this.rpc.request<{ accessList?: AccessList }>('eth_createAccessList', [call, hex(block)]);
+        const answer = await this.rpc.call<{ accessList?: AccessList }>('eth_createAccessList', [call, hex(block)]);
         return { accessList: answer?.accessList ?? [] };
       });
       return (found as { accessList: AccessList }).accessList;
     } catch (err) {
-      if (err instanceof JsonRpcError && (err.code === -32601 || err.code === -32004 || /not (supported|found|available)/i.test(err.message))) {
+      if (err instanceof RpcError && (err.code === -32601 || err.code === -32004 || /not (supported|found|available)/i.test(err.detail))) {
         this.accessListUnsupported = true;
       }
       return null;
@@ -328,12 +328,26 @@ export class ChainState implements ChainSource {
   /** A state read: any error the upstream answers with is a bad answer (we cannot know the state). */
   private async state<T>(method: string, params: unknown[]): Promise<T> {
     try {
-      return await this.rpc.request<T>(method, params);
+      return await this.rpc.call<T>(method, params);
     } catch (err) {
-      if (err instanceof JsonRpcError) {
-        throw new ChainError(ChainErrorCode.BadAnswer, `The chain RPC (chain ${this.config.chainId}) failed ${method}: ${err.message}`);
+      if (err instanceof RpcError) {
+        throw new ChainError(ChainErrorCode.BadAnswer, `The chain RPC (chain ${this.config.chainId}) failed ${method}: ${err.detail}`);
       }
+      if (err instanceof RpcUnavailable) throw this.unavailable(err);
       throw err;
+    }
+  }
+
+  /** No usable answer from the upstream, as the chain layer's error. */
+  private unavailable(err: RpcUnavailable): ChainError {
+    const rpc = `The chain RPC (chain ${this.config.chainId})`;
+    switch (err.reason) {
+      case 'timeout':
+        return new ChainError(ChainErrorCode.Timeout, `${rpc} did not answer within ${this.timeoutMs} ms`);
+      case 'unreachable':
+        return new ChainError(ChainErrorCode.Unreachable, `${rpc} failed: ${err.detail}`);
+      case 'bad_answer':
+        return new ChainError(ChainErrorCode.BadAnswer, `${rpc} failed: ${err.detail}`);
     }
   }
 
