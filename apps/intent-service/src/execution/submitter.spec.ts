@@ -84,7 +84,7 @@ describe('BundleSubmitter', () => {
 });
 
 /** A node speaking JSON-RPC that records every request's calls and answers each with `answer`. */
-async function node(answer: (raw: string) => { result?: unknown; error?: { code: number; message: string } }) {
+async function node(answer: (raw: string) => { result?: unknown; error?: { code: number; message: string } } | null) {
   const requests: string[][] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -93,7 +93,11 @@ async function node(answer: (raw: string) => { result?: unknown; error?: { code:
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: number; params: string[] } | { id: number; params: string[] }[];
       const calls = Array.isArray(body) ? body : [body];
       requests.push(calls.map((c) => c.params[0]!));
-      const replies = calls.map((c) => ({ jsonrpc: '2.0', id: c.id, ...answer(c.params[0]!) }));
+      // null: the call is left out of the answer.
+      const replies = calls.flatMap((c) => {
+        const a = answer(c.params[0]!);
+        return a ? [{ jsonrpc: '2.0', id: c.id, ...a }] : [];
+      });
       res.writeHead(200, { 'content-type': 'application/json' });
       // A batch answered in reverse: replies are matched by id, not position.
       res.end(JSON.stringify(Array.isArray(body) ? replies.reverse() : replies[0]));
@@ -134,6 +138,17 @@ describe('RpcSubmitter', () => {
     expect([...outcome]).toEqual([
       ['a', null],
       ['b', 'insufficient funds for gas * price + value'],
+      ['c', null],
+    ]);
+  });
+
+  it('follows a buy the batch’s answer left out like an accepted one (it may be in the pool), not as refused', async () => {
+    const n = await node((raw) => (raw === '0x02bb' ? null : answer(raw)));
+    servers.push(n.server);
+    const outcome = await new RpcSubmitter(n.rpc, () => Promise.resolve({ orderedBatches: true })).submit(three);
+    expect([...outcome]).toEqual([
+      ['a', null],
+      ['b', null],
       ['c', null],
     ]);
   });

@@ -27,8 +27,6 @@ export interface Submitter {
 
 /** Errors that mean the node already has (or already mined) the transaction: not a refusal. */
 const ALREADY = /already known|already imported|known transaction|nonce too low|already exists/i;
-/** ChainRpc.batch's stand-in for a call the node's answer left out. */
-const NO_REPLY = /no reply in the batch/;
 
 /**
  * `eth_sendRawTransaction` on the chain's own node, in the order given: the order the buys were
@@ -50,10 +48,10 @@ export class RpcSubmitter implements Submitter {
     const refusal = (message: string) => (ALREADY.test(message) ? null : message);
     if (submissions.length > 1 && (await this.traits()).orderedBatches) {
       const replies = await this.rpc.batch(submissions.map((s) => ({ method: 'eth_sendRawTransaction', params: [s.raw] })));
-      // A call the batch did not answer is not known refused: it is followed like an accepted one.
+      // A call the batch did not answer (RpcUnavailable) is not known refused: it is followed like an accepted one.
       submissions.forEach((s, i) => {
         const error = replies[i]?.error;
-        outcome.set(s.intentId, error && !NO_REPLY.test(error.message) ? refusal(error.message) : null);
+        outcome.set(s.intentId, error && !(error instanceof RpcUnavailable) ? refusal(error.message) : null);
       });
       return outcome;
     }
