@@ -6,3 +6,4 @@ export * from './http.js';
 export * from './log.js';
 export * from './repositories.js';
 export * from './report.js';
+export * from './random.js';

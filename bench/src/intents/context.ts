@@ -1,7 +1,6 @@
 // Parameters (env), targets and the run of the intents bench, shared by its parts.
-import { randomInt } from 'node:crypto';
 import { withDefaults } from '../../../scripts/lib.mjs';
-import { BenchRun, envInt, resultsPath, runNodeScript } from '../harness/index.js';
+import { BenchRun, Reply, RequestSpec, envInt, resultsPath, runNodeScript } from '../harness/index.js';
 
 export const RESULTS = resultsPath('intents');
 
@@ -58,14 +57,17 @@ export function phaseLimitMs() {
   return P.phaseMaxSeconds * 1000;
 }
 
-export function pick(array: any) {
-  return array[randomInt(array.length)];
-}
-
-export function pickDistinct(array: any, n: any) {
-  const chosen = new Set();
-  while (chosen.size < n) chosen.add(pick(array));
-  return [...chosen];
-}
-
 // ---------------------------------------------------------------- NATS
+
+/** The built IntentsRepository, as the bench calls it (its SQL is the product's). */
+export interface IntentsRepo {
+  search(query: { tenantId: string; wallets: string[]; statuses: string[]; beforeId: string | null; limit: number }): Promise<unknown>;
+  findById(tenantId: string, id: string): Promise<unknown>;
+}
+
+export type Env = Record<string, string>;
+export type Pids = Record<string, number | undefined>;
+/** The create requests of one client (its headers), by index. */
+export type MakeCreate = (headers: Record<string, string>) => (i: number) => RequestSpec;
+/** A reason a create's answer is wrong, or null. */
+export type CheckCreate = (res: Reply, i: number) => string | null;

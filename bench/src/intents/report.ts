@@ -1,12 +1,12 @@
 // The table printed on stdout and the findings.
-import { fmtCpu, round, table, yes } from '../harness/index.js';
+import { BenchNats, Figures, fmtCpu, round, table, yes } from '../harness/index.js';
 import { P, SCENARIOS, TARGETS, startedAt } from './context.js';
 
 // ---------------------------------------------------------------- report
 
-export function report({ results, machine, nats }: any, totalSeconds: any) {
+export function report({ results, machine, nats }: { results: Figures; machine: Figures; nats: BenchNats }, totalSeconds: number) {
   const s = results.scenarios;
-  const verdict = (ok: any) => (ok ? 'MET' : 'MISSED');
+  const verdict = (ok: boolean) => (ok ? 'MET' : 'MISSED');
   const suiteVsBare = s.createSuite.vsBare;
   const suiteTargets = {
     suiteCreateVsBare: {
@@ -89,7 +89,13 @@ export function report({ results, machine, nats }: any, totalSeconds: any) {
 }
 
 /** The table of `rows` (scenarios not run are left out), then `findings`, the child logs, the failed requests and the total time. */
-export function reportText({ results, machine }: any, totalSeconds: any, rows: any, findings: any, targets: any) {
+export function reportText(
+  { results, machine }: { results: Figures; machine: Figures; nats?: BenchNats },
+  totalSeconds: number,
+  rows: unknown[][],
+  findings: string[],
+  targets: Figures,
+) {
   const s = results.scenarios;
   const errors = Object.values<any>(s).reduce((n, r) => n + r.errors, 0);
   const cells = rows
@@ -128,7 +134,7 @@ export function reportText({ results, machine }: any, totalSeconds: any, rows: a
   return { text: lines.join('\n'), targets, errors };
 }
 
-export function fmtCpuMs(ms: any) {
+export function fmtCpuMs(ms: Record<string, number>) {
   const { total, ...procs } = ms;
   const list = Object.entries<any>(procs)
     .filter(([, v]) => v > 0)
@@ -137,7 +143,7 @@ export function fmtCpuMs(ms: any) {
   return `${total} (${list})`;
 }
 
-export function fmtRows(r: any) {
+export function fmtRows(r: Figures) {
   const expected = r.rowsExpected - r.errors;
   return r.rowsInserted === expected ? `${r.rowsInserted}` : `${r.rowsInserted} (MISMATCH: expected ${expected})`;
 }

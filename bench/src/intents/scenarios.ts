@@ -6,10 +6,11 @@ import {
   BENCH_DIST,
   Figures,
   ROOT,
+  Reply,
+  RequestSpec,
   cpuMeter,
   envInt,
   fmtRun,
-  loadIntentsRepository,
   log,
   logIssues,
   round,
@@ -18,9 +19,11 @@ import {
   waitFor200,
 } from '../harness/index.js';
 import { freePort } from '@tradeinfra/test-support';
-import { P, SCENARIOS, TARGETS, TOKEN, children, env, phaseLimitMs, pick, pickDistinct, pool, run, runNode, startedAt, step } from './context.js';
-import { explain, machineInfo, seed, sqlRun, uuidFloor } from './seed.js';
+import { P, SCENARIOS, TARGETS, TOKEN, children, env, phaseLimitMs, pool, run, runNode, startedAt, step } from './context.js';
+import { machineInfo, seed, uuidFloor } from './seed.js';
+import { fetchScenarios, planScenarios, searchScenarios, type ReadsSetup } from './reads.js';
 import { bareCreate, ratioOf, suiteCreate } from './suite.js';
+import { pick } from '../harness/index.js';
 
 export async function main() {
   const results: Figures = { scenarios: {}, notes: [] };
@@ -49,20 +52,22 @@ export async function main() {
 
   // ---- create bodies: chain 1, lowercase wallet from a pool of 1000, fixed token, wei strings, expiry now+1h
   const createWallets = Array.from({ length: P.createWallets }, () => `0x${randomBytes(20).toString('hex')}`);
-  const makeCreate = (headers: any) => (i: any) => ({
-    method: 'POST',
-    path: '/v1/intent',
-    headers,
-    body: JSON.stringify({
-      chainId: 1,
-      wallet: pick(createWallets),
-      tokenAddress: TOKEN,
-      bribe: '1000000000000000',
-      buyAmount: (100000000000000000n + BigInt(i)).toString(),
-      expiry: Math.floor(Date.now() / 1000) + 3600,
-    }),
-  });
-  const checkCreate = (res: any, i: any) => {
+  const makeCreate =
+    (headers: Record<string, string>) =>
+    (i: number): RequestSpec => ({
+      method: 'POST',
+      path: '/v1/intent',
+      headers,
+      body: JSON.stringify({
+        chainId: 1,
+        wallet: pick(createWallets),
+        tokenAddress: TOKEN,
+        bribe: '1000000000000000',
+        buyAmount: (100000000000000000n + BigInt(i)).toString(),
+        expiry: Math.floor(Date.now() / 1000) + 3600,
+      }),
+    });
+  const checkCreate = (res: Reply, i: number) => {
     if (i % 50 !== 0) return null;
     const body = JSON.parse(res.body);
     return body && typeof body.id === 'string' && body.status === 'pending' ? null : `unexpected body ${res.body.slice(0, 200)}`;
@@ -196,13 +201,13 @@ export async function main() {
   );
   {
     const single = makeCreate(auth);
-    const makeBatch = (i: any) => ({
+    const makeBatch = (i: number): RequestSpec => ({
       method: 'POST',
       path: '/v1/intents',
       headers: auth,
       body: `[${Array.from({ length: P.batchSize }, (_, k) => single(i * P.batchSize + k).body).join(',')}]`,
     });
-    const checkBatch = (res: any, i: any) => {
+    const checkBatch = (res: Reply, i: number) => {
       if (i % 10 !== 0) return null;
       const body = JSON.parse(res.body);
       return Array.isArray(body) && body.length === P.batchSize && body.every((x) => x.status === 'pending')
@@ -258,147 +263,22 @@ export async function main() {
     ])
   ).rows.map((r) => r.id);
 
-  // ---- 4. fetch
-  const makeFetch = (headers: any) => () => ({ method: 'GET', path: `/v1/intent/${pick(seedIds)}`, headers });
-  const checkFetch = (res: any, i: any) => {
-    if (i % 20 !== 0) return null;
-    const body = JSON.parse(res.body);
-    return body && typeof body.id === 'string' && body.wallet ? null : `unexpected body ${res.body.slice(0, 200)}`;
+  const reads: ReadsSetup = {
+    results,
+    db,
+    dbName,
+    tenantId,
+    wallets: seeded.wallets,
+    seedIds,
+    gatewayPort,
+    baselinePort,
+    auth,
+    productPids,
+    baselinePids: { baseline: baseline.child.pid },
   };
-  const readRun = async (label: any, port: any, make: any, { concurrency, expect = 200, check = null, onSample = null, pids = null }: any) => {
-    step(`${label}: ${P.readRequests} requests at concurrency ${concurrency}`);
-    const meter = pids ? cpuMeter(pids) : null;
-    const r = await runLoad({
-      port,
-      concurrency,
-      warmup: Math.min(P.warmup, 200),
-      total: P.readRequests,
-      maxMs: phaseLimitMs(),
-      make,
-      expect,
-      check,
-      onSample,
-    });
-    if (meter) r.cpuPercentOfOneCore = meter.stop();
-    log(`  ${fmtRun(r)}`);
-    return r;
-  };
-  results.scenarios.fetchGatewayC1 = await readRun('fetch via the gateway', gatewayPort, makeFetch(auth), { concurrency: 1, check: checkFetch });
-  results.scenarios.fetchGatewayCN = await readRun('fetch via the gateway', gatewayPort, makeFetch(auth), {
-    concurrency: P.concurrency,
-    check: checkFetch,
-    pids: productPids,
-  });
-  results.scenarios.fetchBaselineC1 = await readRun('fetch via the baseline', baselinePort, makeFetch({}), { concurrency: 1, check: checkFetch });
-  results.scenarios.fetchBaselineCN = await readRun('fetch via the baseline', baselinePort, makeFetch({}), {
-    concurrency: P.concurrency,
-    check: checkFetch,
-    pids: { baseline: baseline.child.pid },
-  });
-
-  // ---- 5. search (addresses sent in lowercase: the service normalises them to EIP-55)
-  const searchBody = (wallets: any, cursor = null) =>
-    JSON.stringify({ addresses: wallets.map((w: any) => w.toLowerCase()), limit: P.searchLimit, ...(cursor ? { cursor } : {}) });
-  const rowsSeen: any[] = [];
-  const checkSearch = (res: any) => {
-    const body = JSON.parse(res.body);
-    if (!Array.isArray(body)) return `not an array: ${res.body.slice(0, 200)}`;
-    rowsSeen.push(body.length);
-    for (let k = 1; k < body.length; k++) if (!(body[k - 1].id > body[k].id)) return 'results not newest-first';
-    if (body.some((x) => x.status !== 'pending')) return 'a non-pending intent in a default-status search';
-    return null;
-  };
-  const summarizeRows = (r: any) => {
-    r.rowsPerAnswer = {
-      mean: round(rowsSeen.reduce((a, b) => a + b, 0) / Math.max(1, rowsSeen.length), 1),
-      min: Math.min(...rowsSeen),
-      max: Math.max(...rowsSeen),
-    };
-    rowsSeen.length = 0;
-    return r;
-  };
-
-  const searchMake = (n: any) => () => ({ method: 'POST', path: '/v1/intents/search', headers: auth, body: searchBody(pickDistinct(seeded.wallets, n)) });
-  results.scenarios.search1 = summarizeRows(
-    await readRun('search, 1 wallet, via the gateway', gatewayPort, searchMake(1), { concurrency: 1, check: checkSearch }),
-  );
-
-  // 10 wallets: remember each measured request's wallets and x-next-cursor for the page-2 run.
-  const pages: any[] = [];
-  const tenWallets: any[] = [];
-  results.scenarios.search10 = summarizeRows(
-    await readRun(
-      'search, 10 wallets, via the gateway',
-      gatewayPort,
-      (i: any) => {
-        const wallets = pickDistinct(seeded.wallets, 10);
-        tenWallets[i] = wallets;
-        return { method: 'POST', path: '/v1/intents/search', headers: auth, body: searchBody(wallets) };
-      },
-      {
-        concurrency: 1,
-        check: checkSearch,
-        onSample: (res: any, i: any) => {
-          const cursor = res.headers['x-next-cursor'];
-          if (cursor && tenWallets[i]) {
-            const body = JSON.parse(res.body);
-            pages.push({ wallets: tenWallets[i], cursor, lastId: body[body.length - 1].id });
-          }
-        },
-      },
-    ),
-  );
-  results.scenarios.search10.answersWithNextCursor = pages.length;
-  if (pages.length === 0) {
-    log('  WARNING: no 10-wallet search answered with x-next-cursor (too few seeded rows?): next-page run skipped');
-  } else
-    results.scenarios.search10Page2 = summarizeRows(
-      await readRun(
-        'search, 10 wallets, next page (x-next-cursor), via the gateway',
-        gatewayPort,
-        (i: any) => ({
-          method: 'POST',
-          path: '/v1/intents/search',
-          headers: auth,
-          body: searchBody(pages[i % pages.length].wallets, pages[i % pages.length].cursor),
-        }),
-        {
-          concurrency: 1,
-          check: (res: any, i: any) => {
-            const wrong = checkSearch(res);
-            if (wrong) return wrong;
-            const body = JSON.parse(res.body);
-            return body.length > 0 && !(body[0].id < pages[i % pages.length].lastId) ? 'next page overlaps the first' : null;
-          },
-        },
-      ),
-    );
-  results.scenarios.search1CN = summarizeRows(
-    await readRun('search, 1 wallet, via the gateway', gatewayPort, searchMake(1), { concurrency: P.concurrency, check: checkSearch, pids: productPids }),
-  );
-
-  // The same searches straight on Postgres (superuser, one connection, the repository's SQL):
-  // the database's share of the gateway's search latency.
-  const sqlPool = pool(dbName, 1);
-  const sqlSearch = (n: any) => (repo: any) =>
-    repo.search({ tenantId, wallets: pickDistinct(seeded.wallets, n), statuses: ['pending'], beforeId: null, limit: P.searchLimit + 1 });
-  const IntentsRepository = await loadIntentsRepository();
-  results.scenarios.search1Sql = await sqlRun('search, 1 wallet, SQL only', sqlPool, IntentsRepository, sqlSearch(1));
-  results.scenarios.search10Sql = await sqlRun('search, 10 wallets, SQL only', sqlPool, IntentsRepository, sqlSearch(10));
-
-  // ---- 6. plans, as the superuser, with the parameters the service passes (limit + 1)
-  step('EXPLAIN (ANALYZE, BUFFERS) of the search and fetch SQL');
-  const w1 = pickDistinct(seeded.wallets, 1);
-  const w10 = pickDistinct(seeded.wallets, 10);
-  const page = pages[0];
-  // The query IntentsService.search sends for a default-status request: limit + 1 rows.
-  const search = (wallets: any, beforeId: any) => (repo: any) => repo.search({ tenantId, wallets, statuses: ['pending'], beforeId, limit: P.searchLimit + 1 });
-  results.plans = {
-    search1Wallet: await explain(db, IntentsRepository, search(w1, null)),
-    search10Wallets: await explain(db, IntentsRepository, search(w10, null)),
-    ...(page ? { search10WalletsNextPage: await explain(db, IntentsRepository, search(page.wallets, page.lastId)) } : {}),
-    fetchById: await explain(db, IntentsRepository, (repo: any) => repo.findById(tenantId, pick(seedIds))),
-  };
+  await fetchScenarios(reads);
+  const pages = await searchScenarios(reads);
+  await planScenarios(reads, pages);
 
   // ---- wrap up
   const hold = envInt('BENCH_HOLD_SECONDS', 0, { min: 0, max: 3600 });

@@ -1,8 +1,9 @@
 // Seeding, plans and the database's own share of the reads.
 import { randomBytes } from 'node:crypto';
-import { Figures, captureRepositorySql, fmtRun, hostInfo, log, percentile, round } from '../harness/index.js';
+import { BenchNats, Figures, RepositoryClass, captureRepositorySql, fmtRun, hostInfo, log, percentile, round } from '../harness/index.js';
 import { getAddress } from 'ethers';
-import { P, SEED_MIX, TOKEN, phaseLimitMs, run, startedAt, step } from './context.js';
+import { IntentsRepo, P, SEED_MIX, TOKEN, phaseLimitMs, run, startedAt, step } from './context.js';
+import type pg from 'pg';
 
 // ---------------------------------------------------------------- seeding
 
@@ -34,7 +35,7 @@ CROSS JOIN LATERAL (
   FROM (SELECT ('x' || substr(a.h, 20, 4))::bit(16)::int % 100 AS n) b
 ) t`;
 
-export async function seed(db: any, tenantId: any) {
+export async function seed(db: pg.Pool, tenantId: string) {
   const wallets = Array.from({ length: P.seedWallets }, () => getAddress(`0x${randomBytes(20).toString('hex')}`));
   // Seeded ids (and created_at) run from 30 days before the bench started to 1 minute before it,
   // one every `stepMs`: time-ordered UUIDv7 (48-bit ms timestamp, version 7, variant 10).
@@ -70,7 +71,7 @@ export async function seed(db: any, tenantId: any) {
       insertSeconds: round(insertSeconds, 1),
       vacuumAnalyzeSeconds: round(analyzeSeconds, 1),
       rowsPerSecond: round(P.seedRows / insertSeconds, 0),
-      tenantRowsByStatus: Object.fromEntries(rows.map((r: any) => [r.status, r.n])),
+      tenantRowsByStatus: Object.fromEntries(rows.map((r) => [r.status, r.n])),
       sizes: sizes.rows[0],
     },
   };
@@ -82,10 +83,10 @@ export async function seed(db: any, tenantId: any) {
 export const SEARCH_ROWS = [{ intents: '[]', more_after: null }];
 
 /** EXPLAIN (ANALYZE, BUFFERS) of exactly what `call(repository)` sends, run as the superuser. */
-export async function explain(db: any, IntentsRepository: any, call: any) {
+export async function explain(db: pg.Pool, IntentsRepository: RepositoryClass, call: (repo: IntentsRepo) => Promise<unknown>) {
   const { sql, params } = await captureRepositorySql(IntentsRepository, call, { rows: SEARCH_ROWS });
   const { rows } = await db.query(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, params);
-  const text = rows.map((r: any) => r['QUERY PLAN']).join('\n');
+  const text = rows.map((r) => r['QUERY PLAN']).join('\n');
   const exec = /Execution Time: ([\d.]+) ms/.exec(text);
   return {
     sql,
@@ -101,7 +102,7 @@ export async function explain(db: any, IntentsRepository: any, call: any) {
 export const rowsSeenSql: any[] = [];
 
 /** Runs `P.readRequests` repository queries one after another on `db`, timing each round trip. */
-export async function sqlRun(label: any, db: any, IntentsRepository: any, call: any) {
+export async function sqlRun(label: string, db: pg.Pool, IntentsRepository: RepositoryClass, call: (repo: IntentsRepo) => Promise<unknown>) {
   step(`${label}: ${P.readRequests} queries at concurrency 1`);
   const run = async (n: any, latencies: any) => {
     let done = 0;
@@ -152,12 +153,12 @@ export async function sqlRun(label: any, db: any, IntentsRepository: any, call: 
 }
 
 /** The smallest UUIDv7 of a millisecond: every seeded id is below the bench's start. */
-export function uuidFloor(ms: any) {
+export function uuidFloor(ms: number) {
   const hex = ms.toString(16).padStart(12, '0');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7000-8000-000000000000`;
 }
 
-export async function machineInfo(db: any, nats: any) {
+export async function machineInfo(db: pg.Pool, nats: BenchNats) {
   const q = async (sql: any) => (await db.query(sql)).rows[0];
   const settings: Figures = {};
   for (const name of ['shared_buffers', 'work_mem', 'max_connections', 'synchronous_commit', 'fsync', 'effective_cache_size', 'random_page_cost']) {

@@ -2,19 +2,20 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { withDefaults } from '../../../scripts/lib.mjs';
-import { BENCH_DIST, Figures, ROOT, cpuMeter, fmtRun, log, round, runLoad, sleep, waitFor200 } from '../harness/index.js';
+import { BENCH_DIST, Figures, LoadOptions, LoadResult, ROOT, cpuMeter, fmtRun, log, round, runLoad, sleep, waitFor200 } from '../harness/index.js';
 import { freePort } from '@tradeinfra/test-support';
-import { P, SUITE_APPS, children, phaseLimitMs, step } from './context.js';
+import { CheckCreate, Env, MakeCreate, P, Pids, SUITE_APPS, children, phaseLimitMs, step } from './context.js';
+import type pg from 'pg';
 
 // ---------------------------------------------------------------- full suite vs bare
 
 /** `a.reqPerSec / b.reqPerSec`, 2 decimals (null when b did nothing). */
-export function ratioOf(a: any, b: any) {
+export function ratioOf(a: Figures, b: Figures) {
   return b.reqPerSec > 0 ? round(a.reqPerSec / b.reqPerSec, 2) : null;
 }
 
 /** A create load of P.warmup + P.suiteRequests requests at P.concurrency; rows counted. */
-export async function createLoad(port: any, make: any, checkCreate: any, countIntents: any, pids: any) {
+export async function createLoad(port: number, make: LoadOptions['make'], checkCreate: CheckCreate, countIntents: () => Promise<number>, pids: Pids) {
   const before = await countIntents();
   const meter = cpuMeter(pids);
   const r = await runLoad({
@@ -38,12 +39,12 @@ export async function createLoad(port: any, make: any, checkCreate: any, countIn
  * CPU milliseconds each request cost, by process (and `total`, the load generator left out):
  * steadier than req/s on a shared machine, where other work takes CPU at will.
  */
-export function cpuMsPerRequest(r: any) {
+export function cpuMsPerRequest(r: LoadResult) {
   const out: Figures = {};
   let total = 0;
   for (const [name, pct] of Object.entries<any>(r.cpuPercentOfOneCore)) {
     if (name === 'machine' || name === 'bench (load generator)' || typeof pct !== 'number') continue;
-    out[name] = round((pct / 100) * (1000 / r.reqPerSec), 3);
+    out[name] = round((pct / 100) * (1000 / r.reqPerSec!), 3);
     total += out[name];
   }
   out.total = round(total, 3);
@@ -51,7 +52,7 @@ export function cpuMsPerRequest(r: any) {
 }
 
 /** The bare node:http + pg server (bench/src/intents/bare-server.ts): the same insert, nothing else. */
-export async function bareCreate(baseEnv: any, tenantId: any, makeCreate: any, checkCreate: any, countIntents: any) {
+export async function bareCreate(baseEnv: Env, tenantId: string, makeCreate: MakeCreate, checkCreate: CheckCreate, countIntents: () => Promise<number>) {
   step('starting the bare node:http + pg server');
   const port = await freePort();
   const bare = children.start('bare', process.execPath, [join(BENCH_DIST, 'intents', 'bare-server.js')], {
@@ -68,7 +69,7 @@ export async function bareCreate(baseEnv: any, tenantId: any, makeCreate: any, c
   ]) {
     step(`create load on the bare server, ${what}: ${P.warmup} warm-up + ${P.suiteRequests} requests at concurrency ${P.concurrency}`);
     const make = makeCreate({});
-    out[name] = await createLoad(port, (i: any) => ({ ...make(i), path: `/v1/intent${query}` }), checkCreate, countIntents, { bare: bare.child.pid });
+    out[name] = await createLoad(port, (i) => ({ ...make(i), path: `/v1/intent${query}` }), checkCreate, countIntents, { bare: bare.child.pid });
     log(`  ${fmtRun(out[name])}`);
   }
   await children.stop(bare);
@@ -76,8 +77,8 @@ export async function bareCreate(baseEnv: any, tenantId: any, makeCreate: any, c
 }
 
 /** Creates `n` API keys of the bench tenant with the CLI, four at a time; resolves to the keys. */
-export async function createKeys(baseEnv: any, n: any) {
-  const one = (i: any) =>
+export async function createKeys(baseEnv: Env, n: number): Promise<string[]> {
+  const one = (i: number) =>
     new Promise((resolve, reject) => {
       const args = ['create', '--name', `bench-client-${i}`, '--tenant', 'bench', '--scopes', 'intents:read,intents:write'];
       const child = spawn(process.execPath, [join(ROOT, 'apps/gateway/dist/cli/apikey.js'), ...args], { cwd: ROOT, env: baseEnv });
@@ -102,7 +103,14 @@ export async function createKeys(baseEnv: any, n: any) {
  * clients, each with its own API key. BENCH_CPU_PROF=<dir> adds --prof to the gateway and the
  * intent service (<dir>/<app>.v8.log; read with `node --prof-process`).
  */
-export async function suiteCreate(baseEnv: any, tenantId: any, makeCreate: any, checkCreate: any, countIntents: any, db: any) {
+export async function suiteCreate(
+  baseEnv: Env,
+  tenantId: string,
+  makeCreate: MakeCreate,
+  checkCreate: CheckCreate,
+  countIntents: () => Promise<number>,
+  db: pg.Pool,
+) {
   step(`full suite: ${P.concurrency} API keys (apikey create --tenant bench), one per client`);
   const keys = await createKeys(baseEnv, P.concurrency);
   const port = await freePort();
@@ -141,7 +149,7 @@ export async function suiteCreate(baseEnv: any, tenantId: any, makeCreate: any, 
   if (natsPid) pids['nats-server'] = natsPid;
   step(`create load on the full suite: ${P.warmup} warm-up + ${P.suiteRequests} requests at concurrency ${P.concurrency}, one API key per client`);
   const perClient = keys.map((key) => makeCreate({ 'x-api-key': key }));
-  const r = await createLoad(port, (i: any, w: any) => perClient[w](i), checkCreate, countIntents, pids);
+  const r = await createLoad(port, (i, w) => perClient[w](i), checkCreate, countIntents, pids);
   r.apiKeys = keys.length;
   // The outbox relay's backlog when the load stops, and how long it takes to catch up.
   const t0 = performance.now();

@@ -1,13 +1,13 @@
 // The table printed on stdout, with the targets.
 import { Figures, round, table } from '../harness/index.js';
-import { CHAIN_ID, HARDFORK, P, TARGETS, startedAt, state } from './context.js';
+import { CHAIN_ID, HARDFORK, P, Stats, TARGETS, startedAt, state } from './context.js';
 import { LaunchResults } from './scenarios.js';
 
 export function report(results: LaunchResults, totalSeconds: number, machine: Figures): { text: string; targets: Record<string, Figures>; errors: number } {
   const S = results.summary;
-  const verdict = (ok: any) => (ok ? 'MET' : 'MISSED');
-  const rows: any[] = [];
-  const add = (label: any, pick: any, unit = '') => {
+  const verdict = (ok: boolean) => (ok ? 'MET' : 'MISSED');
+  const rows: string[][] = [];
+  const add = (label: string, pick: (s: Figures) => Stats | null | undefined, unit = '') => {
     const cells = [label];
     for (const s of S) {
       const v = pick(s);
@@ -15,40 +15,40 @@ export function report(results: LaunchResults, totalSeconds: number, machine: Fi
     }
     rows.push(cells);
   };
-  add('seen → last buy submitted (service log) *', (s: any) => s.sinceSeenMs);
-  if (S.some((s: any) => s.mode === 'pending')) {
-    add('  pending: announced → recognised, stored (detect)', (s: any) => (s.mode === 'pending' ? s.storedMs : null));
-    add('    of which its simulation (service time)', (s: any) => (s.mode === 'pending' ? s.recognitionSimMs : null));
+  add('seen → last buy submitted (service log) *', (s) => s.sinceSeenMs);
+  if (S.some((s) => s.mode === 'pending')) {
+    add('  pending: announced → recognised, stored (detect)', (s) => (s.mode === 'pending' ? s.storedMs : null));
+    add('    of which its simulation (service time)', (s) => (s.mode === 'pending' ? s.recognitionSimMs : null));
   }
-  add('  claim → last buy submitted (service log)', (s: any) => s.roundMs);
-  add('  seen → first signing request', (s: any) => s.seenToFirstSignRequestMs);
-  add('    seen → the probe starts (simulation service)', (s: any) => s.probeStartMs);
-  add('    the token probe (2 simulations, service time)', (s: any) => s.probeMs);
-  add('    probe answered → first signing request', (s: any) => s.probeEndToFirstSignRequestMs);
-  add('  first request → last signature (webhook)', (s: any) => s.signingWindowMs);
-  add('  last signature → submitted', (s: any) => s.lastSignatureToSubmittedMs);
-  if (S.some((s: any) => s.rpc)) {
-    add("  node: wallets' nonces + balances batch **", (s: any) => s.rpc?.stateReadsMs);
-    add('  node: last eth_sendRawTransaction **', (s: any) => s.rpc?.submissionMs);
-    add('  node: all intent-service requests **', (s: any) => s.rpc?.onPathNodeMs);
-    add("  node: the simulation service's reads **", (s: any) => s.rpc?.simulationNodeMs);
+  add('  claim → last buy submitted (service log)', (s) => s.roundMs);
+  add('  seen → first signing request', (s) => s.seenToFirstSignRequestMs);
+  add('    seen → the probe starts (simulation service)', (s) => s.probeStartMs);
+  add('    the token probe (2 simulations, service time)', (s) => s.probeMs);
+  add('    probe answered → first signing request', (s) => s.probeEndToFirstSignRequestMs);
+  add('  first request → last signature (webhook)', (s) => s.signingWindowMs);
+  add('  last signature → submitted', (s) => s.lastSignatureToSubmittedMs);
+  if (S.some((s) => s.rpc)) {
+    add("  node: wallets' nonces + balances batch **", (s) => s.rpc?.stateReadsMs);
+    add('  node: last eth_sendRawTransaction **', (s) => s.rpc?.submissionMs);
+    add('  node: all intent-service requests **', (s) => s.rpc?.onPathNodeMs);
+    add("  node: the simulation service's reads **", (s) => s.rpc?.simulationNodeMs);
   }
-  add('launch mined (pending: sent) → seen by the service', (s: any) => s.detectionMs);
-  add('launch mined (pending: sent) → last buy in the mempool (bench)', (s: any) => s.mineToLastBuyInMempoolMs);
-  add('webhook per request, p50 of each launch', (s: any) => s.webhookHandlerMs);
-  add('webhook per request, p99 of each launch', (s: any) => s.webhookHandlerP99Ms);
-  add('  of which signing, p50 of each launch', (s: any) => s.webhookSignMsP50);
-  add('webhook signing CPU per launch', (s: any) => s.webhookSignCpuMsPerLaunch);
-  add('pending block of the buys (eth_getBlockByNumber)', (s: any) => s.pendingBlockMs);
-  add('evm_mine of the buys', (s: any) => s.mineBuysMs);
-  add('buys mined → all outcomes recorded', (s: any) => s.outcomesRecordedMs);
-  const headers = ['ms, p50 / p99 / max over launches', ...S.map((s: any) => `${s.mode}: ${s.size} intents × ${s.runs}`)];
+  add('launch mined (pending: sent) → seen by the service', (s) => s.detectionMs);
+  add('launch mined (pending: sent) → last buy in the mempool (bench)', (s) => s.mineToLastBuyInMempoolMs);
+  add('webhook per request, p50 of each launch', (s) => s.webhookHandlerMs);
+  add('webhook per request, p99 of each launch', (s) => s.webhookHandlerP99Ms);
+  add('  of which signing, p50 of each launch', (s) => s.webhookSignMsP50);
+  add('webhook signing CPU per launch', (s) => s.webhookSignCpuMsPerLaunch);
+  add('pending block of the buys (eth_getBlockByNumber)', (s) => s.pendingBlockMs);
+  add('evm_mine of the buys', (s) => s.mineBuysMs);
+  add('buys mined → all outcomes recorded', (s) => s.outcomesRecordedMs);
+  const headers = ['ms, p50 / p99 / max over launches', ...S.map((s) => `${s.mode}: ${s.size} intents × ${s.runs}`)];
   const counts = [
     'intents: submitted / failed / deferred / completed',
-    ...S.map((s: any) => `${s.submitted} / ${s.failed} / ${s.deferred} / ${s.completed} of ${s.intents}`),
+    ...S.map((s) => `${s.submitted} / ${s.failed} / ${s.deferred} / ${s.completed} of ${s.intents}`),
   ];
-  const small = S.find((s: any) => s.mode === 'block' && s.size === P.small && s.runs > 0) ?? null;
-  const pendingSmall = S.find((s: any) => s.mode === 'pending' && s.runs > 0) ?? null;
+  const small = S.find((s) => s.mode === 'block' && s.size === P.small && s.runs > 0) ?? null;
+  const pendingSmall = S.find((s) => s.mode === 'pending' && s.runs > 0) ?? null;
   const targets = {
     smallP50: {
       ms: small?.sinceSeenMs.p50 ?? null,
@@ -70,8 +70,8 @@ export function report(results: LaunchResults, totalSeconds: number, machine: Fi
         }
       : {}),
   };
-  const errors = results.runs.reduce((a: any, r: any) => a + r.errors.length, 0);
-  const lines: any[] = [];
+  const errors = results.runs.reduce((a, r) => a + r.errors.length, 0);
+  const lines: string[] = [];
   lines.push('');
   lines.push(`Launch execution benchmark — ${startedAt.toISOString()} — ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, Node ${machine.node}`);
   lines.push(
@@ -95,7 +95,7 @@ export function report(results: LaunchResults, totalSeconds: number, machine: Fi
   lines.push(`  the service's poll interval (${P.servicePollMs} ms). "→ last buy in the mempool": the bench polls every ${P.mempoolPollMs} ms the`);
   lines.push('  mempool for the last buy (its hash from the database, then eth_getTransactionByHash), so it includes detection and the');
   lines.push("  poll's granularity.");
-  if (S.some((s: any) => s.rpc)) {
+  if (S.some((s) => s.rpc)) {
     lines.push('** BENCH_RPC_TIMING=1: the services reached the node through a timing proxy (one more loopback hop per request); node');
     lines.push('   time = the proxy\'s request → answer. "all intent-service requests" sums those overlapping seen → submitted.');
   }
@@ -112,7 +112,7 @@ export function report(results: LaunchResults, totalSeconds: number, machine: Fi
     );
   }
   for (const s of S) {
-    const perRun = results.runs.filter((r: any) => r.size === s.size && r.mode === s.mode && !r.warmup).map((r: any) => r.sinceSeenMs ?? '–');
+    const perRun = results.runs.filter((r) => r.size === s.size && r.mode === s.mode && !r.warmup).map((r) => r.sinceSeenMs ?? '–');
     lines.push(`${s.mode}: ${s.size} intents, seen → submitted per launch (ms): ${perRun.join(', ')}`);
   }
   for (const s of S) {
@@ -137,8 +137,8 @@ export function report(results: LaunchResults, totalSeconds: number, machine: Fi
       );
     }
   }
-  const retries = results.runs.filter((r: any) => r.retries.length > 0);
-  if (retries.length) lines.push(`rounds retried after a transient failure: ${retries.map((r: any) => `${r.label}: ${r.retries[0]}`).join(' | ')}`);
+  const retries = results.runs.filter((r) => r.retries.length > 0);
+  if (retries.length) lines.push(`rounds retried after a transient failure: ${retries.map((r) => `${r.label}: ${r.retries[0]}`).join(' | ')}`);
   const issues = Object.entries<any>(results.childLogs ?? {})
     .filter(([, v]) => v.warn + v.error > 0)
     .map(([k, v]) => `${k} ${v.error} error / ${v.warn} warn`);

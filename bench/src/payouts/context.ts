@@ -1,5 +1,4 @@
 // Parameters (env), targets and the run of the payouts bench, shared by its parts.
-import { randomInt } from 'node:crypto';
 import { withDefaults } from '../../../scripts/lib.mjs';
 import { BenchRun, envInt, resultsPath, runNodeScript } from '../harness/index.js';
 
@@ -47,24 +46,12 @@ export function phaseLimitMs() {
   return P.phaseMaxSeconds * 1000;
 }
 
-export function pick(array: any) {
-  return array[randomInt(array.length)];
-}
-
-export function shuffle(array: any) {
-  for (let i = array.length - 1; i > 0; i--) {
-    const j = randomInt(i + 1);
-    [array[i], array[j]] = [array[j], array[i]];
-  }
-  return array;
-}
-
-export function secondsSince(t0: any) {
+export function secondsSince(t0: number) {
   return (performance.now() - t0) / 1000;
 }
 
 /** The smallest UUIDv7 of a millisecond. */
-export function uuidFloor(ms: any) {
+export function uuidFloor(ms: number) {
   const hex = ms.toString(16).padStart(12, '0');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7000-8000-000000000000`;
 }

@@ -1,9 +1,10 @@
 // What the figures were measured on, and the table printed on stdout.
 import os from 'node:os';
-import { Figures, fmtCpu, hostInfo, round, table, yes } from '../harness/index.js';
+import { BenchNats, Figures, fmtCpu, hostInfo, round, table, yes } from '../harness/index.js';
 import { P, TARGETS, startedAt } from './context.js';
+import type pg from 'pg';
 
-export async function machineInfo(db: any, nats: any) {
+export async function machineInfo(db: pg.Pool, nats: BenchNats) {
   const q = async (sql: any) => (await db.query(sql)).rows[0];
   const settings: Figures = {};
   for (const name of [
@@ -31,10 +32,10 @@ export async function machineInfo(db: any, nats: any) {
 
 // ---------------------------------------------------------------- report
 
-export function report({ results, machine, nats }: any, totalSeconds: any) {
+export function report({ results, machine, nats }: { results: Figures; machine: Figures; nats: BenchNats }, totalSeconds: number) {
   const s = results.scenarios;
   const ing = results.ingest;
-  const verdict = (ok: any) => (ok ? 'MET' : 'MISSED');
+  const verdict = (ok: boolean) => (ok ? 'MET' : 'MISSED');
   const targets = {
     byTxP99Concurrency1: { ms: s.byTxC1.p99Ms, target: `<= ${TARGETS.byTxP99Ms} ms`, met: s.byTxC1.p99Ms !== null && s.byTxC1.p99Ms <= TARGETS.byTxP99Ms },
     // Shown against the same figure, but not a target: in a closed loop, latency = concurrency ÷

@@ -1,197 +1,31 @@
 // Ingestion and the scenarios in order (see main.ts).
 import http from 'node:http';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bootstrapDatabase } from '../../../infra/postgres/bootstrap.mjs';
-import { Figures, ROOT, cpuMeter, envInt, fmtRun, loadLedgerRepository, log, logIssues, request, round, runLoad, sleep, waitFor200 } from '../harness/index.js';
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { NatsConnection, connect as natsConnect } from '@nats-io/transport-node';
-import { freePort } from '@tradeinfra/test-support';
 import {
-  ADMIN_TENANT,
-  BENCH_SOURCE,
-  INGEST_CHAIN,
-  P,
-  TENANT,
-  children,
-  env,
-  phaseLimitMs,
+  Figures,
+  ROOT,
+  Reply,
+  cpuMeter,
+  envInt,
+  fmtRun,
+  loadLedgerRepository,
+  log,
+  logIssues,
   pick,
-  pool,
-  run,
-  runNode,
-  secondsSince,
-  step,
-  uuidFloor,
-} from './context.js';
+  request,
+  runLoad,
+  sleep,
+  waitFor200,
+} from '../harness/index.js';
+import { freePort } from '@tradeinfra/test-support';
+import { ADMIN_TENANT, BENCH_SOURCE, P, TENANT, children, env, phaseLimitMs, pool, run, runNode, step } from './context.js';
 import { machineInfo } from './report.js';
 import { explain, meanOf, sampleHashes, seed, slowest, sqlRun, withOthers } from './seed.js';
 
-export let natsClient: NatsConnection | null = null;
-run.onCleanup(() => natsClient?.close());
-// ---------------------------------------------------------------- ingestion
-
-export function mevEvent(j: any, txHashes: any) {
-  return {
-    id: randomUUID(),
-    chainId: INGEST_CHAIN,
-    txHash: txHashes[Math.floor(j / P.entriesPerTx)],
-    sourceId: BENCH_SOURCE,
-    generatedBySourceId: j % 5 === 0 ? 'bench-gen-1' : null,
-    asset: j % 3 === 0 ? 'USDC' : 'ETH',
-    amount: j % 3 === 0 ? `${1 + (j % 1000)}.${String(j % 1_000_000).padStart(6, '0')}` : `0.${String(1 + ((j * 7919) % 999_999_999)).padStart(18, '0')}`,
-    type: 'mev',
-    time: new Date().toISOString(),
-  };
-}
-
-/** Publishes the events to JetStream, `publishWindow` in flight, acks awaited per window. */
-export async function publishAll(js: any, events: any) {
-  const subject = `mev.captured.${INGEST_CHAIN}`;
-  const t0 = performance.now();
-  let lastSeq = 0;
-  let duplicates = 0;
-  for (let from = 0; from < events.length; from += P.publishWindow) {
-    if (run.aborting) throw new Error('aborted');
-    if (secondsSince(t0) * 1000 > phaseLimitMs()) throw new Error(`publishing did not finish within ${P.phaseMaxSeconds} s`);
-    const window = events.slice(from, from + P.publishWindow);
-    const acks = await Promise.all(window.map((e: any) => js.publish(subject, JSON.stringify(e), { msgID: e.id, timeout: 30_000 })));
-    for (const a of acks) {
-      if (a.duplicate) duplicates++;
-      if (a.seq > lastSeq) lastSeq = a.seq;
-    }
-  }
-  const seconds = secondsSince(t0);
-  return {
-    events: events.length,
-    seconds: round(seconds, 3),
-    eventsPerSec: round(events.length / seconds, 0),
-    window: P.publishWindow,
-    lastStreamSeq: lastSeq,
-    duplicates,
-  };
-}
-
-export async function ingest({ db, nats, productEnv, payoutEntry }: any) {
-  const result: Figures = {};
-  const N = P.ingestEvents;
-  natsClient = await natsConnect({ servers: nats.url, name: 'bench-payouts' });
-  const js = jetstream(natsClient);
-  const jsm = await jetstreamManager(natsClient);
-  const stream = await jsm.streams.info('MEV_CAPTURE');
-  result.streamBefore = { messages: stream.state.messages, lastSeq: stream.state.last_seq, storage: stream.config.storage };
-
-  step('ingestion: stopping the payout service');
-  await children.stop(payoutEntry);
-
-  // Every entry the service makes from now on has a UUIDv7 id above this one; every seeded id is below.
-  const floor = uuidFloor(Date.now() - 1);
-  const newRows = async () => (await db.query('SELECT count(*)::int AS n FROM payout.entries WHERE id >= $1::uuid', [floor])).rows[0].n;
-  if ((await newRows()) !== 0) throw new Error('entries above the id floor before publishing');
-
-  const txHashes = Array.from({ length: Math.ceil(N / P.entriesPerTx) }, () => `0x${randomBytes(32).toString('hex')}`);
-  const events = Array.from({ length: N }, (_, j) => mevEvent(j, txHashes));
-  step(`ingestion: publishing ${N.toLocaleString('en-US')} MEV-capture events to mev.captured.${INGEST_CHAIN} (${P.publishWindow} in flight)`);
-  const meterPub = cpuMeter({ ...(nats.pid ? { 'nats-server': nats.pid } : {}) });
-  result.publish = await publishAll(js, events);
-  result.publish.cpuPercentOfOneCore = withOthers(meterPub.stop());
-  log(`  published in ${result.publish.seconds} s = ${result.publish.eventsPerSec.toLocaleString('en-US')} events/s (acked by JetStream)`);
-  const consumerBefore = await jsm.consumers.info('MEV_CAPTURE', 'payout-service');
-  result.consumerBeforeStart = { numPending: consumerBefore.num_pending, numAckPending: consumerBefore.num_ack_pending };
-  if (consumerBefore.num_pending < N) throw new Error(`the payout-service consumer has ${consumerBefore.num_pending} pending messages, expected at least ${N}`);
-
-  step('ingestion: starting the payout service and timing until every event is applied');
-  const spawnedAt = Date.now();
-  const tSpawn = performance.now();
-  const entry = children.start('payout-service-ingest', process.execPath, [join(ROOT, 'apps/payout-service/dist/main.js')], {
-    cwd: ROOT,
-    env: productEnv,
-    readyLine: /listening on/,
-    readyTimeoutMs: 60_000,
-  });
-  const meter = cpuMeter({ 'payout-service': entry.child.pid, ...(nats.pid ? { 'nats-server': nats.pid } : {}) });
-  let readyMs: any = null;
-  entry.ready.then(() => (readyMs = performance.now() - tSpawn)).catch(() => {});
-  const progress: any[] = [];
-  let n = 0;
-  let doneMs: any = null;
-  let doneAt: any = null;
-  let lastLog = 0;
-  while (performance.now() - tSpawn < phaseLimitMs()) {
-    if (run.aborting) throw new Error('aborted');
-    children.assertAlive();
-    n = await newRows();
-    const ms = performance.now() - tSpawn;
-    progress.push([round(ms, 0), n]);
-    if (n >= N) {
-      doneMs = ms;
-      doneAt = Date.now();
-      break;
-    }
-    if (ms - lastLog > 2000) {
-      lastLog = ms;
-      log(`  ${n.toLocaleString('en-US')} / ${N.toLocaleString('en-US')} applied after ${(ms / 1000).toFixed(1)} s`);
-    }
-    await sleep(100);
-  }
-  result.cpuPercentOfOneCore = withOthers(meter.stop());
-  const span = (
-    await db.query(
-      `SELECT extract(epoch FROM min(created_at)) * 1000 AS first_ms, extract(epoch FROM max(created_at)) * 1000 AS last_ms,
-              count(DISTINCT created_at)::int AS statements
-         FROM payout.entries WHERE id >= $1::uuid`,
-      [floor],
-    )
-  ).rows[0];
-  result.events = N;
-  result.applied = n;
-  result.ingestBatch = productEnv.INGEST_BATCH ?? '500 (default)';
-  result.serviceReadySeconds = readyMs === null ? null : round(readyMs / 1000, 2);
-  result.timeBoundHit = doneMs === null;
-  result.insertStatements = span.statements;
-  if (doneMs !== null) {
-    // created_at is the inserting statement's start (now()), on the same clock as Date.now().
-    const firstInsertAt = Number(span.first_ms);
-    result.startupSeconds = round((firstInsertAt - spawnedAt) / 1000, 2);
-    result.applySeconds = round((doneAt - firstInsertAt) / 1000, 2);
-    result.applyEventsPerSec = round(N / ((doneAt - firstInsertAt) / 1000), 0);
-    result.spawnToDoneSeconds = round(doneMs / 1000, 2);
-    result.spawnToDoneEventsPerSec = round(N / (doneMs / 1000), 0);
-    result.lastInsertStartedBeforeDoneSeconds = round((doneAt - Number(span.last_ms)) / 1000, 2);
-  }
-  result.progress = progress;
-  // Every message acked, none dead-lettered, nothing applied twice.
-  let consumer = await jsm.consumers.info('MEV_CAPTURE', 'payout-service');
-  for (let i = 0; i < 50 && consumer.num_ack_pending > 0; i++) {
-    await sleep(100);
-    consumer = await jsm.consumers.info('MEV_CAPTURE', 'payout-service');
-  }
-  result.consumerAfter = {
-    numPending: consumer.num_pending,
-    numAckPending: consumer.num_ack_pending,
-    numRedelivered: consumer.num_redelivered,
-    ackFloorStreamSeq: consumer.ack_floor.stream_seq,
-  };
-  result.deadLettered = (await jsm.streams.info('MEV_CAPTURE_DLQ')).state.messages;
-  result.entriesCreated = await newRows();
-  const problems: any[] = [];
-  if (result.timeBoundHit) problems.push(`only ${n} of ${N} events applied within ${P.phaseMaxSeconds} s`);
-  if (result.entriesCreated !== N) problems.push(`${result.entriesCreated} entries created for ${N} events`);
-  if (result.deadLettered !== 0) problems.push(`${result.deadLettered} events dead-lettered`);
-  if (consumer.num_pending !== 0 || consumer.num_ack_pending !== 0)
-    problems.push(`consumer left with ${consumer.num_pending} pending, ${consumer.num_ack_pending} unacked`);
-  result.errors = problems.length;
-  result.problems = problems;
-  if (doneMs !== null) {
-    log(
-      `  applied ${N.toLocaleString('en-US')} events in ${result.applySeconds} s from the first insert = ${result.applyEventsPerSec.toLocaleString('en-US')} events/s ` +
-        `(start-up ${result.startupSeconds} s; spawn → all applied ${result.spawnToDoneSeconds} s = ${result.spawnToDoneEventsPerSec.toLocaleString('en-US')} events/s)`,
-    );
-  }
-  for (const p of problems) log(`  PROBLEM: ${p}`);
-  return { result, entry };
-}
+import { closeNats, ingest } from './ingest.js';
 
 // ---------------------------------------------------------------- main
 
@@ -227,7 +61,7 @@ export async function main() {
   step('starting the intent, simulation and payout services and the gateway');
   const gatewayPort = await freePort();
   const productEnv = { ...baseEnv, RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000', HOST: '127.0.0.1' };
-  const start = (name: any, app: any, extra = {}) =>
+  const start = (name: string, app: string, extra: Record<string, string> = {}) =>
     children.start(name, process.execPath, [join(ROOT, `apps/${app}/dist/main.js`)], {
       cwd: ROOT,
       env: { ...productEnv, ...extra },
@@ -296,7 +130,7 @@ export async function main() {
   // Answers are checked: the tenant's hashes give a non-empty array of that hash's entries, all
   // of the bench source; unknown and other tenants' hashes give exactly `[]`.
   const rowsSeen: any[] = [];
-  const answerMine = (res: any, hash: any) => {
+  const answerMine = (res: Reply, hash: string) => {
     let body;
     try {
       body = JSON.parse(res.body);
@@ -310,7 +144,7 @@ export async function main() {
       if (e.reference !== hash || e.sourceId !== BENCH_SOURCE || e.status !== 'PENDING') return `unexpected entry ${JSON.stringify(e).slice(0, 300)}`;
     return null;
   };
-  const answerEmpty = (res: any) => {
+  const answerEmpty = (res: Reply) => {
     rowsSeen.push(res.body === '[]' ? 0 : 1);
     return res.body === '[]' ? null : `expected [], got ${res.body.slice(0, 200)}`;
   };
@@ -382,8 +216,8 @@ export async function main() {
     "by tx, the tenant's hashes, SQL only",
     sqlPool,
     LedgerRepository,
-    (repo: any) => repo.entriesByTx(viewer, pick(hashes.mine)),
-    (list: any, params: any) =>
+    (repo) => repo.entriesByTx(viewer, pick(hashes.mine)),
+    (list, params) =>
       list.length > 0 && list.every((e: any) => e.reference === params[2] && e.sourceId === BENCH_SOURCE)
         ? null
         : `unexpected answer for ${params[2]}: ${JSON.stringify(list).slice(0, 200)}`,
@@ -392,14 +226,14 @@ export async function main() {
     'by tx, unknown hashes, SQL only',
     sqlPool,
     LedgerRepository,
-    (repo: any) => repo.entriesByTx(viewer, pick(unknown)),
-    (list: any) => (list.length === 0 ? null : `expected no entries, got ${list.length}`),
+    (repo) => repo.entriesByTx(viewer, pick(unknown)),
+    (list) => (list.length === 0 ? null : `expected no entries, got ${list.length}`),
   );
 
   step('EXPLAIN (ANALYZE, BUFFERS) of the by-tx SQL');
   results.plans = {
-    byTxTenantHash: await explain(db, LedgerRepository, (repo: any) => repo.entriesByTx(viewer, pick(hashes.mine))),
-    byTxUnknownHash: await explain(db, LedgerRepository, (repo: any) => repo.entriesByTx(viewer, pick(unknown))),
+    byTxTenantHash: await explain(db, LedgerRepository, (repo) => repo.entriesByTx(viewer, pick(hashes.mine))),
+    byTxUnknownHash: await explain(db, LedgerRepository, (repo) => repo.entriesByTx(viewer, pick(unknown))),
   };
 
   // ---- 4. ingestion
@@ -414,8 +248,7 @@ export async function main() {
     await sleep(hold * 1000);
   }
   step('stopping children');
-  await natsClient!.close().catch(() => {});
-  natsClient = null;
+  await closeNats();
   await children.stopAll();
   results.childLogs = Object.fromEntries(children.list.map((e) => [e.name, logIssues(e.logPath)]));
   return { results, machine, nats };

@@ -1,7 +1,8 @@
 // Seeding the ledger, the repository's SQL on its own, and small figures helpers.
 import { readFileSync } from 'node:fs';
-import { Figures, captureRepositorySql, cpuMeter, fmtRun, ident, log, percentile, round } from '../harness/index.js';
-import { BENCH_SOURCE, P, phaseLimitMs, run, secondsSince, shuffle, startedAt, step } from './context.js';
+import { CpuFigures, Figures, RepositoryClass, captureRepositorySql, cpuMeter, fmtRun, ident, log, percentile, round, shuffle } from '../harness/index.js';
+import { BENCH_SOURCE, P, phaseLimitMs, run, secondsSince, startedAt, step } from './context.js';
+import type pg from 'pg';
 
 // ---------------------------------------------------------------- NATS
 
@@ -44,7 +45,7 @@ FROM (
 ) r`;
 
 /** Everything that defines the entries table's indexes and constraints, to check the seed left it as migrated. */
-export async function schemaFingerprint(db: any) {
+export async function schemaFingerprint(db: pg.Pool) {
   const { rows } = await db.query(
     `SELECT 'index ' || c.relname || ': ' || pg_get_indexdef(i.indexrelid) || CASE WHEN i.indisvalid AND i.indisready THEN '' ELSE ' (INVALID)' END AS d
        FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = 'payout.entries'::regclass
@@ -55,10 +56,10 @@ export async function schemaFingerprint(db: any) {
        FROM pg_attribute WHERE attrelid = 'payout.entries'::regclass AND attnum > 0 AND NOT attisdropped
      ORDER BY 1`,
   );
-  return rows.map((r: any) => r.d);
+  return rows.map((r) => r.d);
 }
 
-export async function seed(db: any, otherTenantId: any) {
+export async function seed(db: pg.Pool, otherTenantId: string) {
   const before = await schemaFingerprint(db);
   // The other sources belong to another tenant (the admin key's), so the bench tenant's
   // visibility filter has something to filter.
@@ -161,31 +162,37 @@ export async function seed(db: any, otherTenantId: any) {
 }
 
 /** Distinct references of the bench source (and of other sources), sampled from the table. */
-export async function sampleHashes(db: any) {
+export async function sampleHashes(db: pg.Pool) {
   const pct = Math.min(100, (60_000 * 100) / P.rows);
   const { rows } = await db.query(
     `SELECT reference, source_id = $1 AS mine, count(*)::int AS n
        FROM payout.entries TABLESAMPLE SYSTEM (${pct.toFixed(4)}) GROUP BY 1, 2`,
     [BENCH_SOURCE],
   );
-  const mine = shuffle(rows.filter((r: any) => r.mine).map((r: any) => r.reference)).slice(0, 20_000);
-  const others = shuffle(rows.filter((r: any) => !r.mine).map((r: any) => r.reference)).slice(0, 20_000);
+  const mine = shuffle(rows.filter((r) => r.mine).map((r) => r.reference)).slice(0, 20_000);
+  const others = shuffle(rows.filter((r) => !r.mine).map((r) => r.reference)).slice(0, 20_000);
   if (mine.length < 100 || others.length < 10) throw new Error(`too few sampled hashes (${mine.length} of the bench source, ${others.length} of others)`);
   return { mine, others };
 }
 
 // ---------------------------------------------------------------- plans and SQL-only runs
 
-export async function explain(db: any, LedgerRepository: any, call: any) {
+export async function explain(db: pg.Pool, LedgerRepository: RepositoryClass, call: (repo: any) => Promise<unknown>) {
   const { sql, params } = await captureRepositorySql(LedgerRepository, call, { rows: [{ json: '[]' }] });
   const { rows } = await db.query(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, params);
-  const text = rows.map((r: any) => r['QUERY PLAN']).join('\n');
+  const text = rows.map((r) => r['QUERY PLAN']).join('\n');
   const exec = /Execution Time: ([\d.]+) ms/.exec(text);
   return { sql, params, usesReferenceIndex: /entries_reference_idx/.test(text), executionMs: exec ? Number(exec[1]) : null, plan: text };
 }
 
 /** `P.readRequests` repository queries one after another on one connection, timing each round trip. */
-export async function sqlRun(label: any, db: any, LedgerRepository: any, call: any, check: any) {
+export async function sqlRun(
+  label: string,
+  db: pg.Pool,
+  LedgerRepository: RepositoryClass,
+  call: (repo: any) => Promise<unknown>,
+  check: (...answer: any[]) => string | null,
+) {
   step(`${label}: ${P.warmup} warm-up + ${P.readRequests} queries at concurrency 1`);
   const rowsSeen: any[] = [];
   const order: any[] = [];
@@ -252,7 +259,7 @@ export async function sqlRun(label: any, db: any, LedgerRepository: any, call: a
  * Postgres figure counts every local postgres process, other users' backends included). Above a
  * few tens of %, something else was running during the measurement.
  */
-export function withOthers(cpu: any) {
+export function withOthers(cpu: CpuFigures) {
   if (!cpu?.machine) return cpu;
   const ours = Object.entries<any>(cpu)
     .filter(([k, v]) => k !== 'machine' && typeof v === 'number')
@@ -271,7 +278,7 @@ export function dirtyKiB() {
 }
 
 /** The `n` slowest of `latencies` with their position in the run (0 = first measured request). */
-export function slowest(latencies: any, n = 20) {
+export function slowest(latencies: Float64Array | number[], n = 20) {
   return [...latencies.entries()]
     .filter(([, ms]) => ms !== undefined)
     .sort((a, b) => b[1] - a[1])
@@ -279,7 +286,7 @@ export function slowest(latencies: any, n = 20) {
     .map(([at, ms]) => ({ at, ms: round(ms, 2) }));
 }
 
-export function meanOf(list: any) {
+export function meanOf(list: number[]) {
   if (list.length === 0) return null;
-  return { mean: round(list.reduce((a: any, b: any) => a + b, 0) / list.length, 2), min: Math.min(...list), max: Math.max(...list) };
+  return { mean: round(list.reduce((a, b) => a + b, 0) / list.length, 2), min: Math.min(...list), max: Math.max(...list) };
 }

@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { AbiCoder, keccak256 } from 'ethers';
 import { DEADLINE, POOL, POOL_ETH, SUPPLY, SWAP_AMOUNT_IN, TRANSFER_AMOUNT, artifact, hex, rpc } from './context.js';
+import { Reply } from '../harness/index.js';
 
 /**
  * Deploys two ERC20s, WETH9, UniswapV2Factory and UniswapV2Router02 with hardhat's unlocked
@@ -10,7 +11,7 @@ import { DEADLINE, POOL, POOL_ETH, SUPPLY, SWAP_AMOUNT_IN, TRANSFER_AMOUNT, arti
  * eth_call / debug_traceCall of the swap run from it, so the simulated bundle's `from` keeps a
  * zero allowance and its approve matters.
  */
-export async function deploy(url: any) {
+export async function deploy(url: string) {
   const [deployer, recipient, trader] = await rpc(url, 'eth_accounts');
   const send = async (from: any, to: any, data: any, { value = 0n, gas = 8_000_000 } = {}) => {
     const hash = await rpc(url, 'eth_sendTransaction', [{ from, ...(to ? { to } : {}), data, gas: hex(gas), ...(value ? { value: hex(value) } : {}) }]);
@@ -68,16 +69,31 @@ export async function deploy(url: any) {
 
 // ---------------------------------------------------------------- workloads
 
+/** The deployed contracts, the node's accounts and the interfaces the workloads encode with. */
+export type Chain = Awaited<ReturnType<typeof deploy>>;
+
+/** One bundle to simulate: its calls (or a body per block), the check of the answer and its node-side equivalent. */
+export interface Workload {
+  label: string;
+  calls?: Array<{ from: string; to: string; data: string }>;
+  body?: (blockNumber: bigint | number | null) => unknown;
+  /** A reason the answer is wrong, or null. */
+  check(calls: any): string | null;
+  node?: { from: string; to: string; data: string };
+  checkNode?: (result: any) => string | null;
+  expectedOut?: bigint;
+}
+
 /**
  * The two bundles (through the gateway) and their node-side equivalents (eth_call /
  * debug_traceCall, one call: the transfer itself, and the swap from the pre-approved trader).
  */
-export function workloads(chain: any) {
+export function workloads(chain: Chain): Record<'transfer' | 'swap', Workload> {
   const { deployer, recipient, trader } = chain.accounts;
   const { tokenA, tokenB, router } = chain.contracts;
   const { erc20, router: r } = chain.ifaces;
   const transferData = erc20.encodeFunctionData('transfer', [recipient, TRANSFER_AMOUNT]);
-  const swapData = (to: any) => r.encodeFunctionData('swapExactTokensForTokens', [SWAP_AMOUNT_IN, 0n, [tokenA, tokenB], to, DEADLINE]);
+  const swapData = (to: string) => r.encodeFunctionData('swapExactTokensForTokens', [SWAP_AMOUNT_IN, 0n, [tokenA, tokenB], to, DEADLINE]);
   const expectedOut = (SWAP_AMOUNT_IN * 997n * POOL) / (POOL * 1000n + SWAP_AMOUNT_IN * 997n);
   const TRUE = `0x${'0'.repeat(63)}1`;
   return {
@@ -89,7 +105,7 @@ export function workloads(chain: any) {
         return calls[0].result === TRUE ? null : `transfer returned ${calls[0].result}`;
       },
       node: { from: deployer, to: tokenA, data: transferData },
-      checkNode: (result: any) => (result === TRUE ? null : `eth_call transfer returned ${result}`),
+      checkNode: (result) => (result === TRUE ? null : `eth_call transfer returned ${result}`),
     },
     swap: {
       label: 'Uniswap V2 approve + swap',
@@ -111,7 +127,7 @@ export function workloads(chain: any) {
   };
 }
 
-export function simulateBody(w: any, blockNumber: any) {
+export function simulateBody(w: Workload, blockNumber: bigint | number | null) {
   if (w.body) return JSON.stringify(w.body(blockNumber));
   return JSON.stringify({ chainId: 1, ...(blockNumber !== null ? { blockNumber: Number(blockNumber) } : {}), calls: w.calls });
 }
@@ -121,7 +137,7 @@ export function simulateBody(w: any, blockNumber: any) {
  * sender (a random address given the tokens with a storage override), so nothing of it is in the
  * service's memory of shapes, and its sender's accounts and slots in no cache.
  */
-export function unseenSwapWorkload(chain: any, swap: any) {
+export function unseenSwapWorkload(chain: Chain, swap: Workload) {
   const { tokenA, tokenB, router } = chain.contracts;
   const { erc20, router: r } = chain.ifaces;
   const coder = AbiCoder.defaultAbiCoder();
@@ -147,14 +163,14 @@ export function unseenSwapWorkload(chain: any, swap: any) {
 }
 
 /** Checks one /v1/simulate answer: every call status 1, and the workload's own check. */
-export function checkSimulation(w: any, res: any, stats: any) {
+export function checkSimulation(w: Workload, res: Reply, stats: { processTimes: number[] } | null) {
   let body;
   try {
     body = JSON.parse(res.body);
   } catch {
     return `not JSON: ${res.body.slice(0, 200)}`;
   }
-  if (!Array.isArray(body.calls) || body.calls.length !== w.calls.length) return `expected ${w.calls.length} calls: ${res.body.slice(0, 300)}`;
+  if (!Array.isArray(body.calls) || body.calls.length !== w.calls!.length) return `expected ${w.calls!.length} calls: ${res.body.slice(0, 300)}`;
   const bad = body.calls.findIndex((c: any) => c.status !== 1);
   if (bad >= 0) return `call #${bad} has status ${body.calls[bad].status} (${body.calls[bad].error ?? 'no error'})`;
   if (stats) stats.processTimes.push(body.processTime);

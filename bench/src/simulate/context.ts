@@ -48,9 +48,9 @@ export const pool = (database: string, max?: number) => run.pool(database, max);
 export const runNode = (script: string, args: string[], childEnv: NodeJS.ProcessEnv) => runNodeScript(script, args, childEnv);
 export const step = (title: string) => run.step(title);
 
-export const hex = (n: any) => `0x${BigInt(n).toString(16)}`;
+export const hex = (n: bigint | number | string) => `0x${BigInt(n).toString(16)}`;
 
-export function median(values: any) {
+export function median(values: number[]) {
   if (values.length === 0) return null;
   const s = [...values].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
@@ -81,7 +81,7 @@ export function startHardhat() {
   return startHardhatNode({ children, dir: join(tmp, 'hardhat'), network });
 }
 
-export function artifact(path: any) {
+export function artifact(path: string) {
   const json = JSON.parse(readFileSync(join(ROOT, 'node_modules', path), 'utf8'));
   const bytecode = json.bytecode ?? json.evm?.bytecode?.object;
   if (!bytecode) throw new Error(`${path} has no bytecode`);

@@ -1,10 +1,10 @@
 // The table printed on stdout.
-import { round, table } from '../harness/index.js';
+import { CpuFigures, Figures, round, table } from '../harness/index.js';
 import { HARDFORK, P, TARGETS, startedAt, state } from './context.js';
 
 // ---------------------------------------------------------------- report
 
-export function fmtCpu(cpu: any) {
+export function fmtCpu(cpu: CpuFigures | null | undefined) {
   const { machine, ...procs } = cpu ?? {};
   const list = Object.entries<any>(procs)
     .map(([k, v]) => `${k} ${v ?? '?'}`)
@@ -16,18 +16,18 @@ export function fmtCpu(cpu: any) {
   return `${list}; whole box ${machine.busyPercentOfAllCores}% busy of ${machine.cores} cores (≈ ${others}% of a core not accounted to these)`;
 }
 
-export function report({ results }: any, totalSeconds: any, machine: any) {
+export function report({ results }: { results: Figures }, totalSeconds: number, machine: Figures) {
   const S = results.scenarios;
   const C = results.cold;
-  const verdict = (ok: any) => (ok ? 'MET' : 'MISSED');
-  const rt = (c: any) => `${c.roundTrips.min}/${c.roundTrips.median}/${c.roundTrips.max}`;
+  const verdict = (ok: boolean) => (ok ? 'MET' : 'MISSED');
+  const rt = (c: Figures) => `${c.roundTrips.min}/${c.roundTrips.median}/${c.roundTrips.max}`;
   const pinned = results.deployment.pinnedBlock;
   const rows: any[] = [];
   for (const [name, label] of [
     ['transfer', 'transfer'],
     ['swap', 'approve+swap'],
   ]) {
-    const run = (scenario: any, path: any, block: any, r: any, extra: string | null = null) =>
+    const run = (scenario: string, path: string, block: unknown, r: Figures, extra: string | null = null) =>
       rows.push([
         `${label}  ${scenario}`,
         path,

@@ -3,7 +3,7 @@ import http from 'node:http';
 import os from 'node:os';
 import { Figures, cpuMeter, fmtRun, log, percentile, request, round, runLoad } from '../harness/index.js';
 import { AbiCoder, keccak256 } from 'ethers';
-import { checkSimulation, simulateBody } from './chain.js';
+import { Chain, checkSimulation, simulateBody } from './chain.js';
 import { P, median, rpc, run, state, step } from './context.js';
 
 // ---------------------------------------------------------------- measuring
@@ -108,7 +108,7 @@ export async function coldRun(label: any, gatewayPort: any, key: any, node: any,
   const samples: any[] = [];
   const repeats: any[] = [];
   const errors = { count: 0, samples: [] as string[] };
-  const noteError = (msg: any) => {
+  const noteError = (msg: string) => {
     errors.count++;
     if (errors.samples.length < 5) errors.samples.push(msg.slice(0, 300));
   };
@@ -189,12 +189,12 @@ export async function coldRun(label: any, gatewayPort: any, key: any, node: any,
  * Names for the addresses and storage slots the upstream is asked about, so a round trip reads
  * "account(pairAB) + storage(tokenA.balanceOf[deployer])" instead of hex.
  */
-export function makeLabeller(chain: any, coinbase: any) {
+export function makeLabeller(chain: Chain, coinbase: string) {
   const names = new Map();
   for (const [name, address] of Object.entries<any>({ ...chain.accounts, ...chain.contracts })) names.set(address.toLowerCase(), name);
   names.set(coinbase.toLowerCase(), 'coinbase');
   const coder = AbiCoder.defaultAbiCoder();
-  const mapSlot = (key: any, base: any) => keccak256(coder.encode(['address', 'uint256'], [key, base]));
+  const mapSlot = (key: string, base: bigint | number) => keccak256(coder.encode(['address', 'uint256'], [key, base]));
   const slots = new Map();
   // The test ERC20 and the pair's LP token (UniswapV2ERC20 layout): balanceOf at slot 1, allowance at slot 2.
   for (const [address, name] of names) slots.set(mapSlot(address, 1n), `balanceOf[${name}]`);
@@ -204,8 +204,8 @@ export function makeLabeller(chain: any, coinbase: any) {
       `allowance[${names.get(owner.toLowerCase())}][router]`,
     );
   }
-  const name = (a: any) => names.get(String(a).toLowerCase()) ?? `${String(a).slice(0, 10)}…`;
-  const slot = (k: any) => {
+  const name = (a: unknown) => names.get(String(a).toLowerCase()) ?? `${String(a).slice(0, 10)}…`;
+  const slot = (k: string) => {
     const key = `0x${String(k).slice(2).toLowerCase().padStart(64, '0')}`;
     if (slots.has(key)) return slots.get(key);
     const n = BigInt(key);
@@ -231,10 +231,10 @@ export function makeLabeller(chain: any, coinbase: any) {
   };
 }
 
-export function summarizeCold(list: any) {
-  const ms = list.map((s: any) => s.ms).sort((a: any, b: any) => a - b);
-  const rts = list.map((s: any) => s.roundTrips);
-  const calls = list.map((s: any) => s.calls);
+export function summarizeCold(list: Figures[]) {
+  const ms = list.map((s) => s.ms).sort((a, b) => a - b);
+  const rts = list.map((s) => s.roundTrips);
+  const calls = list.map((s) => s.calls);
   const byMethod: Figures = {};
   for (const s of list) for (const [m, n] of Object.entries<any>(s.byMethod)) byMethod[m] = (byMethod[m] ?? 0) + n;
   return {
@@ -245,6 +245,6 @@ export function summarizeCold(list: any) {
     roundTrips: { min: rts.length ? Math.min(...rts) : null, median: median(rts), max: rts.length ? Math.max(...rts) : null },
     calls: { min: calls.length ? Math.min(...calls) : null, median: median(calls), max: calls.length ? Math.max(...calls) : null },
     callsByMethodPerRequest: Object.fromEntries(Object.entries<any>(byMethod).map(([m, n]) => [m, round(n / Math.max(1, list.length), 2)])),
-    serviceProcessTimeMsP50: median(list.map((s: any) => s.processTime).filter((v: any) => typeof v === 'number')),
+    serviceProcessTimeMsP50: median(list.map((s) => s.processTime).filter((v) => typeof v === 'number')),
   };
 }

@@ -6,11 +6,12 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { bootstrapDatabase } from '../../../infra/postgres/bootstrap.mjs';
-import { Figures, ROOT, envInt, hostInfo, log, logIssues, packageVersion, request, round, waitFor200 } from '../harness/index.js';
+import { BenchNats, BenchNode, Figures, ROOT, envInt, hostInfo, log, logIssues, packageVersion, request, round, waitFor200 } from '../harness/index.js';
 import { JsonRpcProxy, freePort } from '@tradeinfra/test-support';
 import { checkSimulation, deploy, simulateBody, unseenSwapWorkload, workloads } from './chain.js';
 import { P, children, env, hex, pool, productApps, proxies, rpc, run, runNode, startHardhat, state, step } from './context.js';
 import { coldRun, gatewayRun, makeLabeller, nodeRun, phaseLimitMs } from './runs.js';
+import type pg from 'pg';
 
 // ---------------------------------------------------------------- main
 
@@ -52,7 +53,7 @@ export async function main() {
   const machine = await machineInfo(db, nats, node);
 
   const productEnv = { ...baseEnv, RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000', HOST: '127.0.0.1' };
-  const simulationArgs = (name: any) => {
+  const simulationArgs = (name: string) => {
     if (process.env.BENCH_CPU_PROF !== '1') return [join(ROOT, 'apps/simulation-service/dist/main.js')];
     state.profileDir ??= mkdtempSync(join(os.tmpdir(), 'ti-bench-sim-prof-'));
     // Nest re-raises SIGTERM after its shutdown hooks, and a process killed by a signal writes no
@@ -311,7 +312,7 @@ export async function main() {
   return { results, machine, nats, node, simColdPid: simCold.child.pid };
 }
 
-export async function machineInfo(db: any, nats: any, node: any) {
+export async function machineInfo(db: pg.Pool, nats: BenchNats, node: BenchNode) {
   return {
     ...hostInfo(),
     postgres: (await db.query('SELECT version() AS v')).rows[0].v,
@@ -324,7 +325,7 @@ export async function machineInfo(db: any, nats: any, node: any) {
 
 /** Which code was measured: the commit, the files changed since, and when the simulation service was built. */
 export function codeVersion() {
-  const git = (args: any) => {
+  const git = (args: string[]) => {
     const r = spawnSync('git', args, { cwd: ROOT, encoding: 'utf8' });
     return r.status === 0 ? r.stdout.trim() : null;
   };
