@@ -5,10 +5,10 @@ import tseslint from './tools/lint/node_modules/typescript-eslint/dist/index.js'
 
 export default tseslint.config(
   {
-    ignores: ['**/node_modules/**', '**/dist/**', '**/.turbo/**', '**/coverage/**', 'tools/**', 'bench/**', 'scripts/**', 'infra/**', '**/*.cjs', '**/*.mjs', '**/*.js'],
+    ignores: ['**/node_modules/**', '**/dist/**', '**/.turbo/**', '**/coverage/**', 'tools/**', 'scripts/**', 'infra/**', '**/*.cjs', '**/*.mjs', '**/*.js'],
   },
   {
-    files: ['apps/*/src/**/*.ts', 'packages/*/src/**/*.ts', 'test/**/*.ts'],
+    files: ['apps/*/src/**/*.ts', 'packages/*/src/**/*.ts', 'test/**/*.ts', 'bench/src/**/*.ts'],
     languageOptions: {
       parser: tseslint.parser,
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { ensureLintTools, ROOT, run, say } from './lib.mjs';
 
 /** What Prettier formats: every workspace's TypeScript. */
-const FORMATTED = ['apps/*/src/**/*.ts', 'packages/*/src/**/*.ts', 'test/**/*.ts'];
+const FORMATTED = ['apps/*/src/**/*.ts', 'packages/*/src/**/*.ts', 'test/**/*.ts', 'bench/src/**/*.ts'];
 
 const fix = process.argv.includes('--fix');
 try {

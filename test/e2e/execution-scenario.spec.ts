@@ -7,13 +7,13 @@
  * webhook of our own that checks the service's HMAC and signs with ethers, or misbehaves on
  * purpose. Every wallet is a fresh random one funded with hardhat_setBalance, so the base fee
  * (0 on this node) and a gas tip of 0 make every wei a wallet spends accountable. The services
- * reach the node through a small JSON-RPC pass-through (see `nodeProxy`).
+ * reach the node through test-support's JSON-RPC proxy (see `nodeProxy`).
  */
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { IntentRecord, SigningRequest } from '@tradeinfra/contracts';
-import { eventually, HardhatNode, LocalDex, mined } from '@tradeinfra/test-support';
+import { eventually, HardhatNode, JsonRpcProxy, LocalDex, mined } from '@tradeinfra/test-support';
 import { getAddress, keccak256, MaxUint256, Wallet, type HDNodeWallet } from 'ethers';
 import { Stack } from './harness.js';
 
@@ -85,10 +85,7 @@ describe('intent execution: a scenario from the README', () => {
    * process a batch rpc call as a set of concurrent tasks, processing them in any order"); hardhat
    * itself handles a batch's items concurrently, so their order is a coin toss there.
    */
-  let nodeProxy: Server;
-  let nodeProxyUrl: string;
-  /** While set, transactions wait at the proxy (the node is briefly out of reach for sends). */
-  let sendsHeld: Promise<void> | null = null;
+  let nodeProxy: JsonRpcProxy;
 
   /** Private keys of every wallet we created, by lowercase address. */
   const keys = new Map<string, HDNodeWallet>();
@@ -298,42 +295,11 @@ describe('intent execution: a scenario from the README', () => {
     honey = await dex.deployToken('HoneypotToken', [10n ** 27n]);
     broken = await dex.deployToken('RevertingToken', [10n ** 27n]);
     await rpc('evm_setAutomine', [false]);
-    const forward = async (body: string) => {
-      const upstream = await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-      return { status: upstream.status, text: await upstream.text() };
-    };
-    nodeProxy = createServer((req, res) => {
-      let raw = '';
-      req.setEncoding('utf8');
-      req.on('data', (c: string) => (raw += c));
-      req.on('end', () => {
-        void (async () => {
-          const parsed = JSON.parse(raw) as { method?: string } | { method?: string }[];
-          const sends = [parsed].flat().some((c) => c.method === 'eth_sendRawTransaction');
-          if (sendsHeld && sends) await sendsHeld;
-          let answer: { status: number; text: string };
-          if (Array.isArray(parsed) && sends) {
-            const replies: unknown[] = new Array(parsed.length);
-            for (let i = parsed.length - 1; i >= 0; i--) replies[i] = JSON.parse((await forward(JSON.stringify(parsed[i]))).text);
-            answer = { status: 200, text: JSON.stringify(replies) };
-          } else {
-            answer = await forward(raw);
-          }
-          res.statusCode = answer.status;
-          res.setHeader('content-type', 'application/json');
-          res.end(answer.text);
-        })().catch((err) => {
-          res.statusCode = 502;
-          res.end(String(err));
-        });
-      });
-    });
-    await new Promise<void>((r) => nodeProxy.listen(0, '127.0.0.1', r));
-    nodeProxyUrl = `http://127.0.0.1:${(nodeProxy.address() as AddressInfo).port}`;
+    nodeProxy = await JsonRpcProxy.start({ upstream: node.url, sendBatchesLastFirst: true });
 
     stack = await Stack.start({
       CHAIN_IDS: String(CHAIN_ID),
-      RPC_URL_31337: nodeProxyUrl,
+      RPC_URL_31337: nodeProxy.url,
       HARDFORK_31337: 'prague',
       DEX_FACTORY_31337: dex.factory,
       DEX_ROUTER_31337: dex.router,
@@ -358,7 +324,8 @@ describe('intent execution: a scenario from the README', () => {
   afterAll(async () => {
     await stack?.close();
     await node?.stop();
-    for (const server of [hooks, nodeProxy]) {
+    await nodeProxy?.close();
+    for (const server of [hooks]) {
       if (!server) continue;
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
@@ -883,13 +850,13 @@ describe('intent execution: a scenario from the README', () => {
       // The buys leave the mempool, and the node takes no transaction until the next block is
       // mined: that block will not hold them. It is past the short-lived intent's expiry.
       let release!: () => void;
-      sendsHeld = new Promise<void>((r) => (release = r));
+      nodeProxy.holdSends(new Promise<void>((r) => (release = r)));
       try {
         for (const r of submitted.values()) if (r.txHash) await rpc('hardhat_dropTransaction', [r.txHash]);
         await rpc('evm_setNextBlockTimestamp', [hex(BigInt(I.shortLived!.body.expiry as number) + 1n)]);
         await rpc('evm_mine');
       } finally {
-        sendsHeld = null;
+        nodeProxy.holdSends(null);
         release();
       }
       missedBlock = await block(targetBlock);

@@ -1,7 +1,7 @@
 import type { IntentRecord } from '@tradeinfra/contracts';
-import { devWallet, eventually, HardhatNode, LocalDex } from '@tradeinfra/test-support';
+import { devWallet, eventually, HardhatNode, LocalDex, SigningWebhook } from '@tradeinfra/test-support';
 import { Stack } from './harness.js';
-import { LaunchDriver, NotificationSink, SigningWebhook } from './execution-support.js';
+import { LaunchDriver, NotificationSink } from './execution-support.js';
 
 /**
  * Intents executed on a local chain: a hardhat node with WETH, the Uniswap V2 factory and router

@@ -6,3 +6,6 @@ export * from './stream.js';
 export * from './hardhat.js';
 export * from './local-dex.js';
 export * from './relay.js';
+export * from './signing-webhook.js';
+export * from './json-rpc-proxy.js';
+export * from './access-list.js';

@@ -1,5 +1,4 @@
-#!/usr/bin/env node
-// The baseline for bench/intents.mjs: the least a server can do to offer the same two calls.
+// The baseline for bench/src/intents/main.ts: the least a server can do to offer the same two calls.
 // Express + pg, one process, connected as the superuser straight to the bench database; no
 // auth, no NATS, no validation beyond JSON parsing. It runs the intent repository's exact SQL
 // (the built IntentsRepository class itself, handed a pg pool instead of a TypeORM DataSource):
@@ -10,14 +9,11 @@
 // Env: PORT, PGHOST, PGPORT, PGDATABASE, PG_ADMIN_USER, PG_ADMIN_PASSWORD, BENCH_TENANT_ID,
 // BASELINE_POOL_SIZE (default 20, the intent service's INTENT_DB_POOL_SIZE default).
 import express from 'express';
+import type { AddressInfo } from 'node:net';
 import { uuidv7 } from 'uuidv7';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { baselineIntentStore } from './lib.mjs';
+import { baselineIntentStore } from '../harness/repositories.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-
-const { tenantId, pool, repository, withNulls } = await baselineIntentStore(ROOT, 'baseline');
+const { tenantId, pool, repository, withNulls } = await baselineIntentStore('baseline');
 
 const app = express();
 app.disable('x-powered-by');
@@ -29,35 +25,35 @@ app.get('/health', (_req, res) => {
 });
 
 app.post('/v1/intent', async (req, res) => {
-  const b = req.body ?? {};
+  const b = (req.body as Record<string, unknown> | undefined) ?? {};
   try {
     // Same call as IntentsService.create without an Idempotency-Key: a new UUIDv7, claim null.
-    const record = await repository.create(tenantId, uuidv7(), withNulls(b), null);
+    const record: unknown = await repository.create(tenantId, uuidv7(), withNulls(b), null);
     res.status(201).json(record);
   } catch (err) {
-    res.status(500).json({ error: true, message: err.message });
+    res.status(500).json({ error: true, message: (err as Error).message });
   }
 });
 
 app.get('/v1/intent/:id', async (req, res) => {
   try {
-    const record = await repository.findById(tenantId, req.params.id);
+    const record: unknown = await repository.findById(tenantId, req.params.id);
     if (!record) res.status(404).json({ error: true, name: 'NotFound' });
     else res.json(record);
   } catch (err) {
-    res.status(500).json({ error: true, message: err.message });
+    res.status(500).json({ error: true, message: (err as Error).message });
   }
 });
 
 const server = app.listen(Number(process.env.PORT || 0), '127.0.0.1', () => {
   server.keepAliveTimeout = 65_000;
-  process.stdout.write(`baseline listening on http://127.0.0.1:${server.address().port}\n`);
+  process.stdout.write(`baseline listening on http://127.0.0.1:${(server.address() as AddressInfo).port}\n`);
 });
 
 const stop = () => {
   server.close();
-  server.closeAllConnections?.();
-  pool.end().finally(() => process.exit(0));
+  server.closeAllConnections();
+  void pool.end().finally(() => process.exit(0));
 };
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);

@@ -1,0 +1,90 @@
+// Signing for the bench's signing webhook: libsecp256k1 (the `secp256k1` package's native
+// binding, ~10× faster than ethers' JS curve), inline or on worker threads, as a signer that
+// "answers at once" would.
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { UnsignedTransaction } from '@tradeinfra/contracts';
+import type { TransactionSigner } from '@tradeinfra/test-support';
+import { getBytes, hexlify, Signature, Transaction, Wallet } from 'ethers';
+
+interface Secp256k1 {
+  ecdsaSign(digest: Uint8Array, key: Uint8Array): { signature: Uint8Array; recid: number };
+}
+
+/** (tx) → the raw signed transaction: exactly the fields sent, signed by `tx.from`'s key. */
+export function makeSigner(keys: string[]): (tx: UnsignedTransaction) => string {
+  const secp256k1 = createRequire(import.meta.url)('secp256k1') as Secp256k1;
+  const byAddress = new Map<string, (digest: string) => Signature>();
+  for (const key of keys) {
+    const wallet = new Wallet(key);
+    const secret = getBytes(wallet.privateKey);
+    byAddress.set(wallet.address.toLowerCase(), (digest) => {
+      const { signature, recid } = secp256k1.ecdsaSign(getBytes(digest), secret);
+      return Signature.from({ r: hexlify(signature.subarray(0, 32)), s: hexlify(signature.subarray(32)), yParity: recid as 0 | 1 });
+    });
+  }
+  return (tx) => {
+    const sign = byAddress.get(String(tx.from).toLowerCase());
+    if (!sign) throw new Error(`no key for ${tx.from}`);
+    const t = Transaction.from({
+      type: 2,
+      chainId: BigInt(tx.chainId),
+      nonce: tx.nonce,
+      to: tx.to,
+      value: BigInt(tx.value),
+      data: tx.data,
+      gasLimit: BigInt(tx.gasLimit),
+      maxFeePerGas: BigInt(tx.maxFeePerGas),
+      maxPriorityFeePerGas: BigInt(tx.maxPriorityFeePerGas),
+      accessList: [],
+    });
+    t.signature = sign(t.unsignedHash);
+    return t.serialized;
+  };
+}
+
+/** What a signer thread answers for one request. */
+export interface SignedMessage {
+  id: number;
+  raws?: string[];
+  error?: string;
+  signMs: number;
+}
+
+/** Signs inline (`threads` 0) or on the least busy of `threads` worker threads (signer-thread.ts). */
+export function signerPool(keys: string[], threads: number): TransactionSigner {
+  if (threads === 0) {
+    const sign = makeSigner(keys);
+    return (txs) => {
+      const t0 = performance.now();
+      return Promise.resolve({ signedTransactions: txs.map(sign), signMs: performance.now() - t0 });
+    };
+  }
+  const pending = new Map<number, { resolve: (v: { signedTransactions: string[]; signMs: number }) => void; reject: (e: Error) => void }>();
+  let nextId = 0;
+  const workers = Array.from({ length: threads }, () => {
+    const w = new Worker(join(import.meta.dirname, 'signer-thread.js'), { workerData: { keys } });
+    const entry = { w, busy: 0 };
+    w.on('message', (m: SignedMessage) => {
+      entry.busy--;
+      const p = pending.get(m.id)!;
+      pending.delete(m.id);
+      if (m.error !== undefined) p.reject(Object.assign(new Error(m.error), { signMs: m.signMs }));
+      else p.resolve({ signedTransactions: m.raws!, signMs: m.signMs });
+    });
+    w.on('error', (err) => {
+      process.stderr.write(`signer thread failed: ${err.stack}\n`);
+      process.exit(1);
+    });
+    return entry;
+  });
+  return (txs) =>
+    new Promise((resolve, reject) => {
+      const id = nextId++;
+      pending.set(id, { resolve, reject });
+      const entry = workers.reduce((a, b) => (b.busy < a.busy ? b : a));
+      entry.busy++;
+      entry.w.postMessage({ id, txs });
+    });
+}

@@ -1,0 +1,211 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { SigningRequest, UnsignedTransaction } from '@tradeinfra/contracts';
+import { Transaction, type HDNodeWallet, type Wallet } from 'ethers';
+
+/** How the signing webhook answers for one wallet. */
+export type SignerBehaviour =
+  | 'sign'
+  /** Signs with another key than the wallet's. */
+  | 'wrong-key'
+  /** Signs the transaction with a different value. */
+  | 'tamper'
+  | 'http-500'
+  | 'not-json'
+  | { delayMs: number }
+  /** Waits for the promise, then signs. */
+  | { gate: () => Promise<void> };
+
+export interface ReceivedSigningRequest {
+  request: SigningRequest;
+  /** Whether the HMAC signature verified with the tenant's secret. */
+  verified: boolean;
+}
+
+/**
+ * Signs a request's transactions (in order, each by its `from`'s key); `signMs` is the time spent
+ * signing (without any queueing before it).
+ */
+export type TransactionSigner = (txs: UnsignedTransaction[]) => Promise<{ signedTransactions: string[]; signMs: number }>;
+
+/** What one request took (for benchmarks): arrival and answer in unix ms, handler time in ms. */
+export interface SigningRecord {
+  arrive: number;
+  done: number;
+  ms: number;
+  status: number;
+  signMs?: number;
+  /** Time between the request being parsed and its signing starting (a busy signer pool). */
+  waitMs?: number;
+  intentId?: string;
+}
+
+export interface SigningStats {
+  requests: number;
+  hmacFailures: number;
+  signErrors: number;
+  badRequests: number;
+  records: SigningRecord[];
+}
+
+export interface SigningWebhookOptions {
+  /** Signs the `sign` behaviour's transactions (default: ethers with the wallets' keys). */
+  signer?: TransactionSigner;
+  /** Port on 127.0.0.1 (default: a free one). */
+  port?: number;
+  /** Keep every request in `received` (default true; a long benchmark turns it off). */
+  keepRequests?: boolean;
+}
+
+/**
+ * A signing webhook as a client would run it: checks the request's HMAC (the tenant's secret),
+ * signs every transaction with the wallet's key and answers `{signedTransactions}`. Per-wallet
+ * behaviours simulate broken or hostile signers. `GET /__stats` answers {@link SigningStats}
+ * since the last call (and starts them over), as {@link takeStats} does.
+ */
+export class SigningWebhook {
+  readonly received: ReceivedSigningRequest[] = [];
+  readonly behaviour = new Map<string, SignerBehaviour>();
+  private readonly keys = new Map<string, Wallet | HDNodeWallet>();
+  private readonly signer: TransactionSigner;
+  private stats: SigningStats = emptyStats();
+  private server!: Server;
+  /** The URL to give as an intent's `webhookUrl`. */
+  url = '';
+  port = 0;
+
+  constructor(
+    private readonly secret: () => string,
+    wallets: Array<Wallet | HDNodeWallet>,
+    private readonly options: SigningWebhookOptions = {},
+  ) {
+    for (const w of wallets) this.keys.set(w.address.toLowerCase(), w);
+    this.signer = options.signer ?? ((txs) => this.signWithKeys(txs, 'sign'));
+  }
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => {
+      const arrive = Date.now();
+      const t0 = performance.now();
+      if (req.method === 'GET' && req.url === '/__stats') {
+        reply(res, 200, JSON.stringify(this.takeStats()));
+        return;
+      }
+      void this.handle(req).then(
+        ({ status, body, record }) => {
+          reply(res, status, body);
+          this.stats.records.push({ arrive, done: Date.now(), ms: round3(performance.now() - t0), status, ...record });
+        },
+        () => {
+          res.writeHead(500);
+          res.end();
+        },
+      );
+    });
+    this.server.keepAliveTimeout = 60_000;
+    await new Promise<void>((resolve) => this.server.listen(this.options.port ?? 0, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+    this.url = `http://127.0.0.1:${this.port}/sign`;
+    return this;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+
+  requestsFor(intentId: string): ReceivedSigningRequest[] {
+    return this.received.filter((r) => r.request.intentId === intentId);
+  }
+
+  /** Counters and per-request records since the last call; starts them over. */
+  takeStats(): SigningStats {
+    const stats = this.stats;
+    this.stats = emptyStats();
+    return stats;
+  }
+
+  private async handle(req: IncomingMessage): Promise<{ status: number; body: string; record?: Partial<SigningRecord> }> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    this.stats.requests++;
+    const body = Buffer.concat(chunks).toString('utf8');
+    const timestamp = String(req.headers['x-signing-timestamp'] ?? '');
+    const expected = `v1=${createHmac('sha256', this.secret()).update(`${timestamp}.${body}`).digest('hex')}`;
+    const given = String(req.headers['x-signing-signature'] ?? '');
+    const verified = given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
+    let request: SigningRequest;
+    try {
+      request = JSON.parse(body) as SigningRequest;
+    } catch {
+      if (!verified) this.stats.hmacFailures++;
+      else this.stats.badRequests++;
+      return verified ? { status: 400, body: '{"error":"not JSON"}' } : { status: 401, body: '{"error":"bad signature"}' };
+    }
+    if (this.options.keepRequests !== false) this.received.push({ request, verified });
+    if (!verified) {
+      this.stats.hmacFailures++;
+      return { status: 401, body: '{"error":"bad signature"}' };
+    }
+    const behaviour = this.behaviour.get(String(request.wallet).toLowerCase()) ?? 'sign';
+    if (behaviour === 'http-500') return { status: 500, body: '{"error":"down"}' };
+    if (behaviour === 'not-json') return { status: 200, body: 'signed!' };
+    if (typeof behaviour === 'object' && 'delayMs' in behaviour) await new Promise((r) => setTimeout(r, behaviour.delayMs).unref());
+    if (typeof behaviour === 'object' && 'gate' in behaviour) await behaviour.gate();
+    const queued = performance.now();
+    try {
+      const txs = request.transactions ?? [];
+      const { signedTransactions, signMs } =
+        behaviour === 'wrong-key' || behaviour === 'tamper' ? await this.signWithKeys(txs, behaviour) : await this.signer(txs);
+      const record = { signMs: round3(signMs), waitMs: round3(performance.now() - queued - signMs), intentId: request.intentId };
+      return { status: 200, body: JSON.stringify({ signedTransactions }), record };
+    } catch (err) {
+      this.stats.signErrors++;
+      const signMs = (err as { signMs?: number }).signMs ?? 0;
+      return { status: 500, body: JSON.stringify({ error: (err as Error).message }), record: { signMs: round3(signMs) } };
+    }
+  }
+
+  private async signWithKeys(txs: UnsignedTransaction[], how: 'sign' | 'wrong-key' | 'tamper') {
+    const t0 = performance.now();
+    const signedTransactions = await Promise.all(
+      txs.map((tx) => {
+        const key =
+          how === 'wrong-key' ? [...this.keys.values()].find((k) => k.address.toLowerCase() !== tx.from.toLowerCase())! : this.keys.get(tx.from.toLowerCase());
+        if (!key) throw new Error(`no key for ${tx.from}`);
+        return key.signTransaction(unsignedTransaction(tx, how === 'tamper'));
+      }),
+    );
+    return { signedTransactions, signMs: performance.now() - t0 };
+  }
+}
+
+/** The ethers transaction of a signing request's transaction (`tamper`: one wei more value). */
+export function unsignedTransaction(tx: UnsignedTransaction, tamper = false): Transaction {
+  return Transaction.from({
+    type: tx.type,
+    chainId: BigInt(tx.chainId),
+    nonce: tx.nonce,
+    to: tx.to,
+    value: BigInt(tx.value) + (tamper ? 1n : 0n),
+    data: tx.data,
+    gasLimit: BigInt(tx.gasLimit),
+    maxFeePerGas: BigInt(tx.maxFeePerGas),
+    maxPriorityFeePerGas: BigInt(tx.maxPriorityFeePerGas),
+    accessList: [],
+  });
+}
+
+function emptyStats(): SigningStats {
+  return { requests: 0, hmacFailures: 0, signErrors: 0, badRequests: 0, records: [] };
+}
+
+function reply(res: ServerResponse, status: number, body: string): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(body);
+}
+
+function round3(v: number): number {
+  return Math.round(v * 1000) / 1000;
+}
