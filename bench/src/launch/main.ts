@@ -16,6 +16,8 @@
 //      (MEMPOOL_LAUNCHES=ws over WS_URL), BENCH_LAUNCH_PENDING_RUNS launches of BENCH_LAUNCH_SMALL
 //      intents whose launch transaction is sent and left pending: the buys must be in the mempool
 //      right behind it, and one mined block must hold the launch followed by every buy
+//   6. the relay scenario: the same with RELAY_URLS (a LocalRelay building each bundle into the
+//      node's pool), BENCH_LAUNCH_RELAY_RUNS launches: the buys go as one bundle behind the launch
 // The figure: the launch seen by the service (its block; in the pending scenario, its transaction
 // announced) → last buy handed to the node (the service's own log line). Own database
 // (ti_bench_<pid>_<random>, dropped at the end), own nats-server, own node. Prints a table on

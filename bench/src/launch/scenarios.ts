@@ -2,6 +2,7 @@
 // BENCH_LAUNCH_LARGE_RUNS of BENCH_LAUNCH_LARGE, each size after BENCH_LAUNCH_WARMUP unmeasured
 // ones; then the pending scenario, the intent service restarted following the mempool.
 import { envInt, log, logIssues, ROOT, sleep, type BenchNats, type BenchNode, type Figures } from '../harness/index.js';
+import { LocalRelay } from '@tradeinfra/test-support';
 import { CHAIN_ID, children, P, run, serviceArgs, step } from './context.js';
 import { launchOnce, type LaunchContext, type LaunchRun } from './launch-once.js';
 import { followServiceLog } from './service-log.js';
@@ -50,39 +51,60 @@ async function blockLaunches(ctx: LaunchContext, results: LaunchResults): Promis
   results.failureSamples.push(...ctx.serviceLog.failures);
 }
 
-/** The pending scenario: the intent service restarted following the node's mempool, launches left pending. */
-async function pendingLaunches(stack: Stack, results: LaunchResults): Promise<void> {
+/**
+ * The pending scenario: the intent service restarted following the node's mempool, launches left
+ * pending. `relay`: restarted again with a relay (RELAY_URLS, a LocalRelay on loopback that, as a
+ * builder would, puts each bundle's transactions into the node's pool in its order): the buys go
+ * as one bundle behind the launch instead of one by one to the node.
+ */
+async function pendingLaunches(stack: Stack, results: LaunchResults, submit: 'node' | 'relay'): Promise<void> {
   const { ctx, node, intentEnv } = stack;
-  step(`restarting the intent service following the mempool (MEMPOOL_LAUNCHES_${CHAIN_ID}=${P.mempool})`);
+  const mode = submit === 'relay' ? 'relay' : 'pending';
+  const runs = submit === 'relay' ? P.relayRuns : P.pendingRuns;
+  let relay: LocalRelay | null = null;
+  if (submit === 'relay') {
+    relay = await LocalRelay.start({ buildOn: (method, params) => node.rpc.call(method, params) });
+    step(`restarting the intent service with a relay (RELAY_URLS_${CHAIN_ID}=${relay.url}, building into the node's pool)`);
+  } else {
+    step(`restarting the intent service following the mempool (MEMPOOL_LAUNCHES_${CHAIN_ID}=${P.mempool})`);
+  }
   await children.stop(stack.service);
-  Object.assign(intentEnv, { [`WS_URL_${CHAIN_ID}`]: node.url.replace(/^http/, 'ws'), [`MEMPOOL_LAUNCHES_${CHAIN_ID}`]: P.mempool });
-  const followed = children.start('intent-service-mempool', process.execPath, serviceArgs('intent-service'), {
+  Object.assign(intentEnv, {
+    [`WS_URL_${CHAIN_ID}`]: node.url.replace(/^http/, 'ws'),
+    [`MEMPOOL_LAUNCHES_${CHAIN_ID}`]: P.mempool,
+    ...(relay ? { [`RELAY_URLS_${CHAIN_ID}`]: relay.url } : {}),
+  });
+  const followed = children.start(`intent-service-${mode}`, process.execPath, serviceArgs('intent-service'), {
     cwd: ROOT,
     env: { ...intentEnv },
     readyLine: /listening on/,
     readyTimeoutMs: 30_000,
   });
+  stack.service = followed;
   ctx.serviceLog = followServiceLog(followed);
   await followed.ready;
   ctx.pids['intent-service'] = followed.child.pid;
+  const what = submit === 'relay' ? 'pending launch via relay' : 'pending launch';
   const plan: Planned[] = [];
-  for (let i = 0; i < P.warmup; i++) plan.push({ size: P.small, warmup: true, label: `pending launch, ${P.small} intents, warm-up ${i + 1}` });
-  for (let i = 0; i < P.pendingRuns; i++)
-    plan.push({ size: P.small, warmup: false, label: `pending launch, ${P.small} intents, launch ${i + 1}/${P.pendingRuns}` });
+  for (let i = 0; i < P.warmup; i++) plan.push({ size: P.small, warmup: true, label: `${what}, ${P.small} intents, warm-up ${i + 1}` });
+  for (let i = 0; i < runs; i++) plan.push({ size: P.small, warmup: false, label: `${what}, ${P.small} intents, launch ${i + 1}/${runs}` });
   for (const p of plan) {
     step(`${p.label}: token, ${P.small} intents through the gateway, launch left pending`);
     const r = await launchOnce(ctx, P.small, p.label, 'pending');
+    if (relay) await relay.settled();
+    r.mode = mode;
     r.warmup = p.warmup;
     results.runs.push(r);
   }
   results.summary.push(
     summarize(
       P.small,
-      results.runs.filter((r) => r.mode === 'pending' && !r.warmup),
-      'pending',
+      results.runs.filter((r) => r.mode === mode && !r.warmup),
+      mode,
     ),
   );
   results.failureSamples.push(...ctx.serviceLog.failures);
+  await relay?.stop();
 }
 
 /** BENCH_HOLD_SECONDS: the stack stays up that long after the launches, for a look by hand. */
@@ -110,7 +132,8 @@ export async function runScenarios(): Promise<{
   await run.dropLeftovers();
   const stack = await startStack();
   await blockLaunches(stack.ctx, results);
-  if (P.pendingRuns > 0) await pendingLaunches(stack, results);
+  if (P.pendingRuns > 0) await pendingLaunches(stack, results, 'node');
+  if (P.relayRuns > 0) await pendingLaunches(stack, results, 'relay');
   await hold(stack);
   step('stopping children');
   await children.stopAll();
