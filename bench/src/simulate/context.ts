@@ -71,8 +71,6 @@ export function productApps() {
 
 export const rpc = (url: string, method: string, params: unknown[] = []): Promise<any> => new JsonRpc(url).call(method, params);
 
-// ---------------------------------------------------------------- NATS
-
 // ---------------------------------------------------------------- the node
 
 /** The reference node: chain id 1, Osaka, base fee 0, automine. */
