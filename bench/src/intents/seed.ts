@@ -97,9 +97,9 @@ export async function explain(db: pg.Pool, IntentsRepository: RepositoryClass, c
   };
 }
 
-// ---------------------------------------------------------------- main
+// ---------------------------------------------------------------- the database alone
 
-export const rowsSeenSql: any[] = [];
+const rowsSeenSql: number[] = [];
 
 /** Runs `P.readRequests` repository queries one after another on `db`, timing each round trip. */
 export async function sqlRun(label: string, db: pg.Pool, IntentsRepository: RepositoryClass, call: (repo: IntentsRepo) => Promise<unknown>) {

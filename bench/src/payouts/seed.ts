@@ -4,8 +4,6 @@ import { CpuFigures, Figures, RepositoryClass, captureRepositorySql, cpuMeter, f
 import { BENCH_SOURCE, P, phaseLimitMs, run, secondsSince, startedAt, step } from './context.js';
 import type pg from 'pg';
 
-// ---------------------------------------------------------------- NATS
-
 // ---------------------------------------------------------------- seeding
 
 // Row g (0-based) belongs to transaction k = g / 3. Per transaction (from hashes of k): the

@@ -2,7 +2,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { withDefaults } from '../../../scripts/lib.mjs';
-import { BenchRun, Figures, ROOT, envInt, resultsPath, runNodeScript, startHardhatNode } from '../harness/index.js';
+import { BenchRun, ROOT, envInt, resultsPath, runNodeScript, startHardhatNode } from '../harness/index.js';
 import { JsonRpc, JsonRpcProxy } from '@tradeinfra/test-support';
 import { Interface } from 'ethers';
 
@@ -39,7 +39,7 @@ export const run = new BenchRun({ name: 'sim', env, maxSeconds: P.maxSeconds, ap
 export const { tmp, children } = run;
 /** Every delay proxy started (closed on cleanup); `proxy` is the one the running cold service uses. */
 export const proxies: JsonRpcProxy[] = [];
-export const state: Figures = { proxy: null, profileDir: null };
+export const state: { proxy: JsonRpcProxy | null; profileDir: string | null } = { proxy: null, profileDir: null };
 run.onCleanup(() => Promise.all(proxies.map((p) => p.close())));
 
 // ---------------------------------------------------------------- small helpers
@@ -70,8 +70,6 @@ export function productApps() {
 // ---------------------------------------------------------------- JSON-RPC to the node (setup, mining)
 
 export const rpc = (url: string, method: string, params: unknown[] = []): Promise<any> => new JsonRpc(url).call(method, params);
-
-// ---------------------------------------------------------------- NATS
 
 // ---------------------------------------------------------------- the node
 

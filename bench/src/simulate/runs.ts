@@ -1,19 +1,34 @@
 // Measuring: loads through the gateway, the node's own answers, cold simulations behind the delaying proxy.
+import type { ProxyTraceEntry } from '@tradeinfra/test-support';
 import http from 'node:http';
 import os from 'node:os';
-import { Figures, cpuMeter, fmtRun, log, percentile, request, round, runLoad } from '../harness/index.js';
+import { BenchNode, Figures, cpuMeter, fmtRun, log, percentile, request, round, runLoad } from '../harness/index.js';
 import { AbiCoder, keccak256 } from 'ethers';
-import { Chain, checkSimulation, simulateBody } from './chain.js';
+import { Chain, Workload, checkSimulation, simulateBody } from './chain.js';
 import { P, median, rpc, run, state, step } from './context.js';
 
 // ---------------------------------------------------------------- measuring
+
+interface RunOptions {
+  concurrency: number;
+  total: number;
+  maxMs: number;
+  pids?: Record<string, number | undefined> | null;
+}
 
 export function phaseLimitMs() {
   return P.phaseMaxSeconds * 1000;
 }
 
 /** Latency (concurrency 1) or throughput (BENCH_CONCURRENCY) of simulations through the gateway. */
-export async function gatewayRun(label: any, gatewayPort: any, key: any, w: any, blockNumber: any, { concurrency, total, maxMs, pids = null }: any) {
+export async function gatewayRun(
+  label: string,
+  gatewayPort: number,
+  key: string,
+  w: Workload,
+  blockNumber: bigint | number | null,
+  { concurrency, total, maxMs, pids = null }: RunOptions,
+) {
   step(`${label}: ${P.warmup} warm-up + ${total} requests at concurrency ${concurrency}`);
   const body = simulateBody(w, blockNumber);
   const stats = { processTimes: [] as number[] };
@@ -43,7 +58,14 @@ export async function gatewayRun(label: any, gatewayPort: any, key: any, w: any,
 }
 
 /** The node's own eth_call / debug_traceCall of the workload's call, straight to the node. */
-export async function nodeRun(label: any, node: any, method: any, w: any, blockTag: any, { concurrency, total, maxMs, pids = null, traceOptions = null }: any) {
+export async function nodeRun(
+  label: string,
+  node: BenchNode,
+  method: string,
+  w: Workload,
+  blockTag: string,
+  { concurrency, total, maxMs, pids = null, traceOptions = null }: RunOptions & { traceOptions?: Record<string, unknown> | null },
+) {
   // A struct-logger trace of the swap takes a quarter of a second: a short warm-up is enough.
   const warmup = method === 'debug_traceCall' ? Math.min(P.warmup, 2 * concurrency) : P.warmup;
   step(`${label}: ${warmup} warm-up + ${total} requests at concurrency ${concurrency}`);
@@ -78,7 +100,7 @@ export async function nodeRun(label: any, node: any, method: any, w: any, blockT
       }
       if (reply.error) return `error: ${JSON.stringify(reply.error).slice(0, 200)}`;
       try {
-        return w.checkNode(reply.result);
+        return w.checkNode!(reply.result);
       } catch (err) {
         return `unreadable result: ${(err as any).message}`;
       }
@@ -102,11 +124,19 @@ export async function nodeRun(label: any, node: any, method: any, w: any, blockT
  * the delaying proxy; count the proxy's requests during the simulation. Then send the very same
  * request again (now warm) and count again.
  */
-export async function coldRun(label: any, gatewayPort: any, key: any, node: any, w: any, mode: any, describe: any) {
+export async function coldRun(
+  label: string,
+  gatewayPort: number,
+  key: string,
+  node: BenchNode,
+  w: Workload,
+  mode: string,
+  describe: (entry: ProxyTraceEntry) => string,
+) {
   step(`${label}: ${P.coldSamples} samples at concurrency 1 (+${P.proxyDelayMs} ms per upstream request)`);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const samples: any[] = [];
-  const repeats: any[] = [];
+  const samples: Figures[] = [];
+  const repeats: Figures[] = [];
   const errors = { count: 0, samples: [] as string[] };
   const noteError = (msg: string) => {
     errors.count++;
@@ -128,7 +158,7 @@ export async function coldRun(label: any, gatewayPort: any, key: any, node: any,
         [samples, 'cold'],
         [repeats, 'warm'],
       ]) {
-        state.proxy.reset();
+        state.proxy!.reset();
         const t0 = performance.now();
         let res: any = null;
         try {
@@ -137,8 +167,8 @@ export async function coldRun(label: any, gatewayPort: any, key: any, node: any,
           noteError(`${kind}: network: ${(err as any).message}`);
         }
         const ms = performance.now() - t0;
-        const s = state.proxy.stats();
-        const trace = state.proxy.trace();
+        const s = state.proxy!.stats();
+        const trace = state.proxy!.trace();
         let wrong: any = null;
         let processTime: any = null;
         let blockNumber: any = null;
@@ -212,13 +242,13 @@ export function makeLabeller(chain: Chain, coinbase: string) {
     return n < 64n ? `slot ${n}` : `${key.slice(0, 10)}…`;
   };
   /** One proxy trace entry (one upstream request) in words. */
-  return (entry: any) => {
+  return (entry: ProxyTraceEntry) => {
     const parts: any[] = [];
     const accounts = new Set();
-    const storage: any[] = [];
+    const storage: string[] = [];
     const other: Figures = {};
-    entry.methods.forEach((m: any, i: any) => {
-      const p = entry.params[i] ?? [];
+    entry.methods.forEach((m, i) => {
+      const p = (entry.params[i] ?? []) as string[];
       if (m === 'eth_getBlockByNumber') parts.push(`block(${/^0x/.test(p[0]) ? Number(p[0]) : p[0]})`);
       else if (m === 'eth_getBalance' || m === 'eth_getTransactionCount' || m === 'eth_getCode') accounts.add(name(p[0]));
       else if (m === 'eth_getStorageAt') storage.push(`${name(p[0])}.${slot(p[1])}`);
