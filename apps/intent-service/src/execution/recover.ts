@@ -14,11 +14,16 @@ const secp256k1 = createRequire(import.meta.url)('secp256k1') as Secp256k1;
 
 /** The address that signed `digest` (32 bytes) with (r, s, yParity), or null if none did. */
 export function recoverAddress(digest: string, r: string, s: string, yParity: number): string | null {
+  const signature = new Uint8Array(64);
+  signature.set(getBytes(r), 0);
+  signature.set(getBytes(s), 32);
+  return recoverSigner(getBytes(digest), signature, yParity);
+}
+
+/** The address (lowercase) that signed `digest` with `signature` (r ‖ s, 64 bytes) and `yParity`, or null if none did. */
+export function recoverSigner(digest: Uint8Array, signature: Uint8Array, yParity: number): string | null {
   try {
-    const signature = new Uint8Array(64);
-    signature.set(getBytes(r), 0);
-    signature.set(getBytes(s), 32);
-    const publicKey = secp256k1.ecdsaRecover(signature, yParity, getBytes(digest), false);
+    const publicKey = secp256k1.ecdsaRecover(signature, yParity, digest, false);
     return `0x${keccak256(publicKey.subarray(1)).slice(-40)}`;
   } catch {
     return null;

@@ -3,7 +3,8 @@ import { Transaction, Wallet, getAddress } from 'ethers';
 import type { SigningRequest, UnsignedTransaction } from '@tradeinfra/contracts';
 import { WebhookRefused, WebhookTimeout, type WebhookAnswer, type WebhookClient } from '../common/webhook-client.js';
 import { FailureReason } from './checks.js';
-import { recoverAddress } from './recover.js';
+import { recoverAddress, recoverSigner } from './recover.js';
+import { matchSigned, unsignedFields } from './signed-transaction.js';
 
 /** A transaction the signer must sign, with the intent it belongs to. */
 export interface SignJob {
@@ -19,11 +20,32 @@ export type SignResult = { ok: true; raw: string; hash: string } | { ok: false; 
 
 /**
  * Checks that `raw` is exactly `tx`, signed by `tx.from`: an EIP-1559 transaction with the same
- * chain id, nonce, recipient, value, data, gas limit and fees, and no access list.
+ * chain id, nonce, recipient, value, data, gas limit and fees, and no access list. Byte for byte
+ * first (matchSigned: no parsing, ~0.1 ms for a 3 KB buy); anything that is not an exact,
+ * canonical match goes through ethers, which says what differs.
  */
 export function verifySigned(tx: UnsignedTransaction, raw: unknown): SignResult {
+  if (typeof raw !== 'string' || !/^0x[0-9a-fA-F]+$/.test(raw) || raw.length > 2 + 2 * 64 * 1024) {
+    return { ok: false, reason: FailureReason.SignatureInvalid, detail: 'not a hex-encoded signed transaction' };
+  }
+  const parts = raw.length % 2 === 0 ? matchSigned(unsignedFields(tx), Buffer.from(raw.slice(2), 'hex')) : null;
+  if (!parts) return verifyParsed(tx, raw);
+  const from = recoverSigner(parts.signingHash, parts.signature, parts.yParity);
+  if (!from || from !== tx.from.toLowerCase()) return signedByOther(tx, from);
+  return { ok: true, raw, hash: parts.hash };
+}
+
+function signedByOther(tx: UnsignedTransaction, from: string | null): SignResult {
+  return {
+    ok: false,
+    reason: FailureReason.SignatureInvalid,
+    detail: `signed by ${from ? getAddress(from) : 'nobody'}, not by the wallet ${getAddress(tx.from)}`,
+  };
+}
+
+/** verifySigned through ethers' parser: what differs, or (an encoding the byte check does not take) the same answer. */
+function verifyParsed(tx: UnsignedTransaction, raw: string): SignResult {
   const bad = (detail: string): SignResult => ({ ok: false, reason: FailureReason.SignatureInvalid, detail });
-  if (typeof raw !== 'string' || !/^0x[0-9a-fA-F]+$/.test(raw) || raw.length > 2 + 2 * 64 * 1024) return bad('not a hex-encoded signed transaction');
   let signed: Transaction;
   try {
     signed = Transaction.from(raw);
@@ -47,9 +69,7 @@ export function verifySigned(tx: UnsignedTransaction, raw: unknown): SignResult 
   if (mismatches.length > 0) return bad(`signed transaction differs in ${mismatches.join(', ')}`);
   const sig = signed.signature;
   const from = recoverAddress(signed.unsignedHash, sig.r, sig.s, sig.yParity);
-  if (!from || from !== tx.from.toLowerCase()) {
-    return bad(`signed by ${from ? getAddress(from) : 'nobody'}, not by the wallet ${getAddress(tx.from)}`);
-  }
+  if (!from || from !== tx.from.toLowerCase()) return signedByOther(tx, from);
   return { ok: true, raw, hash: signed.hash! };
 }
 
