@@ -7,7 +7,7 @@ import pg from 'pg';
 import { adminConfig } from '../../../infra/postgres/bootstrap.mjs';
 import { natsReachable } from '../../../scripts/lib.mjs';
 import { Children } from './children.js';
-import { ident, log, ROOT, sleep } from './log.js';
+import { ident, log, ROOT, round, sleep, type Figures } from './log.js';
 
 /** What a bench's body resolves to: the figures file, its table, failed requests, targets. */
 export interface BenchOutcome {
@@ -81,6 +81,26 @@ export class BenchRun {
   /** The bench database (null before {@link useDatabase}). */
   get database(): string | null {
     return this.dbName;
+  }
+
+  /**
+   * The head of every results JSON: the benchmark, when it started, how long it ran, its command,
+   * the machine, and the parameters: the bench's own, its database and NATS, then `extra`.
+   */
+  resultsHead(
+    benchmark: string,
+    run: { startedAt: Date; totalSeconds: number; machine: Figures; nats: { url: string; private: boolean } },
+    parameters: Figures,
+    extra: Figures = {},
+  ): Figures {
+    return {
+      benchmark,
+      startedAt: run.startedAt.toISOString(),
+      totalSeconds: round(run.totalSeconds, 1),
+      command: `npm run bench:${benchmark}`,
+      machine: run.machine,
+      parameters: { ...parameters, database: this.database, natsUrl: run.nats.url, privateNats: run.nats.private, ...extra },
+    };
   }
 
   /** From now on, cleanup drops this database (IF EXISTS). */
@@ -242,4 +262,15 @@ export class BenchRun {
     clearTimeout(this.deadline);
     await this.cleanup();
   }
+}
+
+/** The gateway settings the benches run it with (rate limits lifted), as their results record them. */
+export function gatewayEnvFigures(env: Record<string, string | undefined>): Figures {
+  return {
+    RATE_LIMIT_PER_SECOND: 1000000,
+    RATE_LIMIT_BURST: 1000000,
+    LOG_FORMAT: 'json',
+    GATEWAY_DB_POOL_SIZE: env.GATEWAY_DB_POOL_SIZE ?? '10 (default)',
+    REQUEST_TIMEOUT_MS: env.REQUEST_TIMEOUT_MS ?? '5000 (default)',
+  };
 }

@@ -17,7 +17,7 @@
 //      and the same 1- and 10-wallet queries straight on Postgres (the database's share)
 //   6. EXPLAIN (ANALYZE, BUFFERS) of the repository's search (and fetch) SQL
 // Prints a table on stdout and writes bench/results/intents.json. See bench/README.md.
-import { round } from '../harness/index.js';
+import { gatewayEnvFigures } from '../harness/index.js';
 import { P, RESULTS, SCENARIOS, SEED_MIX, SUITE_APPS, TOKEN, env, run, startedAt } from './context.js';
 import { report } from './report.js';
 import { main } from './scenarios.js';
@@ -30,23 +30,8 @@ await run.complete(async () => {
   const totalSeconds = (performance.now() - t0) / 1000;
   const { text, targets, errors } = report(out, totalSeconds);
   const json = {
-    benchmark: 'intents',
-    startedAt: startedAt.toISOString(),
-    totalSeconds: round(totalSeconds, 1),
-    command: 'npm run bench:intents',
-    machine: out.machine,
-    parameters: {
-      ...P,
-      database: run.database,
-      natsUrl: out.nats.url,
-      privateNats: out.nats.private,
-      gatewayEnv: {
-        RATE_LIMIT_PER_SECOND: 1000000,
-        RATE_LIMIT_BURST: 1000000,
-        LOG_FORMAT: 'json',
-        GATEWAY_DB_POOL_SIZE: env.GATEWAY_DB_POOL_SIZE ?? '10 (default)',
-        REQUEST_TIMEOUT_MS: env.REQUEST_TIMEOUT_MS ?? '5000 (default)',
-      },
+    ...run.resultsHead('intents', { startedAt, totalSeconds, machine: out.machine, nats: out.nats }, P, {
+      gatewayEnv: gatewayEnvFigures(env),
       intentServiceEnv: { INTENT_DB_POOL_SIZE: env.INTENT_DB_POOL_SIZE ?? '20 (default)' },
       suite: {
         scenarios: SCENARIOS.all ? 'all' : 'suite',
@@ -75,7 +60,7 @@ await run.complete(async () => {
       seedStatusMix: Object.fromEntries(
         SEED_MIX.map(([st, upTo], i) => [st, `${upTo - (i ? SEED_MIX[i - 1][1] : 0)}%`]).concat([['error', `${100 - SEED_MIX.at(-1)![1]}%`]]),
       ),
-    },
+    }),
     targets,
     errors,
     scenarios: out.results.scenarios,

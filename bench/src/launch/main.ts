@@ -22,7 +22,6 @@
 // announced) → last buy handed to the node (the service's own log line). Own database
 // (ti_bench_<pid>_<random>, dropped at the end), own nats-server, own node. Prints a table on
 // stdout and writes bench/results/launch.json. See bench/README.md.
-import { round } from '../harness/index.js';
 import { BRIBE_BASE, BUY_AMOUNT, CHAIN_ID, P, POOL_ETH, POOL_TOKENS, RESULTS, run, startedAt, state } from './context.js';
 import { report } from './report.js';
 import { runScenarios } from './scenarios.js';
@@ -33,20 +32,13 @@ await run.complete(async () => {
   const totalSeconds = (performance.now() - t0) / 1000;
   const { text, targets, errors } = report(out.results, totalSeconds, out.machine);
   const json = {
-    benchmark: 'launch',
-    startedAt: startedAt.toISOString(),
-    totalSeconds: round(totalSeconds, 1),
-    command: 'npm run bench:launch',
-    machine: out.machine,
-    parameters: {
-      ...P,
-      database: run.database,
-      natsUrl: out.nats.url,
-      privateNats: out.nats.private,
+    ...run.resultsHead('launch', { startedAt, totalSeconds, machine: out.machine, nats: out.nats }, P, {
       chainNodeUrl: out.node.url,
       intentServiceEnv: Object.fromEntries(
         Object.entries<any>(out.intentEnv).filter(([k]) =>
-          /^(CHAIN_IDS|LAUNCH_|SIGNER_|WEBHOOK_|EXECUTION_|RPC_URL_|WS_URL_|MEMPOOL_|HARDFORK_|DEX_|WRAPPED_|LOG_FORMAT)/.test(k),
+          /^(CHAIN_IDS|LAUNCH_|SIGNER_|WEBHOOK_|EXECUTION_|RPC_URL_|WS_URL_|MEMPOOL_|RELAY_URLS_|PENDING_NONCES_|ORDERED_BATCHES_|HARDFORK_|DEX_|WRAPPED_|LOG_FORMAT)/.test(
+            k,
+          ),
         ),
       ),
       intent: {
@@ -61,7 +53,7 @@ await run.complete(async () => {
       },
       cpuProfile: state.profileDir,
       launch: { token: '@uniswap/v2-core ERC20, fresh per launch', pool: `${POOL_TOKENS} tokens + ${POOL_ETH} wei through addLiquidityETH` },
-    },
+    }),
     targets,
     errors,
     deployment: out.results.deployment,

@@ -10,7 +10,7 @@
 //   4. ingestion: stop the payout service, publish BENCH_INGEST_EVENTS MEV-capture events to
 //      JetStream, start it again and time how fast it applies them
 // Prints a table on stdout and writes bench/results/payouts.json. See bench/README.md.
-import { round } from '../harness/index.js';
+import { gatewayEnvFigures } from '../harness/index.js';
 import { ADMIN_TENANT, BENCH_SOURCE, INGEST_CHAIN, P, RESULTS, TENANT, env, run, startedAt } from './context.js';
 import { report } from './report.js';
 import { main } from './scenarios.js';
@@ -23,24 +23,9 @@ await run.complete(async () => {
   const totalSeconds = (performance.now() - t0) / 1000;
   const { text, targets, errors } = report(out, totalSeconds);
   const json = {
-    benchmark: 'payouts',
-    startedAt: startedAt.toISOString(),
-    totalSeconds: round(totalSeconds, 1),
-    command: 'npm run bench:payouts',
-    machine: out.machine,
-    parameters: {
-      ...P,
-      database: run.database,
-      natsUrl: out.nats.url,
-      privateNats: out.nats.private,
+    ...run.resultsHead('payouts', { startedAt, totalSeconds, machine: out.machine, nats: out.nats }, P, {
       benchSource: BENCH_SOURCE,
-      gatewayEnv: {
-        RATE_LIMIT_PER_SECOND: 1000000,
-        RATE_LIMIT_BURST: 1000000,
-        LOG_FORMAT: 'json',
-        GATEWAY_DB_POOL_SIZE: env.GATEWAY_DB_POOL_SIZE ?? '10 (default)',
-        REQUEST_TIMEOUT_MS: env.REQUEST_TIMEOUT_MS ?? '5000 (default)',
-      },
+      gatewayEnv: gatewayEnvFigures(env),
       payoutServiceEnv: { PAYOUT_DB_POOL_SIZE: env.PAYOUT_DB_POOL_SIZE ?? '20 (default)', INGEST_BATCH: env.INGEST_BATCH ?? '500 (default)' },
       seedMix: {
         sources: `${P.benchSharePct}% of transactions ${BENCH_SOURCE} (tenant ${TENANT}), the rest bench-other-0..${P.otherSources - 1} (registered to tenant ${ADMIN_TENANT})`,
@@ -50,7 +35,7 @@ await run.complete(async () => {
         ids: 'UUIDv7 from a millisecond timestamp spread over the 30 days before the run',
       },
       ingestEvent: { subject: `mev.captured.${INGEST_CHAIN}`, sourceId: BENCH_SOURCE, perTxHash: P.entriesPerTx, msgID: 'the event id' },
-    },
+    }),
     targets,
     errors,
     scenarios: out.results.scenarios,

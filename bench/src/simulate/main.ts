@@ -10,7 +10,6 @@
 //      latency and upstream round trips per request, with the block explicit and with `latest`
 // Own database (ti_bench_<pid>_<random>, dropped at the end), own nats-server, own node.
 // Prints a table on stdout and writes bench/results/simulate.json. See bench/README.md.
-import { round } from '../harness/index.js';
 import { DEADLINE, P, POOL, RESULTS, SWAP_AMOUNT_IN, TRANSFER_AMOUNT, env, run, startedAt, state } from './context.js';
 import { report } from './report.js';
 import { main } from './scenarios.js';
@@ -23,16 +22,7 @@ await run.complete(async () => {
   const totalSeconds = (performance.now() - t0) / 1000;
   const { text, targets, errors } = report(out, totalSeconds, out.machine);
   const json = {
-    benchmark: 'simulate',
-    startedAt: startedAt.toISOString(),
-    totalSeconds: round(totalSeconds, 1),
-    command: 'npm run bench:simulate',
-    machine: out.machine,
-    parameters: {
-      ...P,
-      database: run.database,
-      natsUrl: out.nats.url,
-      privateNats: out.nats.private,
+    ...run.resultsHead('simulate', { startedAt, totalSeconds, machine: out.machine, nats: out.nats }, P, {
       chainNodeUrl: out.node.url,
       gatewayEnv: {
         RATE_LIMIT_PER_SECOND: 1000000,
@@ -57,7 +47,7 @@ await run.complete(async () => {
         nodeTracer: 'debug_traceCall with no tracer option (hardhat refuses callTracer): the struct logger with stack, memory and storage',
         cold: 'evm_mine before each sample, so the new head is in no cache; block explicit (= new head) or omitted (latest)',
       },
-    },
+    }),
     targets,
     errors,
     deployment: out.results.deployment,

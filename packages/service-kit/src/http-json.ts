@@ -34,10 +34,15 @@ export class HttpJsonClient {
   }
 
   post(payload: unknown): Promise<unknown> {
-    return this.attempt(JSON.stringify(payload), true);
+    return this.attempt(JSON.stringify(payload), true, {});
   }
 
-  private attempt(body: string, mayRetry: boolean): Promise<unknown> {
+  /** POSTs JSON text as it is (a body a header signs, say), with `headers` besides the content type. */
+  postText(body: string, headers: Record<string, string> = {}): Promise<unknown> {
+    return this.attempt(body, true, headers);
+  }
+
+  private attempt(body: string, mayRetry: boolean, headers: Record<string, string>): Promise<unknown> {
     return new Promise((resolve, reject) => {
       const fail = (reason: HttpJsonFailure, detail: string) => reject(new HttpJsonUnavailable(reason, detail));
       const req = (this.target.protocol === 'https:' ? https : http).request(
@@ -46,7 +51,7 @@ export class HttpJsonClient {
           method: 'POST',
           agent: this.agent,
           timeout: this.timeoutMs,
-          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+          headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
         },
         (res) => {
           const chunks: Buffer[] = [];
@@ -65,7 +70,7 @@ export class HttpJsonClient {
       req.on('timeout', () => req.destroy(Object.assign(new Error(`no answer within ${this.timeoutMs} ms`), { code: 'TIMEOUT' })));
       req.on('error', (err) => {
         const code = (err as NodeJS.ErrnoException).code;
-        if (mayRetry && req.reusedSocket && (code === 'ECONNRESET' || code === 'EPIPE')) resolve(this.attempt(body, false));
+        if (mayRetry && req.reusedSocket && (code === 'ECONNRESET' || code === 'EPIPE')) resolve(this.attempt(body, false, headers));
         else if (code === 'TIMEOUT') fail('timeout', err.message);
         else fail('unreachable', code ?? err.message);
       });

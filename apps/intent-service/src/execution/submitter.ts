@@ -1,4 +1,5 @@
 import { keccak256, Wallet } from 'ethers';
+import { HttpJsonClient } from '@tradeinfra/service-kit';
 import { RpcUnavailable, type ChainRpc } from '../launch/chain-rpc.js';
 import { type NodeTraits } from './chain-clients.js';
 
@@ -77,13 +78,12 @@ export class RpcSubmitter implements Submitter {
 export class BundleSubmitter implements Submitter {
   readonly kind = 'bundle';
   private readonly identity: Wallet;
+  /** One kept-alive client per relay. */
+  private readonly relays: HttpJsonClient[];
 
-  constructor(
-    private readonly relays: string[],
-    identityKey: string | null,
-    private readonly timeoutMs = 2_000,
-  ) {
+  constructor(relays: string[], identityKey: string | null, timeoutMs = 2_000) {
     this.identity = identityKey ? new Wallet(identityKey) : (Wallet.createRandom() as unknown as Wallet);
+    this.relays = relays.map((relay) => new HttpJsonClient(relay, timeoutMs));
   }
 
   async submit(submissions: Submission[], targetBlock: bigint, behind?: string): Promise<SubmitOutcome> {
@@ -103,13 +103,11 @@ export class BundleSubmitter implements Submitter {
     await Promise.all(
       this.relays.map(async (relay) => {
         try {
-          const res = await fetch(relay, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json', 'x-flashbots-signature': signature },
-            body,
-            signal: AbortSignal.timeout(this.timeoutMs),
-          });
-          const replies = (await res.json()) as { id: number; result?: unknown; error?: { message: string } }[];
+          const replies = (await relay.postText(body, { 'x-flashbots-signature': signature })) as {
+            id: number;
+            result?: unknown;
+            error?: { message: string };
+          }[];
           if (!Array.isArray(replies)) return;
           const answers = behind ? (replies[0] ? submissions.map((_, i) => ({ ...replies[0]!, id: i })) : []) : replies;
           for (const reply of answers) {
