@@ -4,17 +4,17 @@
  *
  * A real hardhat chain (automine off: the test decides when blocks happen), a Uniswap V2 DEX
  * on it, the whole product (gateway, intent, simulation and payout services), and a signing
- * webhook of our own that checks the service's HMAC and signs with ethers, or misbehaves on
- * purpose. Every wallet is a fresh random one funded with hardhat_setBalance, so the base fee
+ * webhook (test-support's SigningWebhook) that checks the service's HMAC and signs with ethers, or
+ * misbehaves on purpose (one route per behaviour). Every wallet is a fresh random one funded with hardhat_setBalance, so the base fee
  * (0 on this node) and a gas tip of 0 make every wei a wallet spends accountable. The services
  * reach the node through test-support's JSON-RPC proxy (see `nodeProxy`).
  */
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { IntentRecord, SigningRequest } from '@tradeinfra/contracts';
-import { eventually, HardhatNode, JsonRpcProxy, LocalDex, mined } from '@tradeinfra/test-support';
-import { getAddress, keccak256, MaxUint256, Wallet, type HDNodeWallet } from 'ethers';
+import type { IntentRecord } from '@tradeinfra/contracts';
+import { eventually, HardhatNode, JsonRpcProxy, LocalDex, mined, SigningWebhook, type SignerBehaviour } from '@tradeinfra/test-support';
+import { getAddress, MaxUint256, Wallet, type HDNodeWallet } from 'ethers';
 import { Stack } from './harness.js';
 
 const CHAIN_ID = 31337;
@@ -26,15 +26,14 @@ const TERMINAL = ['completed', 'failed', 'expired', 'cancelled', 'error'];
 
 type SignMode = 'ok' | 'wrong-key' | 'tamper' | 'slow' | 'refuse';
 
-interface SignCall {
-  headers: IncomingHttpHeaders;
-  raw: string;
-  body: SigningRequest;
-  hmacOk: boolean;
-  receivedAt: number;
-  /** Hashes of the transactions we answered with (none when we refused). */
-  answeredHashes: string[];
-}
+/** How the signing webhook answers on each route: `<signer.url>/<mode>`. */
+const SIGN_ROUTES: Record<SignMode, SignerBehaviour> = {
+  ok: 'sign',
+  'wrong-key': 'wrong-key',
+  tamper: 'tamper',
+  slow: { pastDeadlineMs: 750 },
+  refuse: 'refuse',
+};
 
 interface Notification {
   headers: IncomingHttpHeaders;
@@ -66,7 +65,6 @@ function amountOut(amountIn: bigint, reserveIn: bigint, reserveOut: bigint): big
   return (withFee * reserveOut) / (reserveIn * 1000n + withFee);
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms).unref());
 const hex = (n: bigint) => `0x${n.toString(16)}`;
 const lower = (s: string | null | undefined) => (s ?? '').toLowerCase();
 
@@ -76,8 +74,9 @@ describe('intent execution: a scenario from the README', () => {
   let stack: Stack;
   let key: string;
   let secret: string;
+  let signer: SigningWebhook;
   let hooks: Server;
-  let hookBase: string;
+  let notify: string;
   let deadUrl: string;
   /**
    * The chain's node as the services reach it: hardhat behind a pass-through that handles a JSON-RPC
@@ -87,9 +86,6 @@ describe('intent execution: a scenario from the README', () => {
    */
   let nodeProxy: JsonRpcProxy;
 
-  /** Private keys of every wallet we created, by lowercase address. */
-  const keys = new Map<string, HDNodeWallet>();
-  const signCalls: SignCall[] = [];
   const notifications: Notification[] = [];
   const devSigned = Wallet.createRandom();
   const taxTo = Wallet.createRandom().address;
@@ -109,10 +105,10 @@ describe('intent execution: a scenario from the README', () => {
   const nonce = async (who: string) => Number(BigInt(await rpc<string>('eth_getTransactionCount', [who, 'latest'])));
   const block = (n: bigint) => rpc<RpcBlock>('eth_getBlockByNumber', [hex(n), false]);
   const receipt = (hash: string) => rpc<RpcReceipt>('eth_getTransactionReceipt', [hash]);
-  const callsFor = (intentId: string) => signCalls.filter((c) => c.body.intentId === intentId);
+  const callsFor = (intentId: string) => signer.requestsFor(intentId);
 
   async function newWallet(fundWei: bigint = 10n * ETHER, wallet: HDNodeWallet = Wallet.createRandom()): Promise<HDNodeWallet> {
-    keys.set(wallet.address.toLowerCase(), wallet);
+    signer.addWallet(wallet);
     await rpc('hardhat_setBalance', [wallet.address, hex(fundWei)]);
     return wallet;
   }
@@ -132,13 +128,13 @@ describe('intent execution: a scenario from the README', () => {
   ): Promise<Made> {
     const { mode = 'ok', wallet: given, fund, ...rest } = fields;
     const wallet = given ?? (await newWallet(fund));
-    if (given) keys.set(given.address.toLowerCase(), given);
+    if (given) signer.addWallet(given);
     const body: Record<string, unknown> = {
       chainId: CHAIN_ID,
       wallet: wallet.address,
       tokenAddress: getAddress(token),
       expiry: Math.floor(Date.now() / 1000) + 3600,
-      ...(mode ? { webhookUrl: `${hookBase}/sign/${mode}` } : {}),
+      ...(mode ? { webhookUrl: signer.urlFor(mode) } : {}),
       ...rest,
     };
     const res = await stack.request<IntentRecord>('POST', '/v1/intent', { key, body });
@@ -206,78 +202,23 @@ describe('intent execution: a scenario from the README', () => {
     return token0 === lower(dex.weth) ? { native: r0, token: r1 } : { native: r1, token: r0 };
   }
 
-  // ---- the signing webhook and the notification receiver (one node:http server) ----
-
-  async function answerSign(mode: SignMode, request: SigningRequest, call: SignCall): Promise<{ status: number; body: unknown }> {
-    if (mode === 'refuse') return { status: 403, body: { error: 'not signing this' } };
-    if (mode === 'slow') await sleep(Math.max(0, request.deadline - Date.now()) + 750);
-    const owner = keys.get(request.wallet.toLowerCase());
-    if (!owner) return { status: 404, body: { error: 'unknown wallet' } };
-    const signer = mode === 'wrong-key' ? Wallet.createRandom() : owner;
-    const signed: string[] = [];
-    for (const tx of request.transactions) {
-      const signedTx = await signer.signTransaction({
-        type: 2,
-        chainId: tx.chainId,
-        nonce: tx.nonce,
-        to: tx.to,
-        value: BigInt(tx.value),
-        data: tx.data,
-        gasLimit: BigInt(tx.gasLimit) + (mode === 'tamper' ? 1n : 0n),
-        maxFeePerGas: BigInt(tx.maxFeePerGas),
-        maxPriorityFeePerGas: BigInt(tx.maxPriorityFeePerGas),
-        accessList: [],
-      });
-      signed.push(signedTx);
-      call.answeredHashes.push(keccak256(signedTx));
-    }
-    return { status: 200, body: { signedTransactions: signed } };
-  }
+  // ---- the signing webhook, and the notification receiver ----
 
   beforeAll(async () => {
+    signer = await new SigningWebhook(() => secret, []).start();
+    for (const [route, behaviour] of Object.entries(SIGN_ROUTES)) signer.routes.set(route, behaviour);
     hooks = createServer((req, res) => {
       let raw = '';
       req.setEncoding('utf8');
       req.on('data', (c: string) => (raw += c));
       req.on('end', () => {
-        void (async () => {
-          const url = req.url ?? '';
-          if (url === '/notify') {
-            notifications.push({ headers: req.headers, raw, body: JSON.parse(raw) });
-            res.statusCode = 204;
-            res.end();
-            return;
-          }
-          const mode = /^\/sign\/([a-z-]+)$/.exec(url)?.[1] as SignMode | undefined;
-          if (!mode) {
-            res.statusCode = 404;
-            res.end();
-            return;
-          }
-          const ts = String(req.headers['x-signing-timestamp'] ?? '');
-          const expected = `v1=${createHmac('sha256', secret).update(`${ts}.${raw}`).digest('hex')}`;
-          const call: SignCall = {
-            headers: req.headers,
-            raw,
-            body: JSON.parse(raw) as SigningRequest,
-            hmacOk: req.headers['x-signing-signature'] === expected,
-            receivedAt: Date.now(),
-            answeredHashes: [],
-          };
-          signCalls.push(call);
-          // A real signer never signs what it cannot authenticate.
-          const answer = call.hmacOk ? await answerSign(mode, call.body, call) : { status: 401, body: { error: 'bad signature' } };
-          res.statusCode = answer.status;
-          res.setHeader('content-type', 'application/json');
-          res.end(JSON.stringify(answer.body));
-        })().catch((err) => {
-          res.statusCode = 500;
-          res.end(String(err));
-        });
+        if (req.url === '/notify') notifications.push({ headers: req.headers, raw, body: JSON.parse(raw) });
+        res.statusCode = req.url === '/notify' ? 204 : 404;
+        res.end();
       });
     });
     await new Promise<void>((r) => hooks.listen(0, '127.0.0.1', r));
-    hookBase = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}`;
+    notify = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/notify`;
     // A port nobody listens on: the unreachable signer.
     const dead = createServer();
     await new Promise<void>((r) => dead.listen(0, '127.0.0.1', r));
@@ -325,6 +266,7 @@ describe('intent execution: a scenario from the README', () => {
     await stack?.close();
     await node?.stop();
     await nodeProxy?.close();
+    await signer?.close();
     for (const server of [hooks]) {
       if (!server) continue;
       server.closeAllConnections();
@@ -346,7 +288,6 @@ describe('intent execution: a scenario from the README', () => {
     let whileSubmitted: IntentRecord;
 
     beforeAll(async () => {
-      const notify = `${hookBase}/notify`;
       // Highest bribe first: the four good buys are checked, signed and sent before the others.
       I.alpha = await createIntent(plain, {
         bribe: (9n * MILLI).toString(),
@@ -481,7 +422,7 @@ describe('intent execution: a scenario from the README', () => {
       const b = await block(buyBlock);
 
       const quoted = new Map<string, bigint>();
-      for (const name of ['alpha', 'bravo', 'charlie']) quoted.set(name, BigInt(callsFor(I[name]!.id)[0]!.body.transactions[0]!.summary.expectedOut));
+      for (const name of ['alpha', 'bravo', 'charlie']) quoted.set(name, BigInt(callsFor(I[name]!.id)[0]!.request.transactions[0]!.summary.expectedOut));
       // The service's quotes follow the bribe order, as the pool's arithmetic does.
       const inBribeOrder = poolOuts(GOOD);
       for (const name of ['alpha', 'bravo', 'charlie']) expect({ name, quoted: quoted.get(name) }).toEqual({ name, quoted: inBribeOrder.get(name) });
@@ -493,20 +434,21 @@ describe('intent execution: a scenario from the README', () => {
     });
 
     it('sends the signing webhook the documented unsigned buy, HMAC-signed with the tenant secret, and submits what it signed', async () => {
+      const signCalls = signer.received;
       expect(signCalls.length).toBeGreaterThan(0);
       for (const call of signCalls) {
-        expect(call.hmacOk).toBe(true);
-        expect(call.headers['x-signing-request-id']).toBe(call.body.id);
+        expect(call.verified).toBe(true);
+        expect(call.headers['x-signing-request-id']).toBe(call.request.id);
         expect(Math.abs(Number(call.headers['x-signing-timestamp']) - call.receivedAt / 1000)).toBeLessThan(60);
       }
-      expect(new Set(signCalls.map((c) => c.body.id)).size).toBe(signCalls.length);
+      expect(new Set(signCalls.map((c) => c.request.id)).size).toBe(signCalls.length);
 
       for (const name of ['alpha', 'bravo', 'charlie']) {
         const m = I[name]!;
         const calls = callsFor(m.id);
         expect({ name, requests: calls.length }).toEqual({ name, requests: 1 });
         const [call] = calls;
-        const req = call!.body;
+        const req = call!.request;
         expect(req).toMatchObject({
           kind: 'sign',
           intentId: m.id,
@@ -552,11 +494,11 @@ describe('intent execution: a scenario from the README', () => {
         expect(call!.answeredHashes).toEqual([result(name).txHash]);
       }
       // amountOutMin: minOut, raised to the quote × (1 − maxSlippageBps) (alpha: 30 %); 0 when neither is set.
-      const alphaSummary = callsFor(I.alpha!.id)[0]!.body.transactions[0]!.summary;
+      const alphaSummary = callsFor(I.alpha!.id)[0]!.request.transactions[0]!.summary;
       const floor = (BigInt(alphaSummary.expectedOut) * 7000n) / 10_000n;
       const amountOutMin = BigInt(alphaSummary.amountOutMin);
       expect(amountOutMin >= floor - 1n && amountOutMin <= floor + 1n).toBe(true);
-      for (const name of ['bravo', 'charlie']) expect(callsFor(I[name]!.id)[0]!.body.transactions[0]!.summary.amountOutMin).toBe('0');
+      for (const name of ['bravo', 'charlie']) expect(callsFor(I[name]!.id)[0]!.request.transactions[0]!.summary.amountOutMin).toBe('0');
     });
 
     it('fails an intent whose signer misbehaves with the documented reason, and puts nothing of it on chain', async () => {
@@ -744,7 +686,7 @@ describe('intent execution: a scenario from the README', () => {
       expect(await dex.balanceOf(taxed, I.taxedOk!.wallet.address)).toBe(quote - tax);
       expect(await dex.balanceOf(taxed, taxTo)).toBe(tax);
       const [call] = callsFor(I.taxedOk!.id);
-      expect(BigInt(call!.body.transactions[0]!.summary.expectedOut)).toBe(quote - tax);
+      expect(BigInt(call!.request.transactions[0]!.summary.expectedOut)).toBe(quote - tax);
       const m = I.taxedOk!;
       expect(m.initialBalance - (await balance(m.wallet.address))).toBe(BigInt(m.body.buyAmount as string) + BigInt(m.body.bribe as string));
     });
@@ -788,7 +730,7 @@ describe('intent execution: a scenario from the README', () => {
     it('executes at once on the newest block, for the next one, with the default gas tip', async () => {
       expect({ status: record.status, reason: record.statusReason }).toEqual({ status: 'completed', reason: null });
       const [call] = callsFor(m.id);
-      const req = call!.body;
+      const req = call!.request;
       expect(req.targetBlock).toBe((stateBlock + 1n).toString());
       // Quoted on the newest block's pool (not the launch block's).
       const reserves = await reservesAt(plain, stateBlock);
@@ -814,7 +756,7 @@ describe('intent execution: a scenario from the README', () => {
       // packages/contracts SigningRequest: "launchBlock, targetBlock: the state the buy was checked on,
       // and the block it is meant for"; README: an intent created after its launch executes "on the
       // chain's state at the newest block (the launch state), for the next block (the target block)".
-      const req = callsFor(m.id)[0]!.body;
+      const req = callsFor(m.id)[0]!.request;
       expect({ launchBlock: req.launchBlock, targetBlock: req.targetBlock }).toEqual({
         launchBlock: stateBlock.toString(),
         targetBlock: (stateBlock + 1n).toString(),
@@ -892,7 +834,7 @@ describe('intent execution: a scenario from the README', () => {
       const m = I.strict!;
       expect(await dex.balanceOf(plain, m.wallet.address)).toBe(0n);
       expect(await balance(m.wallet.address)).toBe(m.initialBalance);
-      expect(callsFor(m.id)[0]!.body.transactions[0]!.summary.onlyInBlock).toBe(targetBlock.toString());
+      expect(callsFor(m.id)[0]!.request.transactions[0]!.summary.onlyInBlock).toBe(targetBlock.toString());
     });
 
     it('any other missed buy stays pending with its txHash, is sent again, and completes in the next block', async () => {

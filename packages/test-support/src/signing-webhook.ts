@@ -1,8 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SigningRequest, UnsignedTransaction } from '@tradeinfra/contracts';
-import { Transaction, type HDNodeWallet, type Wallet } from 'ethers';
+import { keccak256, Transaction, type HDNodeWallet, type Wallet } from 'ethers';
 
 /** How the signing webhook answers for one wallet. */
 export type SignerBehaviour =
@@ -13,7 +13,11 @@ export type SignerBehaviour =
   | 'tamper'
   | 'http-500'
   | 'not-json'
+  /** Answers 403: will not sign this. */
+  | 'refuse'
   | { delayMs: number }
+  /** Signs once the request's deadline has passed by this many ms. */
+  | { pastDeadlineMs: number }
   /** Waits for the promise, then signs. */
   | { gate: () => Promise<void> };
 
@@ -21,6 +25,11 @@ export interface ReceivedSigningRequest {
   request: SigningRequest;
   /** Whether the HMAC signature verified with the tenant's secret. */
   verified: boolean;
+  headers: IncomingHttpHeaders;
+  /** When it arrived (unix ms). */
+  receivedAt: number;
+  /** Hashes of the transactions it answered with (none when it did not sign). */
+  answeredHashes: string[];
 }
 
 /**
@@ -66,7 +75,10 @@ export interface SigningWebhookOptions {
  */
 export class SigningWebhook {
   readonly received: ReceivedSigningRequest[] = [];
+  /** Per wallet (lowercase address), how requests for it are answered (default: signed). */
   readonly behaviour = new Map<string, SignerBehaviour>();
+  /** Per route: requests to `<url>/<route>` are answered so, whatever the wallet (see urlFor). */
+  readonly routes = new Map<string, SignerBehaviour>();
   private readonly keys = new Map<string, Wallet | HDNodeWallet>();
   private readonly signer: TransactionSigner;
   private stats: SigningStats = emptyStats();
@@ -115,6 +127,16 @@ export class SigningWebhook {
     await new Promise((resolve) => this.server.close(resolve));
   }
 
+  /** The webhook URL whose requests `route`'s behaviour answers. */
+  urlFor(route: string): string {
+    return `${this.url}/${route}`;
+  }
+
+  /** Signs for `wallet` too from now on. */
+  addWallet(wallet: Wallet | HDNodeWallet): void {
+    this.keys.set(wallet.address.toLowerCase(), wallet);
+  }
+
   requestsFor(intentId: string): ReceivedSigningRequest[] {
     return this.received.filter((r) => r.request.intentId === intentId);
   }
@@ -127,6 +149,10 @@ export class SigningWebhook {
   }
 
   private async handle(req: IncomingMessage): Promise<{ status: number; body: string; record?: Partial<SigningRecord> }> {
+    const receivedAt = Date.now();
+    const route = /^\/sign\/([\w-]+)$/.exec(req.url ?? '')?.[1];
+    const routed = route === undefined ? undefined : this.routes.get(route);
+    if (route !== undefined && routed === undefined) return { status: 404, body: '{"error":"no such route"}' };
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     this.stats.requests++;
@@ -143,15 +169,19 @@ export class SigningWebhook {
       else this.stats.badRequests++;
       return verified ? { status: 400, body: '{"error":"not JSON"}' } : { status: 401, body: '{"error":"bad signature"}' };
     }
-    if (this.options.keepRequests !== false) this.received.push({ request, verified });
+    const received: ReceivedSigningRequest = { request, verified, headers: req.headers, receivedAt, answeredHashes: [] };
+    if (this.options.keepRequests !== false) this.received.push(received);
     if (!verified) {
       this.stats.hmacFailures++;
       return { status: 401, body: '{"error":"bad signature"}' };
     }
-    const behaviour = this.behaviour.get(String(request.wallet).toLowerCase()) ?? 'sign';
+    const behaviour = routed ?? this.behaviour.get(String(request.wallet).toLowerCase()) ?? 'sign';
     if (behaviour === 'http-500') return { status: 500, body: '{"error":"down"}' };
     if (behaviour === 'not-json') return { status: 200, body: 'signed!' };
-    if (typeof behaviour === 'object' && 'delayMs' in behaviour) await new Promise((r) => setTimeout(r, behaviour.delayMs).unref());
+    if (behaviour === 'refuse') return { status: 403, body: '{"error":"not signing this"}' };
+    const wait = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)).unref());
+    if (typeof behaviour === 'object' && 'delayMs' in behaviour) await wait(behaviour.delayMs);
+    if (typeof behaviour === 'object' && 'pastDeadlineMs' in behaviour) await wait(request.deadline - Date.now() + behaviour.pastDeadlineMs);
     if (typeof behaviour === 'object' && 'gate' in behaviour) await behaviour.gate();
     const queued = performance.now();
     try {
@@ -159,6 +189,7 @@ export class SigningWebhook {
       const { signedTransactions, signMs } =
         behaviour === 'wrong-key' || behaviour === 'tamper' ? await this.signWithKeys(txs, behaviour) : await this.signer(txs);
       const record = { signMs: round3(signMs), waitMs: round3(performance.now() - queued - signMs), intentId: request.intentId };
+      if (this.options.keepRequests !== false) received.answeredHashes.push(...signedTransactions.map((raw) => keccak256(raw)));
       return { status: 200, body: JSON.stringify({ signedTransactions }), record };
     } catch (err) {
       this.stats.signErrors++;
