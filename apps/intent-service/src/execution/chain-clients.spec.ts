@@ -1,3 +1,4 @@
+import { RpcError, RpcUnavailable } from '@tradeinfra/service-kit';
 import { nodeTraits } from './chain-clients.js';
 
 /** A node answering web3_clientVersion with `answer`, counting how often it was asked. */
@@ -45,10 +46,18 @@ describe('nodeTraits', () => {
   });
 
   it('asks again after the node failed to answer', async () => {
-    const silent = node(() => Promise.reject(new Error('down')));
+    const silent = node(() => Promise.reject(new RpcUnavailable('unreachable', 'web3_clientVersion: down', 'ECONNREFUSED')));
     const traits = nodeTraits(AUTO, silent.rpc);
     await expect(traits()).rejects.toThrow('down');
     await expect(traits()).rejects.toThrow('down');
     expect(silent.asked()).toBe(2);
+  });
+
+  it('takes the safe ways, once, with a node that will not say what it is', async () => {
+    const secretive = node(() => Promise.reject(new RpcError('web3_clientVersion', -32601, 'the method web3_clientVersion does not exist')));
+    const traits = nodeTraits(AUTO, secretive.rpc);
+    expect(await traits()).toEqual({ pendingNonces: 'sender', orderedBatches: false });
+    expect(await traits()).toEqual({ pendingNonces: 'sender', orderedBatches: false });
+    expect(secretive.asked()).toBe(1);
   });
 });

@@ -1,5 +1,5 @@
 import { type WatchedChain } from '../config/env.js';
-import { ChainRpc } from '../launch/chain-rpc.js';
+import { ChainRpc, RpcUnavailable } from '../launch/chain-rpc.js';
 import { DevSigner } from './signer.js';
 import { BundleSubmitter, RpcSubmitter, type Submitter } from './submitter.js';
 
@@ -70,7 +70,9 @@ export function nodeTraits(settings: Pick<WatchedChain, 'pendingNonces' | 'order
   let resolved: Promise<NodeTraits> | null = null;
   return () =>
     (resolved ??= rpc.call<string>('web3_clientVersion', []).then(resolve, (err: unknown) => {
-      resolved = null; // the node is down: ask again next round
+      // A node that will not say what it is gets the safe ways; one that is down is asked again next round.
+      if (!(err instanceof RpcUnavailable)) return resolve('');
+      resolved = null;
       throw err;
     }));
 }
