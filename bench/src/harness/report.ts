@@ -32,3 +32,17 @@ export function fmtCpu(cpu: CpuFigures | null | undefined): string {
 export function yes(b: unknown): string {
   return b ? 'yes' : 'NO';
 }
+
+/** A load run's cells in the benches' tables: concurrency, completed, req/s, p50, p99, max, rows per answer, errors. */
+export function runCells(r: Figures): unknown[] {
+  return [
+    r.concurrency,
+    r.completed,
+    r.reqPerSec,
+    r.p50Ms,
+    r.p99Ms,
+    r.maxMs,
+    r.rowsPerAnswer ? r.rowsPerAnswer.mean : null,
+    `${r.errors}${r.timeBoundHit ? ' (cut)' : ''}`,
+  ];
+}

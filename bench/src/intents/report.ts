@@ -1,5 +1,5 @@
 // The table printed on stdout and the findings.
-import { BenchNats, Figures, fmtCpu, round, table, yes } from '../harness/index.js';
+import { BenchNats, Figures, fmtCpu, round, runCells, table, yes } from '../harness/index.js';
 import { P, SCENARIOS, TARGETS, startedAt } from './context.js';
 
 // ---------------------------------------------------------------- report
@@ -98,20 +98,7 @@ export function reportText(
 ) {
   const s = results.scenarios;
   const errors = Object.values<any>(s).reduce((n, r) => n + r.errors, 0);
-  const cells = rows
-    .filter(([, , r]: any) => r)
-    .map(([name, target, r]: any) => [
-      name,
-      target,
-      r.concurrency,
-      r.completed,
-      r.reqPerSec,
-      r.p50Ms,
-      r.p99Ms,
-      r.maxMs,
-      r.rowsPerAnswer ? r.rowsPerAnswer.mean : null,
-      `${r.errors}${r.timeBoundHit ? ' (cut)' : ''}`,
-    ]);
+  const cells = rows.filter(([, , r]: any) => r).map(([name, target, r]: any) => [name, target, ...runCells(r)]);
   const lines: any[] = [];
   lines.push('');
   lines.push(`Intent API benchmark — ${startedAt.toISOString()} — ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, Node ${machine.node}`);

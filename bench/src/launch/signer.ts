@@ -5,8 +5,8 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { UnsignedTransaction } from '@tradeinfra/contracts';
-import type { TransactionSigner } from '@tradeinfra/test-support';
-import { getBytes, hexlify, Signature, Transaction, Wallet } from 'ethers';
+import { unsignedTransaction, type TransactionSigner } from '@tradeinfra/test-support';
+import { getBytes, hexlify, Signature, Wallet } from 'ethers';
 
 interface Secp256k1 {
   ecdsaSign(digest: Uint8Array, key: Uint8Array): { signature: Uint8Array; recid: number };
@@ -27,18 +27,7 @@ export function makeSigner(keys: string[]): (tx: UnsignedTransaction) => string 
   return (tx) => {
     const sign = byAddress.get(String(tx.from).toLowerCase());
     if (!sign) throw new Error(`no key for ${tx.from}`);
-    const t = Transaction.from({
-      type: 2,
-      chainId: BigInt(tx.chainId),
-      nonce: tx.nonce,
-      to: tx.to,
-      value: BigInt(tx.value),
-      data: tx.data,
-      gasLimit: BigInt(tx.gasLimit),
-      maxFeePerGas: BigInt(tx.maxFeePerGas),
-      maxPriorityFeePerGas: BigInt(tx.maxPriorityFeePerGas),
-      accessList: [],
-    });
+    const t = unsignedTransaction(tx);
     t.signature = sign(t.unsignedHash);
     return t.serialized;
   };

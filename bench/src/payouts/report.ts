@@ -1,6 +1,6 @@
 // What the figures were measured on, and the table printed on stdout.
 import os from 'node:os';
-import { BenchNats, Figures, fmtCpu, hostInfo, round, table, yes } from '../harness/index.js';
+import { BenchNats, Figures, fmtCpu, hostInfo, round, runCells, table, yes } from '../harness/index.js';
 import { P, TARGETS, startedAt } from './context.js';
 import type pg from 'pg';
 
@@ -70,14 +70,7 @@ export function report({ results, machine, nats }: { results: Figures; machine: 
   ].map(([name, target, r]) => [
     name,
     target,
-    r.concurrency,
-    r.completed,
-    r.reqPerSec,
-    r.p50Ms,
-    r.p99Ms,
-    r.maxMs,
-    r.rowsPerAnswer ? r.rowsPerAnswer.mean : null,
-    `${r.errors}${r.timeBoundHit ? ' (cut)' : ''}`,
+    ...runCells(r),
     r.cpuPercentOfOneCore?.machine?.busyPercentOfAllCores ?? null,
     r.cpuPercentOfOneCore?.machine?.othersPercentOfOneCore ?? null,
   ]);

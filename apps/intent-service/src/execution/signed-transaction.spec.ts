@@ -1,6 +1,7 @@
 import type { UnsignedTransaction } from '@tradeinfra/contracts';
 import { concat, decodeRlp, encodeRlp, Transaction, Wallet } from 'ethers';
 import { matchSigned, unsignedFields } from './signed-transaction.js';
+import { toEthers } from './signer.js';
 
 const wallet = new Wallet('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
 
@@ -21,20 +22,6 @@ const unsigned = (over: Partial<UnsignedTransaction> = {}): UnsignedTransaction 
   ...over,
 });
 
-const ethersTx = (tx: UnsignedTransaction) =>
-  Transaction.from({
-    type: 2,
-    chainId: BigInt(tx.chainId),
-    nonce: tx.nonce,
-    to: tx.to,
-    value: BigInt(tx.value),
-    data: tx.data,
-    gasLimit: BigInt(tx.gasLimit),
-    maxFeePerGas: BigInt(tx.maxFeePerGas),
-    maxPriorityFeePerGas: BigInt(tx.maxPriorityFeePerGas),
-    accessList: [],
-  });
-
 const bytes = (hex: string) => Buffer.from(hex.slice(2), 'hex');
 
 describe('unsignedFields and matchSigned', () => {
@@ -47,7 +34,7 @@ describe('unsignedFields and matchSigned', () => {
   ])('read %s exactly as ethers signs and hashes it', async (_name, over) => {
     const tx = unsigned(over);
     const fields = unsignedFields(tx);
-    const reference = ethersTx(tx);
+    const reference = toEthers(tx);
     // The signing payload ethers serialises: 0x02 || rlp([the nine fields]).
     expect(concat(['0x02', encodeRlp(itemsOf(fields))])).toBe(reference.unsignedSerialized);
     const raw = await wallet.signTransaction(reference);
@@ -63,11 +50,11 @@ describe('unsignedFields and matchSigned', () => {
   it('takes nothing but the same nine fields with a canonical signature after them', async () => {
     const tx = unsigned({ data: '0x6001600155' });
     const fields = unsignedFields(tx);
-    const raw = bytes(await wallet.signTransaction(ethersTx(tx)));
+    const raw = bytes(await wallet.signTransaction(toEthers(tx)));
     expect(matchSigned(fields, raw)).not.toBeNull();
     // Another field, the unsigned form, trailing bytes, another type, a cut-off signature.
     expect(matchSigned(unsignedFields({ ...tx, nonce: 8 }), raw)).toBeNull();
-    expect(matchSigned(fields, bytes(ethersTx(tx).unsignedSerialized))).toBeNull();
+    expect(matchSigned(fields, bytes(toEthers(tx).unsignedSerialized))).toBeNull();
     expect(matchSigned(fields, Buffer.concat([raw, Buffer.from([0])]))).toBeNull();
     expect(matchSigned(fields, Buffer.concat([Buffer.from([0x01]), raw.subarray(1)]))).toBeNull();
     expect(matchSigned(fields, raw.subarray(0, raw.length - 1))).toBeNull();

@@ -74,7 +74,7 @@ function verifyParsed(tx: UnsignedTransaction, raw: string): SignResult {
 }
 
 /** The ethers transaction of an unsigned one (for the development signer). */
-function toEthers(tx: UnsignedTransaction): Transaction {
+export function toEthers(tx: UnsignedTransaction): Transaction {
   return Transaction.from({
     type: 2,
     chainId: BigInt(tx.chainId),
