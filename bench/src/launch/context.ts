@@ -35,7 +35,7 @@ export const P = {
   mempool: process.env.BENCH_MEMPOOL === 'poll' ? 'poll' : 'ws',
   warmup: envInt('BENCH_LAUNCH_WARMUP', 1, { min: 0, max: 100 }),
   wallets: envInt('BENCH_LAUNCH_WALLETS', 100, { max: 1000 }),
-  signerThreads: envInt('BENCH_SIGNER_THREADS', 1, { min: 0, max: 16 }),
+  signerThreads: envInt('BENCH_SIGNER_THREADS', 0, { min: 0, max: 16 }),
   createConcurrency: envInt('BENCH_CREATE_CONCURRENCY', 16, { max: 256 }),
   mempoolPollMs: envInt('BENCH_MEMPOOL_POLL_MS', 5, { max: 1000 }),
   servicePollMs: envInt('BENCH_LAUNCH_POLL_INTERVAL_MS', 20, { max: 60_000 }),

@@ -227,9 +227,10 @@ async function sendLaunch(ctx: LaunchContext, out: LaunchRun, token: string, pen
 }
 
 /**
- * The last buy (the lowest bribe: the last intent created): its hash once the service marks it
- * submitted (the database), then the node's mempool (eth_getTransactionByHash). Cheap on
- * purpose: on hardhat a "pending" nonce or block re-runs the whole mempool.
+ * The last buy (the lowest bribe: the last intent created), looked for once the service has
+ * logged its round: its hash once the service marks it submitted (the database), then the node's
+ * mempool (eth_getTransactionByHash). Cheap on purpose: on hardhat a "pending" nonce or block
+ * re-runs the whole mempool.
  */
 async function awaitLastBuy(
   ctx: LaunchContext,
@@ -239,6 +240,9 @@ async function awaitLastBuy(
 ): Promise<{ observedAt: number | null; pollSentAt: number | null; polls: number; hash: string | null }> {
   let polls = 0;
   let hash: string | null = null;
+  // Not a query while the service works: the database and the node are on the measured path, and
+  // the service's own line says when its round is over (a local read of its log, no I/O).
+  while (!ctx.serviceLog.launches.has(token) && Date.now() < limit && !run.aborting) await sleep(2);
   for (;;) {
     if (run.aborting) throw new Error('aborted');
     const sent = Date.now();

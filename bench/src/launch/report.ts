@@ -108,9 +108,9 @@ export function report(results: LaunchResults, totalSeconds: number, machine: Fi
   lines.push('  as the service logs it. The webhook answers at once, but its');
   lines.push('  signing (libsecp256k1, in its own process on the same cores) is on that path: see the webhook rows.');
   lines.push('  "launch mined → seen": seen_at recorded by the service minus the end of the bench\'s evm_mine (same clock); it depends on');
-  lines.push(`  the service's poll interval (${P.servicePollMs} ms). "→ last buy in the mempool": the bench polls every ${P.mempoolPollMs} ms the`);
-  lines.push('  mempool for the last buy (its hash from the database, then eth_getTransactionByHash), so it includes detection and the');
-  lines.push("  poll's granularity.");
+  lines.push(`  the service's poll interval (${P.servicePollMs} ms). "→ last buy in the mempool": once the service has logged its round, the bench`);
+  lines.push(`  polls every ${P.mempoolPollMs} ms the mempool for the last buy (its hash from the database, then eth_getTransactionByHash): nothing`);
+  lines.push("  of the bench's loads the database or the node while the service works; it includes detection and the poll's granularity.");
   if (S.some((s) => s.rpc)) {
     lines.push('** BENCH_RPC_TIMING=1: the services reached the node through a timing proxy (one more loopback hop per request); node');
     lines.push('   time = the proxy\'s request → answer. "all intent-service requests" sums those overlapping seen → submitted.');

@@ -1,12 +1,15 @@
-// Signing for the bench's signing webhook: libsecp256k1 (the `secp256k1` package's native
-// binding, ~10× faster than ethers' JS curve), inline or on worker threads, as a signer that
-// "answers at once" would.
+// Signing for the bench's signing webhook, as a signer that "answers at once" would: the
+// transaction's bytes built from its fields (service-kit's EIP-1559 encoding, no ethers objects),
+// its signing hash with the native Keccak, and libsecp256k1 (the `secp256k1` package's native
+// binding); inline or on worker threads. About 0.05 ms per 3 KB buy, against ~0.5 ms through
+// ethers' Transaction.
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { UnsignedTransaction } from '@tradeinfra/contracts';
-import { unsignedTransaction, type TransactionSigner } from '@tradeinfra/test-support';
-import { getBytes, hexlify, Signature, Wallet } from 'ethers';
+import { signedTransaction, signingHash, unsignedFields } from '@tradeinfra/service-kit';
+import { type TransactionSigner } from '@tradeinfra/test-support';
+import { getBytes, Wallet } from 'ethers';
 
 interface Secp256k1 {
   ecdsaSign(digest: Uint8Array, key: Uint8Array): { signature: Uint8Array; recid: number };
@@ -15,21 +18,15 @@ interface Secp256k1 {
 /** (tx) → the raw signed transaction: exactly the fields sent, signed by `tx.from`'s key. */
 export function makeSigner(keys: string[]): (tx: UnsignedTransaction) => string {
   const secp256k1 = createRequire(import.meta.url)('secp256k1') as Secp256k1;
-  const byAddress = new Map<string, (digest: string) => Signature>();
-  for (const key of keys) {
-    const wallet = new Wallet(key);
-    const secret = getBytes(wallet.privateKey);
-    byAddress.set(wallet.address.toLowerCase(), (digest) => {
-      const { signature, recid } = secp256k1.ecdsaSign(getBytes(digest), secret);
-      return Signature.from({ r: hexlify(signature.subarray(0, 32)), s: hexlify(signature.subarray(32)), yParity: recid as 0 | 1 });
-    });
-  }
+  const secrets = new Map<string, Uint8Array>();
+  for (const key of keys) secrets.set(new Wallet(key).address.toLowerCase(), getBytes(key));
   return (tx) => {
-    const sign = byAddress.get(String(tx.from).toLowerCase());
-    if (!sign) throw new Error(`no key for ${tx.from}`);
-    const t = unsignedTransaction(tx);
-    t.signature = sign(t.unsignedHash);
-    return t.serialized;
+    const secret = secrets.get(String(tx.from).toLowerCase());
+    if (!secret) throw new Error(`no key for ${tx.from}`);
+    if (tx.type !== 2 || tx.accessList.length > 0) throw new Error('only EIP-1559 transactions without an access list are signed here');
+    const fields = unsignedFields(tx);
+    const { signature, recid } = secp256k1.ecdsaSign(signingHash(fields), secret);
+    return `0x${signedTransaction(fields, recid as 0 | 1, signature).toString('hex')}`;
   };
 }
 

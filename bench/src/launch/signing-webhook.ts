@@ -9,7 +9,7 @@ import { signerPool } from './signer.js';
 
 const keys = (process.env.BENCH_SIGNER_KEYS ?? '').split(',').filter(Boolean);
 const secret = process.env.BENCH_SIGNER_SECRET ?? '';
-const threads = Number(process.env.BENCH_SIGNER_THREADS ?? '2');
+const threads = Number(process.env.BENCH_SIGNER_THREADS ?? '0');
 const port = Number(process.env.BENCH_SIGNER_PORT ?? '0');
 if (keys.length === 0 || !secret) throw new Error('BENCH_SIGNER_KEYS and BENCH_SIGNER_SECRET are required');
 

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Transaction, Wallet, getAddress } from 'ethers';
 import type { SigningRequest, UnsignedTransaction } from '@tradeinfra/contracts';
+import { matchSigned, unsignedFields } from '@tradeinfra/service-kit';
 import { WebhookRefused, WebhookTimeout, type WebhookAnswer, type WebhookClient } from '../common/webhook-client.js';
 import { FailureReason } from './checks.js';
 import { recoverAddress, recoverSigner } from './recover.js';
-import { matchSigned, unsignedFields } from './signed-transaction.js';
 
 /** A transaction the signer must sign, with the intent it belongs to. */
 export interface SignJob {

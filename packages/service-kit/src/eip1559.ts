@@ -1,9 +1,10 @@
 import type { UnsignedTransaction } from '@tradeinfra/contracts';
-import { keccak256Bytes } from '@tradeinfra/service-kit';
+import { keccak256Bytes } from './keccak.js';
 
-// The byte-level check of a signed buy against the buy we asked to have signed: no parsing into
-// objects and no re-serialising (ethers takes ~2.5 ms per 3 KB buy for that, 100 buys a launch,
-// on the path to submission). See matchSigned.
+// EIP-1559 transactions at the byte level: the check of a signed buy against the buy we asked to
+// have signed (matchSigned), and the signing payload and signed bytes of one (what a signer that
+// answers at once does). No parsing into objects and no re-serialising: ethers takes ~2.5 ms per
+// 3 KB buy for either, 100 buys a launch, on the path to submission.
 
 /** The RLP header of a string (0x80) or list (0xc0) of `length` bytes. */
 function header(length: number, offset: 0x80 | 0xc0): Buffer {
@@ -103,6 +104,28 @@ export function matchSigned(fields: Buffer, raw: Buffer): SignedParts | null {
   const signature = new Uint8Array(64);
   signature.set(r.value, 32 - r.value.length);
   signature.set(s.value, 64 - s.value.length);
-  const unsigned = Buffer.concat([Buffer.from([0x02]), header(fields.length, 0xc0), fields]);
-  return { signingHash: keccak256Bytes(unsigned), signature, yParity, hash: `0x${Buffer.from(keccak256Bytes(raw)).toString('hex')}` };
+  return { signingHash: signingHash(fields), signature, yParity, hash: `0x${Buffer.from(keccak256Bytes(raw)).toString('hex')}` };
+}
+
+/** The list of `fields` (and what follows them) as a typed EIP-1559 envelope: 0x02 || rlp([...]). */
+function envelope(content: Buffer): Buffer {
+  return Buffer.concat([Buffer.from([0x02]), header(content.length, 0xc0), content]);
+}
+
+/** What the sender signs: keccak256(0x02 || rlp([the nine unsigned fields])). */
+export function signingHash(fields: Buffer): Uint8Array {
+  return keccak256Bytes(envelope(fields));
+}
+
+/** A scalar of a signature without its leading zero bytes (as RLP writes it). */
+function trimmed(bytes: Uint8Array): Buffer {
+  let i = 0;
+  while (i < bytes.length && bytes[i] === 0) i++;
+  return Buffer.from(bytes.subarray(i));
+}
+
+/** The signed transaction (EIP-2718 bytes): the nine fields, then yParity, r and s (`signature`: r ‖ s, 64 bytes). */
+export function signedTransaction(fields: Buffer, yParity: 0 | 1, signature: Uint8Array): Buffer {
+  const parity = yParity === 1 ? Buffer.from([0x01]) : Buffer.from([0x80]);
+  return envelope(Buffer.concat([fields, parity, rlpBytes(trimmed(signature.subarray(0, 32))), rlpBytes(trimmed(signature.subarray(32, 64)))]));
 }

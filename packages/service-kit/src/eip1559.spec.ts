@@ -1,7 +1,6 @@
 import type { UnsignedTransaction } from '@tradeinfra/contracts';
-import { concat, decodeRlp, encodeRlp, Transaction, Wallet } from 'ethers';
-import { matchSigned, unsignedFields } from './signed-transaction.js';
-import { toEthers } from './signer.js';
+import { concat, decodeRlp, encodeRlp, getBytes, Transaction, Wallet } from 'ethers';
+import { matchSigned, signedTransaction, signingHash, unsignedFields } from './eip1559.js';
 
 const wallet = new Wallet('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
 
@@ -24,7 +23,22 @@ const unsigned = (over: Partial<UnsignedTransaction> = {}): UnsignedTransaction 
 
 const bytes = (hex: string) => Buffer.from(hex.slice(2), 'hex');
 
-describe('unsignedFields and matchSigned', () => {
+/** The same transaction built by ethers (the reference). */
+const toEthers = (tx: UnsignedTransaction) =>
+  Transaction.from({
+    type: 2,
+    chainId: BigInt(tx.chainId),
+    nonce: tx.nonce,
+    to: tx.to,
+    value: BigInt(tx.value),
+    data: tx.data,
+    gasLimit: BigInt(tx.gasLimit),
+    maxFeePerGas: BigInt(tx.maxFeePerGas),
+    maxPriorityFeePerGas: BigInt(tx.maxPriorityFeePerGas),
+    accessList: [],
+  });
+
+describe('unsignedFields, matchSigned, signingHash and signedTransaction', () => {
   it.each<[string, Partial<UnsignedTransaction>]>([
     ['a contract creation with 3 KB of init code', {}],
     ['a call with short data', { to: '0x00000000000000000000000000000000000000c5', data: '0x6001600155' }],
@@ -45,6 +59,21 @@ describe('unsignedFields and matchSigned', () => {
     expect(Buffer.from(parts!.signingHash).toString('hex')).toBe(parsed.unsignedHash.slice(2));
     expect(parts!.yParity).toBe(parsed.signature!.yParity);
     expect(Buffer.from(parts!.signature).toString('hex')).toBe(parsed.signature!.r.slice(2) + parsed.signature!.s.slice(2));
+    // And back: the signing hash and the signed bytes built from the fields are ethers' own.
+    expect(Buffer.from(signingHash(fields)).toString('hex')).toBe(reference.unsignedHash.slice(2));
+    expect(`0x${signedTransaction(fields, parts!.yParity, parts!.signature).toString('hex')}`).toBe(raw);
+  });
+
+  it('writes r and s without leading zero bytes, and yParity 0 as the empty string', () => {
+    const tx = unsigned({ data: '0x6001600155' });
+    const fields = unsignedFields(tx);
+    const r = `0x00${'11'.repeat(31)}`;
+    const s = `0x0000${'22'.repeat(30)}`;
+    const signed = toEthers(tx);
+    signed.signature = { r, s, v: 27 };
+    const signature = getBytes(concat([r, s]));
+    expect(`0x${signedTransaction(fields, 0, signature).toString('hex')}`).toBe(signed.serialized);
+    expect(matchSigned(fields, signedTransaction(fields, 0, signature))!.signature).toEqual(signature);
   });
 
   it('takes nothing but the same nine fields with a canonical signature after them', async () => {
