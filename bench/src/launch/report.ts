@@ -97,7 +97,7 @@ export function report(results: LaunchResults, totalSeconds: number, machine: Fi
     );
   if (relaySmall)
     lines.push(
-      "relay scenario: the same, the service restarted with RELAY_URLS (a relay on loopback that answers at once and puts each bundle into the node's pool in its order): the buys go as one eth_sendBundle behind the launch",
+      "relay scenario: the same, the service restarted with RELAY_URLS (a relay on loopback that answers at once and puts each bundle into the node's pool in its order once the service logged its round): the buys go as one eth_sendBundle behind the launch",
     );
   lines.push('');
   lines.push(table([...rows, counts], headers, 1));

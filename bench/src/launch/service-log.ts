@@ -107,7 +107,7 @@ export function followServiceLog(entry: Child): ServiceLog {
 }
 
 // `simulation=<id> request=<id> chain=… block=… calls=… rules=… runs=… fetches=… reads=… <outcome> <ms>ms`
-const SIMULATION = /^simulation=\S+ request=\S+ .*?runs=(\d+) fetches=(\d+)(?: reads=\d+)? (ok|failed:\S+) ([\d.]+)ms$/;
+const SIMULATION = /^simulation=\S+ request=\S+ .*?runs=(\d+) fetches=(\d+)(?: reads=\d+)?(?: upstream=[\d.]+ms)? (ok|failed:\S+) ([\d.]+)ms$/;
 
 /** Follows the simulation service's request log (LOG_REQUESTS=true): when each simulation ended and what it took. */
 export function followSimulationLog(entry: Child): SimulationDone[] {

@@ -37,6 +37,8 @@ export interface SimulationStats {
   /** Calls run in all (a resumed run runs only the calls from the first one that assumed wrong). */
   callRuns: number;
   rules: string;
+  /** Milliseconds spent waiting for the chain (the block, the prefetch, the batches for misses); the rest is the EVM's. */
+  upstreamMs?: number;
 }
 
 /** What bundles of the same shape read, by shape: a cold block then needs one batch, not a round per level. */
@@ -70,6 +72,7 @@ export async function simulateBundle(
   let block: BlockEnv;
   let reads: BundleReads;
   const extra: string[] = [];
+  const waitStart = performance.now();
   if (request.blockNumber !== null) {
     reads = new BundleReads(chain, request.blockNumber, options.budget);
     const accessLists =
@@ -85,6 +88,7 @@ export async function simulateBundle(
     extra.push(...(known ?? staticKeys(request)));
   }
 
+  let upstreamMs = performance.now() - waitStart;
   const rules = rulesFor(chain.config, block);
   const gasCap = validateCalls(request.calls, rules, block, options.maxCallGas);
   const simBlock = blockFor(block, rules);
@@ -134,7 +138,9 @@ export async function simulateBundle(
         break;
       }
       checkDeadline(options.deadline);
+      const fetchStart = performance.now();
       const wrong = await reads.fetchMisses(extra.splice(0));
+      upstreamMs += performance.now() - fetchStart;
       if (wrong === -1) {
         if (refused) throw refused;
         break;
@@ -150,7 +156,7 @@ export async function simulateBundle(
   }
   releaseVm(rules, vm);
   remembered.set(shape, [...reads.touched]);
-  if (stats) Object.assign(stats, { rounds, fetches: reads.fetches, callRuns, rules: rules.label });
+  if (stats) Object.assign(stats, { rounds, fetches: reads.fetches, callRuns, rules: rules.label, upstreamMs });
   return {
     id,
     chainId: chain.config.chainId,

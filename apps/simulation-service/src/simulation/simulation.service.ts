@@ -86,7 +86,7 @@ export class SimulationService implements OnModuleInit, OnModuleDestroy {
       if (this.env.LOG_REQUESTS) {
         const where = result ? ` chain=${result.chainId} block=${BigInt(result.blockNumber)} calls=${result.calls.length}` : '';
         this.logger.log(
-          `simulation=${id} request=${requestId}${where} rules=${stats.rules} runs=${stats.rounds} fetches=${stats.fetches} reads=${budget.used} ${outcome} ${(performance.now() - started).toFixed(1)}ms`,
+          `simulation=${id} request=${requestId}${where} rules=${stats.rules} runs=${stats.rounds} fetches=${stats.fetches} reads=${budget.used}${stats.upstreamMs === undefined ? '' : ` upstream=${stats.upstreamMs.toFixed(1)}ms`} ${outcome} ${(performance.now() - started).toFixed(1)}ms`,
         );
       }
     }
