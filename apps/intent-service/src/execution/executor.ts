@@ -13,14 +13,29 @@ import { planRound, type Job, type Plan } from './round-planner.js';
 import { readLaunchPool, readSenders } from './round-reads.js';
 import { WebhookSigner, type SignResult } from './signer.js';
 import { mapLimit, SubmissionPipeline } from './submission-pipeline.js';
-import { probeIntent, TokenProber } from './token-prober.js';
+import { probeIntent, TokenProber, type ProbeResult } from './token-prober.js';
 import { readStableLayout, type StableLayout } from './uniswap-v2.js';
 import { effectiveTip } from './launch-state.js';
+import type { StateUpdate } from '@tradeinfra/contracts';
 
 /** statusReason of a pending intent whose launch round failed for a transient reason (and of one that expired so). */
 export const EXECUTION_UNAVAILABLE = 'execution_unavailable';
 /** Webhook requests in flight at once per round. */
 const SIGNING_CONCURRENCY = 256;
+/** How long an early probe waits for its round (a launch whose round never came: its head moved on). */
+const EARLY_PROBE_TTL_MS = 60_000;
+
+/** A pending launch as it is recognised: what its early probe needs. */
+export interface RecognisedLaunch {
+  token: string;
+  pair: string;
+  txHash: string;
+  /** The head the launch transaction was simulated on. */
+  headBlock: bigint;
+  stateAfter: StateUpdate;
+  tokenReserve: bigint;
+  nativeReserve: bigint;
+}
 
 /** A chain's executor state between rounds. */
 interface Chain extends ExecutedChain {
@@ -54,6 +69,8 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly webhookSigner: WebhookSigner;
   /** Per (chain, token), the last transient failure logged (the same one is not logged every round). */
   private readonly lastFailure = new Map<string, string>();
+  /** Probes of pending launches started as they were recognised, by (chain, token, launch transaction, head). */
+  private readonly earlyProbes = new Map<string, { at: number; probe: Promise<ProbeResult | null> }>();
 
   constructor(
     private readonly repo: ExecutionRepository,
@@ -97,6 +114,36 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
   /** A new block or launch on the chain: act now rather than at the next tick. */
   wake(chainId: number): void {
     this.scheduler.wake(chainId);
+  }
+
+  /**
+   * A pending launch was just recognised: probes the token now, on the state the launch leaves
+   * and with the amount of the first intent a claim would take, while the launch is stored and
+   * its round locks the chain and claims. The round uses this probe when its head is the one the
+   * launch was simulated on (else, or when this one failed, it probes again).
+   */
+  probeEarly(chainId: number, launch: RecognisedLaunch): void {
+    const chain = this.chains.get(chainId);
+    if (!chain) return;
+    const now = Date.now();
+    for (const [key, early] of this.earlyProbes) if (now - early.at > EARLY_PROBE_TTL_MS) this.earlyProbes.delete(key);
+    const pool = { reserveNative: launch.nativeReserve, reserveToken: launch.tokenReserve, liquidityCents: null };
+    const probe = this.intents.claimableHead(chainId, launch.token, PROBE_CANDIDATES).then((waiting) => {
+      const probeFor = probeIntent(waiting);
+      if (!probeFor) return null;
+      return this.prober.probe(chain.config, { token: launch.token, pair: launch.pair, pending: launch }, launch.headBlock, pool, probeFor);
+    });
+    probe.catch(() => undefined); // the round probes again
+    this.earlyProbes.set(earlyKey(chainId, launch.token, launch.txHash, launch.headBlock), { at: now, probe });
+  }
+
+  /** The early probe of this launch at this head, once (null: none, or it failed or found nothing to probe with). */
+  private async earlyProbe(chainId: number, token: string, txHash: string, head: bigint): Promise<ProbeResult | null> {
+    const key = earlyKey(chainId, token, txHash, head);
+    const early = this.earlyProbes.get(key);
+    if (!early) return null;
+    this.earlyProbes.delete(key);
+    return early.probe.catch(() => null);
   }
 
   private async step(chain: Chain): Promise<boolean> {
@@ -215,8 +262,13 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     }
     // The token probe (simulation service) and the wallets' nonces and balances (node, database) at once.
     const probeFor = probeIntent(intents);
+    const probeToken = async () => {
+      if (!probeFor) return null;
+      const early = launch.pending ? await this.earlyProbe(config.chainId, launch.token, launch.pending.txHash, headNumber) : null;
+      return early ?? this.prober.probe(config, launch, headNumber, launchPool, probeFor);
+    };
     const [probe, state] = await Promise.all([
-      probeFor ? this.prober.probe(config, launch, headNumber, launchPool, probeFor) : Promise.resolve(null),
+      probeToken(),
       readSenders(chain, intents, headNumber, (senders) => this.repo.pendingNonces(config.chainId, senders)),
     ]);
     const decided = planRound({
@@ -249,3 +301,8 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     return chain.stable;
   }
 }
+
+/** How many of the first claimable intents an early probe looks through for one with something to buy. */
+const PROBE_CANDIDATES = 20;
+
+const earlyKey = (chainId: number, token: string, txHash: string, head: bigint) => `${chainId}:${token.toLowerCase()}:${txHash.toLowerCase()}:${head}`;

@@ -3,7 +3,7 @@ import { GET_RESERVES, type SimulationResult } from '@tradeinfra/contracts';
 import { type WatchedChain } from '../config/env.js';
 import { approveCalldata, balanceOfCalldata, buyInitCode, getAmountOut, routerSellCalldata, type BuyPlan } from './buy.js';
 import { lossScaled, type PoolState, type TokenProbe } from './checks.js';
-import { type ClaimedIntent, type LaunchedToken } from './execution.repository.js';
+import { type ClaimedIntent, type LaunchedToken, type PendingLaunchState } from './execution.types.js';
 import { SimulationClient } from './simulation-client.js';
 import { orientReserves } from './uniswap-v2.js';
 import { withBalance } from './launch-state.js';
@@ -60,7 +60,7 @@ export class TokenProber {
 
   async probe(
     config: Pick<WatchedChain, 'chainId' | 'wrappedNative'> & { router: string },
-    launch: Pick<LaunchedToken, 'token' | 'pair'> & Partial<Pick<LaunchedToken, 'pending'>>,
+    launch: Pick<LaunchedToken, 'token' | 'pair'> & { pending?: Pick<PendingLaunchState, 'stateAfter'> | null },
     block: bigint,
     pool: PoolState,
     intent: ClaimedIntent,

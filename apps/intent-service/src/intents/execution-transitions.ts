@@ -16,6 +16,36 @@ function storedData(data: IntentStatusData | null | undefined): string | null {
   return data && Object.keys(data).length > 0 ? JSON.stringify(data) : null;
 }
 
+/** The columns of a claimed intent (as `x`), and its row as a ClaimedIntent. */
+const CLAIMED_COLUMNS = `x.id, x.tenant_id, x.wallet, x.buy_amount::text, x.bribe::text, x.min_in::text, x.min_out::text,
+  x.min_liquidity::text, x.max_buy_tax::text, x.max_sell_tax::text, x.max_slippage_bps, x.fee_bps, x.fee_recipient,
+  x.first_or_fail, x.gas_tip::text, extract(epoch FROM x.expires_at)::bigint::text AS expiry, x.webhook_url,
+  x.signature, x.intent_nonce::text`;
+
+function claimedIntent(r: Record<string, string | number | boolean | null>): ClaimedIntent {
+  return {
+    id: r.id as string,
+    tenantId: r.tenant_id as string,
+    wallet: r.wallet as string,
+    buyAmount: r.buy_amount as string,
+    bribe: r.bribe as string,
+    minIn: r.min_in as string | null,
+    minOut: r.min_out as string | null,
+    minLiquidity: r.min_liquidity as string | null,
+    maxBuyTax: r.max_buy_tax as string | null,
+    maxSellTax: r.max_sell_tax as string | null,
+    maxSlippageBps: r.max_slippage_bps as number | null,
+    feeBps: r.fee_bps as number | null,
+    feeRecipient: r.fee_recipient as string | null,
+    firstOrFail: r.first_or_fail === true,
+    gasTip: r.gas_tip as string | null,
+    expiry: BigInt(r.expiry as string),
+    webhookUrl: r.webhook_url as string | null,
+    signature: r.signature as string | null,
+    nonce: r.intent_nonce as string | null,
+  };
+}
+
 /**
  * The executor's transitions of `intent.intents`, the part of IntentsRepository (the table's one
  * writer) the executor uses, in a file of its own: claim, settle, release, return to waiting and
@@ -44,39 +74,29 @@ export abstract class ExecutionTransitions {
          FROM c WHERE x.id = c.id
          RETURNING x.*
        )
-       SELECT x.id, x.tenant_id, x.wallet, x.buy_amount::text, x.bribe::text, x.min_in::text, x.min_out::text,
-         x.min_liquidity::text, x.max_buy_tax::text, x.max_sell_tax::text, x.max_slippage_bps, x.fee_bps, x.fee_recipient,
-         x.first_or_fail, x.gas_tip::text, extract(epoch FROM x.expires_at)::bigint::text AS expiry, x.webhook_url,
-         x.signature, x.intent_nonce::text
-       FROM u x`,
+       SELECT ${CLAIMED_COLUMNS} FROM u x`,
       [chainId, token, claimToken, limit],
     );
-    const claimed = rows.map((r) => ({
-      id: r.id as string,
-      tenantId: r.tenant_id as string,
-      wallet: r.wallet as string,
-      buyAmount: r.buy_amount as string,
-      bribe: r.bribe as string,
-      minIn: r.min_in as string | null,
-      minOut: r.min_out as string | null,
-      minLiquidity: r.min_liquidity as string | null,
-      maxBuyTax: r.max_buy_tax as string | null,
-      maxSellTax: r.max_sell_tax as string | null,
-      maxSlippageBps: r.max_slippage_bps as number | null,
-      feeBps: r.fee_bps as number | null,
-      feeRecipient: r.fee_recipient as string | null,
-      firstOrFail: r.first_or_fail === true,
-      gasTip: r.gas_tip as string | null,
-      expiry: BigInt(r.expiry as string),
-      webhookUrl: r.webhook_url as string | null,
-      signature: r.signature as string | null,
-      nonce: r.intent_nonce as string | null,
-    }));
     // RETURNING has no order: highest bribe first, then oldest.
-    return claimed.sort((a, b) => {
+    return rows.map(claimedIntent).sort((a, b) => {
       const d = BigInt(b.bribe) - BigInt(a.bribe);
       return d > 0n ? 1 : d < 0n ? -1 : a.id < b.id ? -1 : 1;
     });
+  }
+
+  /**
+   * The first `limit` intents a claim of the token would take now, in its order, without claiming
+   * them (what a pending launch's early probe picks its amount from).
+   */
+  async claimableHead(chainId: number, token: string, limit: number): Promise<ClaimedIntent[]> {
+    const rows: Record<string, string | number | boolean | null>[] = await this.db.query(
+      `SELECT ${CLAIMED_COLUMNS} FROM intent.intents x
+       WHERE x.chain_id = $1 AND lower(x.token_address) = lower($2) AND ${CLAIMABLE}
+       ORDER BY x.bribe DESC, x.id
+       LIMIT $3`,
+      [chainId, token, limit],
+    );
+    return rows.map(claimedIntent);
   }
 
   /**

@@ -101,6 +101,19 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
   private async stored(chain: ChainWatch, launch: PendingLaunch): Promise<void> {
     // When the transaction was first announced, on the wall clock (what the executor's latency counts from).
     const seenAt = new Date(Date.now() - (performance.now() - launch.seenAt));
+    // The token probe starts now, beside storing the launch and the round's lock and claim.
+    for (const l of launch.launches) {
+      if (l.quote !== chain.config.wrappedNative || !chain.state.watch.tokens.has(l.token)) continue;
+      this.executor.probeEarly(chain.config.chainId, {
+        token: l.token,
+        pair: l.pair,
+        txHash: launch.txHash,
+        headBlock: launch.headBlock,
+        stateAfter: launch.stateAfter,
+        tokenReserve: l.tokenReserve,
+        nativeReserve: l.quoteReserve,
+      });
+    }
     const tokens = await this.repo.record(launch, chain.config.wrappedNative, seenAt);
     if (tokens.length === 0) return;
     const watch = chain.state.watch;
