@@ -1,7 +1,7 @@
 import { parseInput, SimulateRequestSchema } from '@tradeinfra/contracts';
 import type { BlockEnv } from '../chain/chain-state.js';
 import { SimulationErrorCode } from '../simulation/simulation.errors.js';
-import { shapeOf, staticKeys, validateCalls } from './bundle-plan.js';
+import { carriedKeys, namedAddresses, shapeOf, staticKeys, validateCalls } from './bundle-plan.js';
 import { rulesFor } from './hardforks.js';
 
 const USER = '0x00000000000000000000000000000000000000a1';
@@ -30,11 +30,41 @@ const osaka = (gasLimit = 60_000_000n) => ({
 });
 
 describe('shapeOf', () => {
-  it('names the chain and each call by sender, target (or create) and selector, whatever its arguments', () => {
-    const transfer = (amount: string) => ({ from: USER, to: TOKEN, data: `0xa9059cbb${word(RECIPIENT)}${word(amount)}` });
-    expect(shapeOf(1, request([transfer('0x1'), { from: USER, data: '0x6000' }]))).toBe(`1|${USER}>${TOKEN}:0xa9059cbb|${USER}>create:0x6000`);
-    expect(shapeOf(1, request([transfer('0x1')]))).toBe(shapeOf(1, request([transfer('0x2')])));
+  it('names the chain and each call by target (or create) and selector, whatever its sender and arguments', () => {
+    const transfer = (amount: string, from = USER) => ({ from, to: TOKEN, data: `0xa9059cbb${word(RECIPIENT)}${word(amount)}` });
+    expect(shapeOf(1, request([transfer('0x1'), { from: USER, data: '0x6000' }]))).toBe(`1|${TOKEN}:0xa9059cbb|create:0x6000`);
+    expect(shapeOf(1, request([transfer('0x1')]))).toBe(shapeOf(1, request([transfer('0x2', RECIPIENT)])));
     expect(shapeOf(56, request([transfer('0x1')]))).not.toBe(shapeOf(1, request([transfer('0x1')])));
+  });
+});
+
+describe('carriedKeys', () => {
+  const ROUTER = '0x00000000000000000000000000000000000000e1';
+  const OLD_TOKEN = '0x2222222222222222222222222222222222222222';
+  const NEW_TOKEN = '0x3333333333333333333333333333333333333333';
+  const OLD_PAIR = '0x4444444444444444444444444444444444444444';
+  const SLOT = `0x${'ab'.repeat(32)}`;
+  // addLiquidityETH(token, amount, …, to): the token and the recipient as address words.
+  const launch = (token: string) => ({ from: USER, to: ROUTER, data: `0xf305d719${word(token)}${word('0x64')}${word(USER)}` });
+
+  it("gives a new token the last token's keys, keeps the router's, and drops what only the old token had", () => {
+    const before = namedAddresses(request([launch(OLD_TOKEN)]));
+    const now = namedAddresses(request([launch(NEW_TOKEN)]));
+    const keys = [`a:${ROUTER}`, `a:${OLD_TOKEN}`, `s:${OLD_TOKEN}:${SLOT}`, `s:${ROUTER}:${SLOT}`, `a:${OLD_PAIR}`, 'h:7'];
+    expect(carriedKeys(keys, before, now)).toEqual([`a:${ROUTER}`, `a:${NEW_TOKEN}`, `s:${NEW_TOKEN}:${SLOT}`, `s:${ROUTER}:${SLOT}`, `a:${OLD_PAIR}`, 'h:7']);
+  });
+
+  it('keeps an address that this bundle still names elsewhere, and one named in two places that now differ', () => {
+    const both = (a: string, b: string) => ({ from: USER, to: ROUTER, data: `0x12345678${word(a)}${word(b)}` });
+    // OLD_TOKEN was in both places; now one place has NEW_TOKEN and the other RECIPIENT: ambiguous.
+    expect(carriedKeys([`s:${OLD_TOKEN}:${SLOT}`], namedAddresses(request([both(OLD_TOKEN, OLD_TOKEN)])), namedAddresses(request([both(NEW_TOKEN, RECIPIENT)])))).toEqual([
+      `s:${OLD_TOKEN}:${SLOT}`,
+    ]);
+    // OLD_TOKEN moved to the second place: its keys stay, and the first place's new address gets them too.
+    expect(carriedKeys([`s:${OLD_TOKEN}:${SLOT}`], namedAddresses(request([both(OLD_TOKEN, RECIPIENT)])), namedAddresses(request([both(NEW_TOKEN, OLD_TOKEN)])))).toEqual([
+      `s:${NEW_TOKEN}:${SLOT}`,
+      `s:${OLD_TOKEN}:${SLOT}`,
+    ]);
   });
 });
 

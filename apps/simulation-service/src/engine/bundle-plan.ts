@@ -5,9 +5,29 @@ import type { ChainRules } from './hardforks.js';
 
 // What is known of a bundle before it runs: its shape, the keys worth prefetching, its gas cap.
 
-/** The shape of a bundle: chain, and each call's sender, target and selector. */
+/** The shape of a bundle: chain, and each call's target (or create) and selector; not its sender or arguments. */
 export function shapeOf(chainId: number, request: SimulateRequest): string {
-  return `${chainId}|${request.calls.map((c) => `${c.from}>${c.to ?? 'create'}:${c.data.slice(0, 10)}`).join('|')}`;
+  return `${chainId}|${request.calls.map((c) => `${c.to ?? 'create'}:${c.data.slice(0, 10)}`).join('|')}`;
+}
+
+/**
+ * The addresses a bundle names, by where it names them (`<call>.from`, `<call>.to`, and
+ * `<call>.<offset>` for an address-sized ABI word of its data: 12 zero bytes, then 20 bytes that
+ * are not a small number), lowercase.
+ */
+export function namedAddresses(request: SimulateRequest): Map<string, string> {
+  const named = new Map<string, string>();
+  request.calls.forEach((c, i) => {
+    named.set(`${i}.from`, c.from.toLowerCase());
+    if (c.to) named.set(`${i}.to`, c.to.toLowerCase());
+    for (let at = 10; at + 64 <= c.data.length; at += 64) {
+      const word = c.data.slice(at, at + 64);
+      if (word.startsWith('000000000000000000000000') && !word.startsWith('0000000000000000000000000000000000')) {
+        named.set(`${i}.${at}`, `0x${word.slice(24).toLowerCase()}`);
+      }
+    }
+  });
+  return named;
 }
 
 /**
@@ -16,17 +36,39 @@ export function shapeOf(chainId: number, request: SimulateRequest): string {
  * will most likely touch).
  */
 export function staticKeys(request: SimulateRequest): string[] {
-  const keys = new Set<string>();
-  for (const c of request.calls) {
-    keys.add(`a:${c.from}`);
-    if (c.to) keys.add(`a:${c.to}`);
-    for (let i = 10; i + 64 <= c.data.length; i += 64) {
-      const word = c.data.slice(i, i + 64);
-      // An address-sized word: 12 zero bytes, then 20 bytes that are not a small number.
-      if (word.startsWith('000000000000000000000000') && !word.startsWith('0000000000000000000000000000000000')) keys.add(`a:0x${word.slice(24)}`);
-    }
+  return [...new Set([...namedAddresses(request).values()].map((a) => `a:${a}`))];
+}
+
+/**
+ * What a bundle of the same shape read (`keys`, with the addresses it named, `before`), for
+ * this one (naming `now`): where this bundle names another address in the same place (another
+ * sender, a new token in the same call), that address's keys are the earlier one's with the
+ * address replaced; its slots are often the same (a balance or allowance of the same sender, a
+ * token's own settings), so a new token launched like the last one runs once. An address named
+ * in two places that now differ keeps its keys; keys of an address this bundle no longer names
+ * anywhere are left out.
+ */
+export function carriedKeys(keys: Iterable<string>, before: Map<string, string>, now: Map<string, string>): string[] {
+  const replaced = new Map<string, string | null>();
+  for (const [where, old] of before) {
+    const next = now.get(where);
+    if (next === undefined || next === old) continue;
+    const seen = replaced.get(old);
+    replaced.set(old, seen === undefined || seen === next ? next : null);
   }
-  return [...keys];
+  const stillNamed = new Set(now.values());
+  const out = new Set<string>();
+  for (const key of keys) {
+    const [kind, address, slot] = key.split(':') as [string, string, string | undefined];
+    const next = kind === 'h' ? undefined : replaced.get(address);
+    if (!next) {
+      out.add(key);
+      continue;
+    }
+    out.add(slot === undefined ? `${kind}:${next}` : `${kind}:${next}:${slot}`);
+    if (stillNamed.has(address)) out.add(key);
+  }
+  return [...out];
 }
 
 /**

@@ -6,7 +6,7 @@ import type { BlockEnv, ChainSource, ReadBudget } from '../chain/chain-state.js'
 import { SimulationError, SimulationErrorCode } from '../simulation/simulation.errors.js';
 import { blockFor } from './block-env.js';
 import { BundleReads } from './bundle-reads.js';
-import { shapeOf, staticKeys, validateCalls } from './bundle-plan.js';
+import { carriedKeys, namedAddresses, shapeOf, staticKeys, validateCalls } from './bundle-plan.js';
 import { applyOverrides, runCall } from './call-runner.js';
 import { installFastInterpreter } from './fast-interpreter.js';
 import { ForkedStateManager } from './forked-state-manager.js';
@@ -41,8 +41,12 @@ export interface SimulationStats {
   upstreamMs?: number;
 }
 
-/** What bundles of the same shape read, by shape: a cold block then needs one batch, not a round per level. */
-const remembered = new LRUCache<string, string[]>({ max: 10_000 });
+/**
+ * What the last bundle of each shape read, and the addresses it named: a cold block then needs
+ * one batch, not a round per level, and so does the same kind of bundle on other addresses (a
+ * new token launched through the same router; see carriedKeys).
+ */
+const remembered = new LRUCache<string, { keys: string[]; named: Map<string, string> }>({ max: 10_000 });
 
 /**
  * Runs a bundle on one chain's state at one block: calls in order on one shared state, each as a
@@ -64,7 +68,9 @@ export async function simulateBundle(
   const started = performance.now();
   const id = options.id ?? randomUUID();
   const shape = shapeOf(chain.config.chainId, request);
-  const known = remembered.get(shape);
+  const named = namedAddresses(request);
+  const last = remembered.get(shape);
+  const known = last ? [...new Set([...carriedKeys(last.keys, last.named, named), ...staticKeys(request)])] : undefined;
 
   // The block, and (with the block named) what this shape read last time in the same round
   // trip; an unknown shape gets its calls' senders, targets and named addresses, and, where the
@@ -155,7 +161,7 @@ export async function simulateBundle(
     throw err;
   }
   releaseVm(rules, vm);
-  remembered.set(shape, [...reads.touched]);
+  remembered.set(shape, { keys: [...reads.touched], named });
   if (stats) Object.assign(stats, { rounds, fetches: reads.fetches, callRuns, rules: rules.label, upstreamMs });
   return {
     id,

@@ -12,6 +12,13 @@ const SUMMER = '0x00000000000000000000000000000000000000c2';
 /** Writes 7 to slot 9. */
 const WRITER = '0x00000000000000000000000000000000000000c3';
 
+/** Returns what the address in its first calldata word answers (a STATICCALL): one level of indirection, like a router. */
+const PROXY = '0x00000000000000000000000000000000000000c5';
+const PROXY_CODE = '0x6020600060006000600435' + '5afa5060206000f3';
+/** Two contracts with the same code (READ_SLOT_1) and different slot 1: two tokens launched alike. */
+const TOKEN_A = '0x5555555555555555555555555555555555555555';
+const TOKEN_B = '0x6666666666666666666666666666666666666666';
+
 /** Reverts unless slot 12 (a lock) is set, then returns slot 2. */
 const GATED = '0x00000000000000000000000000000000000000c4';
 
@@ -45,6 +52,9 @@ describe('simulating on a chain read over JSON-RPC', () => {
       [SUMMER]: { code: SUM_SLOTS_1_2, storage: { '1': 1n, '2': 2n } },
       [WRITER]: { code: WRITE_7_TO_9 },
       [GATED]: { code: LOCKED_READ_SLOT_2, storage: { '12': 1n, '2': 5n } },
+      [PROXY]: { code: PROXY_CODE },
+      [TOKEN_A]: { code: READ_SLOT_1, storage: { '1': 11n } },
+      [TOKEN_B]: { code: READ_SLOT_1, storage: { '1': 22n } },
     });
     await chain.start();
     state = new ChainState({ chainId: 1, rpcUrl: chain.url, hardfork: null }, createStateCache(16 << 20), 2_000, 200);
@@ -66,6 +76,18 @@ describe('simulating on a chain read over JSON-RPC', () => {
     const block = chain.mine();
     const next = await run({ blockNumber: block, calls: [{ from: USER, to: SUMMER }] });
     expect(next.result.calls[0]!.result).toBe(word(3n));
+    expect(next.roundTrips).toBe(1);
+  });
+
+  it("runs a known shape naming another address once: that address gets the keys the last one's were read at", async () => {
+    const through = (token: string) => ({ blockNumber: 100, calls: [{ from: USER, to: PROXY, data: `0x12345678${token.slice(2).padStart(64, '0')}` }] });
+    const cold = await run(through(TOKEN_A));
+    expect(cold.result.calls[0]!.result).toBe(word(11n));
+    expect(cold.stats).toMatchObject({ rounds: 2, fetches: 1 });
+    // TOKEN_B in TOKEN_A's place: its slot 1 comes with the prefetch, and the one run is exact.
+    const next = await run(through(TOKEN_B));
+    expect(next.result.calls[0]!.result).toBe(word(22n));
+    expect(next.stats).toMatchObject({ rounds: 1, fetches: 0 });
     expect(next.roundTrips).toBe(1);
   });
 
