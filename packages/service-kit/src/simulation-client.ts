@@ -1,13 +1,14 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { SIMULATION_SIMULATE, type SimulationResult } from '@tradeinfra/contracts';
+import { SIMULATION_SIMULATE, type SimulationResult, type StateUpdate } from '@tradeinfra/contracts';
 import { natsRequest, ServiceReplyError } from './nats-request.js';
 
 export interface SimulationRequest {
   chainId: number;
   /** A block number (decimal or hex) or tag; omitted: the latest block. */
   blockNumber?: string;
-  calls: { from: string; to: string | null; data: string; value?: string; gas?: string }[];
-  overrides?: { accounts?: Record<string, { balance?: string }> };
+  /** `overrides` on a call: applied just before it, on top of what the calls before it did. */
+  calls: { from: string; to: string | null; data: string; value?: string; gas?: string; overrides?: StateUpdate }[];
+  overrides?: StateUpdate;
 }
 
 /**

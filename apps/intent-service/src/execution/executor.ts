@@ -137,6 +137,11 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     this.earlyProbes.set(earlyKey(chainId, launch.token, launch.txHash, launch.headBlock), { at: now, probe });
   }
 
+  /** A pending launch's probe already made (behind it, in its own simulation): the round uses it as an early one. */
+  probeKnown(chainId: number, launch: Pick<RecognisedLaunch, 'token' | 'txHash' | 'headBlock'>, probe: ProbeResult): void {
+    this.earlyProbes.set(earlyKey(chainId, launch.token, launch.txHash, launch.headBlock), { at: Date.now(), probe: Promise.resolve(probe) });
+  }
+
   /** The early probe of this launch at this head, once (null: none, or it failed or found nothing to probe with). */
   private async earlyProbe(chainId: number, token: string, txHash: string, head: bigint): Promise<ProbeResult | null> {
     const key = earlyKey(chainId, token, txHash, head);

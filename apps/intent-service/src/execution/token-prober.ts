@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { id } from 'ethers';
 import { GET_RESERVES, type SimulationResult } from '@tradeinfra/contracts';
 import { type WatchedChain } from '../config/env.js';
 import { approveCalldata, balanceOfCalldata, buyInitCode, getAmountOut, routerSellCalldata, type BuyPlan } from './buy.js';
@@ -47,6 +48,94 @@ export function sellTaxOf(calls: SimulationResult['calls'], amount: bigint, pool
   return lossScaled(getAmountOut(amount, pool.reserveToken, pool.reserveNative), gotNative);
 }
 
+/** What a probe's calls are made of, for one intent's amounts (wallet and token lowercase). */
+export interface ProbePlan {
+  wallet: string;
+  token: string;
+  swapValue: bigint;
+  /** The buy (the intent's init code, amountOutMin 0) and what it sends. */
+  buy: { from: string; to: null; data: string; value: string };
+  value: bigint;
+  /** The wallet's balance of the token. */
+  balance: { from: string; to: string; data: string };
+  /** [approve, wrapped before, sell `amount` through the router, wrapped after]. */
+  sellCalls(amount: bigint): { from: string; to: string; data: string }[];
+}
+
+export function probePlan(config: Pick<WatchedChain, 'wrappedNative'> & { router: string }, token: string, intent: ClaimedIntent): ProbePlan {
+  const buyAmount = BigInt(intent.buyAmount);
+  const fee = (buyAmount * BigInt(intent.feeBps ?? 0)) / 10_000n;
+  const swapValue = buyAmount - fee;
+  const plan: BuyPlan = {
+    router: config.router,
+    wrappedNative: config.wrappedNative,
+    token,
+    wallet: intent.wallet,
+    swapValue,
+    amountOutMin: 0n,
+    deadline: intent.expiry,
+    fee,
+    feeRecipient: intent.feeRecipient,
+    bribe: BigInt(intent.bribe),
+    onlyInBlock: null,
+  };
+  const wallet = intent.wallet.toLowerCase();
+  const lower = token.toLowerCase();
+  const value = swapValue + fee + plan.bribe;
+  return {
+    wallet,
+    token: lower,
+    swapValue,
+    value,
+    buy: { from: wallet, to: null, data: buyInitCode(plan), value: value.toString() },
+    balance: { from: wallet, to: lower, data: balanceOfCalldata(wallet) },
+    sellCalls: (amount) => [
+      { from: wallet, to: lower, data: approveCalldata(config.router, amount) },
+      { from: wallet, to: config.wrappedNative, data: balanceOfCalldata(wallet) },
+      { from: wallet, to: config.router, data: routerSellCalldata(amount, lower, config.wrappedNative, wallet, intent.expiry) },
+      { from: wallet, to: config.wrappedNative, data: balanceOfCalldata(wallet) },
+    ],
+  };
+}
+
+/** What the buyer is given in simulation: what the buy sends and some headroom. */
+export const probeBalance = (plan: ProbePlan) => plan.value + SIMULATION_HEADROOM;
+
+/** The probe of a token from its reads; null when selling what the buy really gave needs another simulation. */
+function probeOf(read: ReturnType<typeof readProbe>, quoted: bigint): ProbeResult | null {
+  if ('reverted' in read) return read;
+  const { received, buyTax, buyGas, sellTax } = read;
+  if (sellTax === null && received > 0n && received < quoted) return null;
+  return { buyTax, sellTax: received > 0n ? sellTax : null, buyGas };
+}
+
+/** `Sync(uint112,uint112)`: a pair's reserves after a change. */
+const SYNC = id('Sync(uint112,uint112)');
+
+/**
+ * The probe run in a pending launch's own simulation, right behind it: `calls` are the
+ * simulation's calls after the launch, [balance before, buy, balance after, approve, wrapped
+ * before, sell `quoted`, wrapped after], and the pool after the buy is the pair's last `Sync` in
+ * the buy. `quoted` must be the untaxed buy on the pool the launch really left. Null when the
+ * buy's logs show no such `Sync`, or a second simulation is needed (a taxed buy: the sale of the
+ * untaxed amount failed).
+ */
+export function readProbeBehindLaunch(
+  calls: SimulationResult['calls'],
+  quoted: bigint,
+  token: string,
+  wrappedNative: string,
+  pair: string,
+): ProbeResult | null {
+  const [before, bought, after, ...sale] = calls;
+  if (!before || !bought || !after || sale.length !== 4) return null;
+  if (bought.status !== 1) return probeOf(readProbe([before, bought, after, bought, ...sale], quoted, token, wrappedNative), quoted);
+  const sync = [...bought.logs].reverse().find((l) => l.address.toLowerCase() === pair.toLowerCase() && l.topics[0] === SYNC);
+  if (!sync) return null;
+  const reserves = { ...bought, result: sync.data };
+  return probeOf(readProbe([before, bought, after, reserves, ...sale], quoted, token, wrappedNative), quoted);
+}
+
 /**
  * Probes a launched token with the simulation service: buys with one intent's amount on the
  * launch state, then sells what a tax-free buy would have given, in one simulation: the buy and
@@ -65,55 +154,20 @@ export class TokenProber {
     pool: PoolState,
     intent: ClaimedIntent,
   ): Promise<ProbeResult> {
-    const buyAmount = BigInt(intent.buyAmount);
-    const fee = (buyAmount * BigInt(intent.feeBps ?? 0)) / 10_000n;
-    const swapValue = buyAmount - fee;
-    const plan: BuyPlan = {
-      router: config.router,
-      wrappedNative: config.wrappedNative,
-      token: launch.token,
-      wallet: intent.wallet,
-      swapValue,
-      amountOutMin: 0n,
-      deadline: intent.expiry,
-      fee,
-      feeRecipient: intent.feeRecipient,
-      bribe: BigInt(intent.bribe),
-      onlyInBlock: null,
-    };
-    const wallet = intent.wallet.toLowerCase();
-    const token = launch.token.toLowerCase();
-    const value = swapValue + fee + plan.bribe;
-    const buy = { from: wallet, to: null, data: buyInitCode(plan), value: value.toString() };
+    const p = probePlan(config, launch.token, intent);
     // On the state a pending launch leaves (head + launch transaction), else the head's.
-    const overrides = withBalance(launch.pending?.stateAfter ?? {}, wallet, value + SIMULATION_HEADROOM);
+    const overrides = withBalance(launch.pending?.stateAfter ?? {}, p.wallet, probeBalance(p));
     const base = { chainId: config.chainId, blockNumber: block.toString(), overrides };
-    const quoted = getAmountOut(swapValue, pool.reserveNative, pool.reserveToken);
-    const sellCalls = (amount: bigint) => [
-      { from: wallet, to: token, data: approveCalldata(config.router, amount) },
-      { from: wallet, to: config.wrappedNative, data: balanceOfCalldata(wallet) },
-      { from: wallet, to: config.router, data: routerSellCalldata(amount, token, config.wrappedNative, wallet, intent.expiry) },
-      { from: wallet, to: config.wrappedNative, data: balanceOfCalldata(wallet) },
-    ];
+    const quoted = getAmountOut(p.swapValue, pool.reserveNative, pool.reserveToken);
     const first = await this.simulation.simulate({
       ...base,
-      calls: [
-        { from: wallet, to: token, data: balanceOfCalldata(wallet) },
-        buy,
-        { from: wallet, to: token, data: balanceOfCalldata(wallet) },
-        { from: wallet, to: launch.pair, data: GET_RESERVES },
-        ...sellCalls(quoted),
-      ],
+      calls: [p.balance, p.buy, p.balance, { from: p.wallet, to: launch.pair, data: GET_RESERVES }, ...p.sellCalls(quoted)],
     });
-    const read = readProbe(first.calls, quoted, token, config.wrappedNative);
-    if ('reverted' in read) return read;
-    const { received, buyTax, buyGas } = read;
-    let sellTax = read.sellTax;
-    if (sellTax === null && received > 0n && received < quoted) {
-      // Taxed on the way in: sell what the buy really gave.
-      const second = await this.simulation.simulate({ ...base, calls: [buy, ...sellCalls(received)] });
-      sellTax = sellTaxOf(second.calls.slice(1), received, read.after);
-    }
-    return { buyTax, sellTax: received > 0n ? sellTax : null, buyGas };
+    const read = readProbe(first.calls, quoted, p.token, config.wrappedNative);
+    const probed = probeOf(read, quoted);
+    if (probed || 'reverted' in read) return probed ?? read;
+    // Taxed on the way in: sell what the buy really gave.
+    const second = await this.simulation.simulate({ ...base, calls: [p.buy, ...p.sellCalls(read.received)] });
+    return { buyTax: read.buyTax, sellTax: sellTaxOf(second.calls.slice(1), read.received, read.after), buyGas: read.buyGas };
   }
 }

@@ -36,6 +36,20 @@ describe('shapeOf', () => {
     expect(shapeOf(1, request([transfer('0x1')]))).toBe(shapeOf(1, request([transfer('0x2', RECIPIENT)])));
     expect(shapeOf(56, request([transfer('0x1')]))).not.toBe(shapeOf(1, request([transfer('0x1')])));
   });
+
+  it('writes a target named earlier in the bundle as where it was named, so another token gives the same shape', () => {
+    const ROUTER = '0x00000000000000000000000000000000000000e1';
+    const launchThenRead = (token: string) => [
+      { from: USER, to: ROUTER, data: `0xf305d719${word(token)}${word('0x64')}` },
+      { from: RECIPIENT, to: token, data: `0x70a08231${word(RECIPIENT)}` },
+    ];
+    const a = '0x2222222222222222222222222222222222222222';
+    const b = '0x3333333333333333333333333333333333333333';
+    expect(shapeOf(1, request(launchThenRead(a)))).toBe(`1|${ROUTER}:0xf305d719|@0.10:0x70a08231`);
+    expect(shapeOf(1, request(launchThenRead(b)))).toBe(shapeOf(1, request(launchThenRead(a))));
+    // The first call's own target is never a reference, even when its data names it.
+    expect(shapeOf(1, request([{ from: USER, to: a, data: `0x12345678${word(a)}` }]))).toBe(`1|${a}:0x12345678`);
+  });
 });
 
 describe('carriedKeys', () => {

@@ -5,9 +5,22 @@ import type { ChainRules } from './hardforks.js';
 
 // What is known of a bundle before it runs: its shape, the keys worth prefetching, its gas cap.
 
-/** The shape of a bundle: chain, and each call's target (or create) and selector; not its sender or arguments. */
+/**
+ * The shape of a bundle: chain, and each call's target (or create) and selector; not its sender
+ * or arguments. A target the bundle named before (a token in the first call's data, then called
+ * itself) is written as where it was named, so a bundle that launches a token and then trades it
+ * has one shape whichever token it is.
+ */
 export function shapeOf(chainId: number, request: SimulateRequest): string {
-  return `${chainId}|${request.calls.map((c) => `${c.to ?? 'create'}:${c.data.slice(0, 10)}`).join('|')}`;
+  const named = namedAddresses(request);
+  const firstNamed = new Map<string, string>();
+  const parts = request.calls.map((c, i) => {
+    const to = c.to?.toLowerCase();
+    const target = to === undefined ? 'create' : (firstNamed.get(to) ?? to);
+    for (const [where, address] of named) if (where.startsWith(`${i}.`) && !firstNamed.has(address)) firstNamed.set(address, `@${where}`);
+    return `${target}:${c.data.slice(0, 10)}`;
+  });
+  return `${chainId}|${parts.join('|')}`;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import type { SimulationResult, StateUpdate } from '@tradeinfra/contracts';
+import type { ProbeResult } from '../../execution/token-prober.js';
 import type { ChainRpc, SimulationRequest } from '@tradeinfra/service-kit';
 import { isLaunchCandidate, type LaunchWatch } from './candidates.js';
 import { firstLiquidity, type FirstLiquidity } from './first-liquidity.js';
@@ -19,6 +20,14 @@ export interface PendingLaunch {
   headBlock: bigint;
   /** When the transaction's hash was first announced (performance.now()). */
   seenAt: number;
+  /** Token probes run behind the launch in its own simulation, by token (see `behind`). */
+  probes: Map<string, ProbeResult>;
+}
+
+/** Calls to run right behind a candidate in its own simulation, and what their results say once its launches are known. */
+export interface BehindLaunch {
+  calls: SimulationRequest['calls'];
+  read(results: SimulationResult['calls'], launches: FirstLiquidity[]): Map<string, ProbeResult>;
 }
 
 export interface PendingLaunchDetectorOptions {
@@ -28,6 +37,8 @@ export interface PendingLaunchDetectorOptions {
   /** What is watched right now (tokens with pending intents and no liquidity), with pairs created before their liquidity. */
   watch: () => { watch: LaunchWatch; knownPairs?: ReadonlyMap<string, readonly [string, string]> };
   onLaunch: (launch: PendingLaunch) => void | Promise<void>;
+  /** Calls to run behind a candidate in the same simulation (the token probe), or null. */
+  behind?: (tx: RpcTransaction) => BehindLaunch | null;
   logger: Pick<Logger, 'log' | 'warn'>;
   /** How many hashes are remembered so none is fetched twice. */
   rememberHashes?: number;
@@ -80,16 +91,21 @@ export class PendingLaunchDetector {
     seenAt: number,
   ): Promise<PendingLaunch | null> {
     const { chainId, logger } = this.options;
+    const launchCall = { from: tx.from, to: tx.to, data: tx.input, value: tx.value, gas: tx.gas };
+    let behind = this.options.behind?.(tx) ?? null;
     let result: SimulationResult;
     try {
-      result = await this.options.simulate({
-        chainId,
-        blockNumber: headBlock,
-        calls: [{ from: tx.from, to: tx.to, data: tx.input, value: tx.value, gas: tx.gas }],
-      });
+      result = await this.options.simulate({ chainId, blockNumber: headBlock, calls: [launchCall, ...(behind?.calls ?? [])] });
     } catch (err) {
-      logger.warn(`pending ${tx.hash}: could not simulate (${(err as Error).message})`);
-      return null;
+      try {
+        // Without the calls behind it (which the simulation may have refused): the launch alone.
+        if (!behind) throw err;
+        behind = null;
+        result = await this.options.simulate({ chainId, blockNumber: headBlock, calls: [launchCall] });
+      } catch (again) {
+        logger.warn(`pending ${tx.hash}: could not simulate (${(again as Error).message})`);
+        return null;
+      }
     }
     const call = result.calls[0];
     if (!call || call.status !== 1) return null;
@@ -103,7 +119,8 @@ export class PendingLaunchDetector {
       logger.warn(`pending launch ${tx.hash} ignored: ${err.message}`);
       return null;
     }
-    return { chainId, txHash: tx.hash, raw, transaction: tx, launches, stateAfter: call.updated, headBlock: BigInt(result.blockNumber), seenAt };
+    const probes = behind ? behind.read(result.calls.slice(1), launches) : new Map<string, ProbeResult>();
+    return { chainId, txHash: tx.hash, raw, transaction: tx, launches, stateAfter: call.updated, headBlock: BigInt(result.blockNumber), seenAt, probes };
   }
 
   private remember(hashes: string[]): void {

@@ -3,12 +3,15 @@ import { PeriodicTask } from '../../common/periodic-task.js';
 import { ENV, type IntentServiceEnv, type WatchedChain } from '../../config/env.js';
 import { ExecutionRepository } from '../../execution/execution.repository.js';
 import { Executor } from '../../execution/executor.js';
-import { getPairCall, pairFromResult } from '../../execution/uniswap-v2.js';
+import { getAmountOut, getPairCall, pairFromResult } from '../../execution/uniswap-v2.js';
+import { probeBalance, probeIntent, probePlan, readProbeBehindLaunch, type ProbeResult } from '../../execution/token-prober.js';
+import type { ClaimedIntent } from '../../execution/execution.types.js';
 import { SimulationClient } from '../../execution/simulation-client.js';
 import { IntentsRepository } from '../../intents/intents.repository.js';
 import { ChainRpc } from '../chain-rpc.js';
 import type { LaunchWatch } from './candidates.js';
-import { PendingLaunchDetector, type PendingLaunch } from './pending-launch-detector.js';
+import { PendingLaunchDetector, type BehindLaunch, type PendingLaunch } from './pending-launch-detector.js';
+import type { RpcTransaction } from './raw-transaction.js';
 import { PendingLaunchesRepository } from './pending-launches.repository.js';
 import { PendingTransactions } from './pending-transactions.js';
 
@@ -24,7 +27,15 @@ interface ChainWatch {
   state: { watch: LaunchWatch; knownPairs: Map<string, readonly [string, string]> };
   /** token → its pair with the wrapped native token, once looked up (null: none yet). */
   pairs: Map<string, string | null>;
+  /** token → the intent whose amounts probe it (the first a claim would take with something to buy), once looked up. */
+  probeIntents: Map<string, ClaimedIntent>;
 }
+
+/** How many of a token's first claimable intents are looked through for one to probe with. */
+const PROBE_CANDIDATES = 20;
+/** `addLiquidityETH(address,uint256,uint256,uint256,address,uint256)` and `addLiquidity(address,address,uint256,uint256,uint256,uint256,address,uint256)`. */
+const ADD_LIQUIDITY_ETH = '0xf305d719';
+const ADD_LIQUIDITY = '0xe8e33700';
 
 /**
  * Sees launches in the mempool (`MEMPOOL_LAUNCHES_<id>`: `ws`, or `poll`): every pending
@@ -56,6 +67,7 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
         rpc,
         state: { watch: { router: config.router, factory: config.factory, tokens: new Set<string>() }, knownPairs: new Map() },
         pairs: new Map(),
+        probeIntents: new Map(),
       } as unknown as ChainWatch;
       const detector = new PendingLaunchDetector({
         chainId: config.chainId,
@@ -63,6 +75,7 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
         simulate: (request) => this.simulation.simulate(request, SIMULATION_TIMEOUT_MS),
         watch: () => chain.state,
         onLaunch: (launch) => this.stored(chain, launch),
+        behind: (tx) => this.probeBehind(chain, tx),
         logger: this.logger,
       });
       chain.feed = new PendingTransactions({
@@ -101,10 +114,11 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
   private async stored(chain: ChainWatch, launch: PendingLaunch): Promise<void> {
     // When the transaction was first announced, on the wall clock (what the executor's latency counts from).
     const seenAt = new Date(Date.now() - (performance.now() - launch.seenAt));
-    // The token probe starts now, beside storing the launch and the round's lock and claim.
+    // The token probe: made behind the launch in its own simulation, or started now, beside
+    // storing the launch and the round's lock and claim.
     for (const l of launch.launches) {
       if (l.quote !== chain.config.wrappedNative || !chain.state.watch.tokens.has(l.token)) continue;
-      this.executor.probeEarly(chain.config.chainId, {
+      const recognised = {
         token: l.token,
         pair: l.pair,
         txHash: launch.txHash,
@@ -112,7 +126,10 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
         stateAfter: launch.stateAfter,
         tokenReserve: l.tokenReserve,
         nativeReserve: l.quoteReserve,
-      });
+      };
+      const probe = launch.probes.get(l.token);
+      if (probe) this.executor.probeKnown(chain.config.chainId, recognised, probe);
+      else this.executor.probeEarly(chain.config.chainId, recognised);
     }
     const tokens = await this.repo.record(launch, chain.config.wrappedNative, seenAt);
     if (tokens.length === 0) return;
@@ -121,6 +138,46 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
     this.executor.wake(chain.config.chainId);
     const ms = (performance.now() - launch.seenAt).toFixed(1);
     this.logger.log(`pending launch of ${tokens.join(', ')} on chain ${chain.config.chainId} in ${launch.txHash}, stored ${ms} ms after it was seen`);
+  }
+
+  /**
+   * The token probe to run right behind a candidate in its own simulation, where the candidate is
+   * the router's `addLiquidityETH` or `addLiquidity` of a watched token with the wrapped native
+   * token: the pool it will leave is then known from its calldata (the amounts it adds, into a
+   * pool with none), and so is what the probe sells. The probe counts only if the launch leaves
+   * exactly that pool (a token taking a fee on the way into the pair does not); otherwise the
+   * round probes as usual.
+   */
+  private probeBehind(chain: ChainWatch, tx: RpcTransaction): BehindLaunch | null {
+    const { config } = chain;
+    if (tx.to?.toLowerCase() !== config.router.toLowerCase()) return null;
+    const input = tx.input.toLowerCase();
+    const word = (i: number) => input.slice(10 + 64 * i, 74 + 64 * i);
+    const address = (i: number) => `0x${word(i).slice(24)}`;
+    let token: string;
+    let tokenAmount: bigint;
+    let nativeAmount: bigint;
+    const weth = config.wrappedNative.toLowerCase();
+    if (input.startsWith(ADD_LIQUIDITY_ETH) && input.length >= 10 + 64 * 6) {
+      [token, tokenAmount, nativeAmount] = [address(0), BigInt(`0x${word(1)}`), BigInt(tx.value)];
+    } else if (input.startsWith(ADD_LIQUIDITY) && input.length >= 10 + 64 * 8 && (address(0) === weth || address(1) === weth)) {
+      const nativeFirst = address(0) === weth;
+      [token, tokenAmount, nativeAmount] = [address(nativeFirst ? 1 : 0), BigInt(`0x${word(nativeFirst ? 3 : 2)}`), BigInt(`0x${word(nativeFirst ? 2 : 3)}`)];
+    } else return null;
+    const intent = chain.probeIntents.get(token);
+    if (!intent || !chain.state.watch.tokens.has(token) || tokenAmount === 0n || nativeAmount === 0n) return null;
+    const p = probePlan(config, token, intent);
+    const quoted = getAmountOut(p.swapValue, nativeAmount, tokenAmount);
+    const funded = { accounts: { [p.wallet]: { balance: probeBalance(p).toString() } } };
+    return {
+      calls: [{ ...p.balance, overrides: funded }, p.buy, p.balance, ...p.sellCalls(quoted)],
+      read: (results, launches) => {
+        const l = launches.find((x) => x.token === token && x.quote === weth);
+        if (!l || l.tokenReserve !== tokenAmount || l.quoteReserve !== nativeAmount) return new Map();
+        const probe = readProbeBehindLaunch(results, quoted, token, weth, l.pair);
+        return probe ? new Map<string, ProbeResult>([[token, probe]]) : new Map();
+      },
+    };
   }
 
   /** The tokens to watch (and their pairs made before any liquidity); launches dropped or replaced are forgotten. */
@@ -138,6 +195,12 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
       if (pair) knownPairs.set(pair, t < config.wrappedNative ? [t, config.wrappedNative] : [config.wrappedNative, t]);
     }
     chain.state = { watch: { router: config.router, factory: config.factory, tokens: new Set(tokens) }, knownPairs };
+    // The intent each watched token would be probed with (looked up once per token).
+    for (const t of chain.probeIntents.keys()) if (!chain.state.watch.tokens.has(t)) chain.probeIntents.delete(t);
+    for (const t of tokens.filter((t) => !chain.probeIntents.has(t))) {
+      const intent = probeIntent(await this.intents.claimableHead(config.chainId, t, PROBE_CANDIDATES));
+      if (intent) chain.probeIntents.set(t, intent);
+    }
     await this.forgetDropped(chain);
     return false;
   }
