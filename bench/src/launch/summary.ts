@@ -33,7 +33,9 @@ export function summarize(size: number, runs: LaunchRun[], mode = 'block'): Figu
     mineToLastBuyInMempoolMs: stats(runs.map((r) => r.observedMs)),
     detectionMs: stats(runs.map((r) => r.detectionMs)),
     seenToFirstSignRequestMs: stats(runs.map((r) => r.phases?.seenToFirstSignRequestMs)),
-    probeMs: stats(runs.map((r) => r.simulations?.totalMs)),
+    // A pending launch's probe may run behind it in its own simulation: then no simulation of its own.
+    probeMs: stats(runs.filter((r) => (r.simulations?.count ?? 0) > 0).map((r) => r.simulations?.totalMs)),
+    probesBehindLaunch: runs.filter((r) => r.mode !== 'block' && r.simulations?.count === 0).length,
     probeStartMs: stats(runs.map((r) => r.phases?.probeStartMs)),
     probeEndToFirstSignRequestMs: stats(runs.map((r) => (r.phases?.probeEndMs == null ? null : r.phases.seenToFirstSignRequestMs - r.phases.probeEndMs))),
     signingWindowMs: stats(runs.map((r) => r.phases?.signingWindowMs)),

@@ -3,7 +3,8 @@ import { getAmountOut } from './buy.js';
 import { FRACTION_SCALE, lossScaled } from './checks.js';
 import { type ClaimedIntent } from './execution.repository.js';
 import { type SimulationClient } from './simulation-client.js';
-import { probeIntent, TokenProber } from './token-prober.js';
+import { id } from 'ethers';
+import { probeIntent, readProbeBehindLaunch, TokenProber } from './token-prober.js';
 
 const ETH = 10n ** 18n;
 const TOKEN = '0x1000000000000000000000000000000000000001'; // below the wrapped native: token0
@@ -116,5 +117,48 @@ describe('TokenProber', () => {
     ];
     expect(probeIntent(all)).toBe(all[2]);
     expect(probeIntent([all[0]!])).toBeNull();
+  });
+});
+
+describe('readProbeBehindLaunch', () => {
+  const quoted = getAmountOut(ETH, pool.reserveNative, pool.reserveToken);
+  const after = { token: pool.reserveToken - quoted, native: pool.reserveNative + ETH };
+  /** The pair's Sync after the buy (token0 = TOKEN), beside another contract's log. */
+  const sync = (pair = launch.pair) => ({ address: pair, topics: [id('Sync(uint112,uint112)')], data: `${hex(after.token)}${hex(after.native).slice(2)}` });
+  /** The calls behind the launch: [before, buy, after, approve, wrapped before, sell, wrapped after]. */
+  const behind = (buyLogs: SimulatedCall['logs'], gotNative: bigint | null, received = quoted) => [
+    call({ result: hex(0n) }),
+    call({ gasUsed: '0x249f0', logs: [{ address: TOKEN, topics: [id('Transfer(address,address,uint256)')], data: hex(received) }, ...buyLogs] }),
+    call({ result: hex(received) }),
+    call(),
+    call({ result: hex(0n) }),
+    call({ status: gotNative === null ? 0 : 1 }),
+    call({ result: hex(gotNative ?? 0n) }),
+  ];
+
+  it('reads the same probe as a probe of its own would, with the pool after the buy from its Sync', () => {
+    const clean = behind([sync()], getAmountOut(quoted, after.token, after.native));
+    expect(readProbeBehindLaunch(clean, quoted, TOKEN, WRAPPED, launch.pair)).toEqual({ buyTax: 0n, sellTax: 0n, buyGas: 150_000n });
+    // A 10 % sell tax against the quote on the pool the buy left.
+    const got = (getAmountOut(quoted, after.token, after.native) * 9n) / 10n;
+    expect(readProbeBehindLaunch(behind([sync()], got), quoted, TOKEN, WRAPPED, launch.pair)).toEqual({
+      buyTax: 0n,
+      sellTax: lossScaled(getAmountOut(quoted, after.token, after.native), got),
+      buyGas: 150_000n,
+    });
+  });
+
+  it('finds a honeypot, and a buy that reverted', () => {
+    expect(readProbeBehindLaunch(behind([sync()], null), quoted, TOKEN, WRAPPED, launch.pair)).toMatchObject({ sellTax: null });
+    const reverted = behind([], 0n);
+    reverted[1] = call({ status: 0, error: { message: 'TRANSFER_FAILED' } } as Partial<SimulatedCall>);
+    expect(readProbeBehindLaunch(reverted, quoted, TOKEN, WRAPPED, launch.pair)).toEqual({ reverted: 'TRANSFER_FAILED' });
+  });
+
+  it('gives up (the round probes again) without the Sync of that pair, or when a taxed buy needs a second sale', () => {
+    expect(readProbeBehindLaunch(behind([sync('0x0000000000000000000000000000000000000b22')], 0n), quoted, TOKEN, WRAPPED, launch.pair)).toBeNull();
+    const taxed = (quoted * 9n) / 10n;
+    expect(readProbeBehindLaunch(behind([sync()], null, taxed), quoted, TOKEN, WRAPPED, launch.pair)).toBeNull();
+    expect(readProbeBehindLaunch(behind([sync()], 0n).slice(0, 6), quoted, TOKEN, WRAPPED, launch.pair)).toBeNull();
   });
 });

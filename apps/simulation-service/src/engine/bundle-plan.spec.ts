@@ -71,14 +71,13 @@ describe('carriedKeys', () => {
   it('keeps an address that this bundle still names elsewhere, and one named in two places that now differ', () => {
     const both = (a: string, b: string) => ({ from: USER, to: ROUTER, data: `0x12345678${word(a)}${word(b)}` });
     // OLD_TOKEN was in both places; now one place has NEW_TOKEN and the other RECIPIENT: ambiguous.
-    expect(carriedKeys([`s:${OLD_TOKEN}:${SLOT}`], namedAddresses(request([both(OLD_TOKEN, OLD_TOKEN)])), namedAddresses(request([both(NEW_TOKEN, RECIPIENT)])))).toEqual([
-      `s:${OLD_TOKEN}:${SLOT}`,
-    ]);
+    expect(
+      carriedKeys([`s:${OLD_TOKEN}:${SLOT}`], namedAddresses(request([both(OLD_TOKEN, OLD_TOKEN)])), namedAddresses(request([both(NEW_TOKEN, RECIPIENT)]))),
+    ).toEqual([`s:${OLD_TOKEN}:${SLOT}`]);
     // OLD_TOKEN moved to the second place: its keys stay, and the first place's new address gets them too.
-    expect(carriedKeys([`s:${OLD_TOKEN}:${SLOT}`], namedAddresses(request([both(OLD_TOKEN, RECIPIENT)])), namedAddresses(request([both(NEW_TOKEN, OLD_TOKEN)])))).toEqual([
-      `s:${NEW_TOKEN}:${SLOT}`,
-      `s:${OLD_TOKEN}:${SLOT}`,
-    ]);
+    expect(
+      carriedKeys([`s:${OLD_TOKEN}:${SLOT}`], namedAddresses(request([both(OLD_TOKEN, RECIPIENT)])), namedAddresses(request([both(NEW_TOKEN, OLD_TOKEN)]))),
+    ).toEqual([`s:${NEW_TOKEN}:${SLOT}`, `s:${OLD_TOKEN}:${SLOT}`]);
   });
 });
 

@@ -1,5 +1,5 @@
 import { AbiCoder, id } from 'ethers';
-import { isLaunchCandidate, namesWatchedToken } from './candidates.js';
+import { addedLiquidity, isLaunchCandidate, namesWatchedToken } from './candidates.js';
 
 const TOKEN = '0x1111111111111111111111111111111111111111';
 const OTHER = '0x2222222222222222222222222222222222222222';
@@ -73,5 +73,42 @@ describe('namesWatchedToken', () => {
     expect(namesWatchedToken(`${selector}${'0'.repeat(24)}${TOKEN.slice(2, 30)}`, tokens)).toBe(false);
     // Upper-case hex is the same address.
     expect(namesWatchedToken(`${selector}${'0'.repeat(24)}${TOKEN.slice(2).toUpperCase()}`, tokens)).toBe(true);
+  });
+});
+
+describe('addedLiquidity', () => {
+  const ROUTER = '0x7a250d5630b4cf539739df2c5dacb4c659f2488d';
+  const WETH = '0xc02aaa39b223fe8d0a0e5c3756cc2f49b3ecc756';
+  const TOKEN = '0x1111111111111111111111111111111111111111';
+  const OWNER = '0x2222222222222222222222222222222222222222';
+  const w = (v: string | bigint) => (typeof v === 'bigint' ? v.toString(16) : v.slice(2).toLowerCase()).padStart(64, '0');
+
+  it("reads addLiquidityETH: the token's desired amount and the value sent", () => {
+    const input = `0xf305d719${w(TOKEN)}${w(10n ** 26n)}${w(0n)}${w(0n)}${w(OWNER)}${w(9n)}`;
+    expect(addedLiquidity({ to: ROUTER.toUpperCase().replace('0X', '0x'), input, value: '0x56bc75e2d63100000' }, ROUTER, WETH)).toEqual({
+      token: TOKEN,
+      tokenAmount: 10n ** 26n,
+      nativeAmount: 100n * 10n ** 18n,
+    });
+  });
+
+  it('reads addLiquidity with the wrapped native token on either side', () => {
+    const tail = `${w(0n)}${w(0n)}${w(OWNER)}${w(9n)}`;
+    const tokenFirst = `0xe8e33700${w(TOKEN)}${w(WETH)}${w(500n)}${w(7n)}${tail}`;
+    const wethFirst = `0xe8e33700${w(WETH)}${w(TOKEN)}${w(7n)}${w(500n)}${tail}`;
+    for (const input of [tokenFirst, wethFirst]) {
+      expect(addedLiquidity({ to: ROUTER, input, value: '0x0' }, ROUTER, WETH)).toEqual({ token: TOKEN, tokenAmount: 500n, nativeAmount: 7n });
+    }
+  });
+
+  it('reads nothing from another target, another call, a pool without the wrapped native token, cut calldata or an amount of 0', () => {
+    const input = `0xf305d719${w(TOKEN)}${w(10n)}${w(0n)}${w(0n)}${w(OWNER)}${w(9n)}`;
+    expect(addedLiquidity({ to: OWNER, input, value: '0x1' }, ROUTER, WETH)).toBeNull();
+    expect(addedLiquidity({ to: ROUTER, input: `0x095ea7b3${input.slice(10)}`, value: '0x1' }, ROUTER, WETH)).toBeNull();
+    expect(
+      addedLiquidity({ to: ROUTER, input: `0xe8e33700${w(TOKEN)}${w(OWNER)}${w(1n)}${w(1n)}${w(0n)}${w(0n)}${w(OWNER)}${w(9n)}`, value: '0x0' }, ROUTER, WETH),
+    ).toBeNull();
+    expect(addedLiquidity({ to: ROUTER, input: input.slice(0, -64), value: '0x1' }, ROUTER, WETH)).toBeNull();
+    expect(addedLiquidity({ to: ROUTER, input, value: '0x0' }, ROUTER, WETH)).toBeNull();
   });
 });

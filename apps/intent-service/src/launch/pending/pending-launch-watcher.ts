@@ -9,7 +9,7 @@ import type { ClaimedIntent } from '../../execution/execution.types.js';
 import { SimulationClient } from '../../execution/simulation-client.js';
 import { IntentsRepository } from '../../intents/intents.repository.js';
 import { ChainRpc } from '../chain-rpc.js';
-import type { LaunchWatch } from './candidates.js';
+import { addedLiquidity, type LaunchWatch } from './candidates.js';
 import { PendingLaunchDetector, type BehindLaunch, type PendingLaunch } from './pending-launch-detector.js';
 import type { RpcTransaction } from './raw-transaction.js';
 import { PendingLaunchesRepository } from './pending-launches.repository.js';
@@ -33,9 +33,6 @@ interface ChainWatch {
 
 /** How many of a token's first claimable intents are looked through for one to probe with. */
 const PROBE_CANDIDATES = 20;
-/** `addLiquidityETH(address,uint256,uint256,uint256,address,uint256)` and `addLiquidity(address,address,uint256,uint256,uint256,uint256,address,uint256)`. */
-const ADD_LIQUIDITY_ETH = '0xf305d719';
-const ADD_LIQUIDITY = '0xe8e33700';
 
 /**
  * Sees launches in the mempool (`MEMPOOL_LAUNCHES_<id>`: `ws`, or `poll`): every pending
@@ -150,22 +147,12 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
    */
   private probeBehind(chain: ChainWatch, tx: RpcTransaction): BehindLaunch | null {
     const { config } = chain;
-    if (tx.to?.toLowerCase() !== config.router.toLowerCase()) return null;
-    const input = tx.input.toLowerCase();
-    const word = (i: number) => input.slice(10 + 64 * i, 74 + 64 * i);
-    const address = (i: number) => `0x${word(i).slice(24)}`;
-    let token: string;
-    let tokenAmount: bigint;
-    let nativeAmount: bigint;
+    const added = addedLiquidity(tx, config.router, config.wrappedNative);
+    if (!added) return null;
+    const { token, tokenAmount, nativeAmount } = added;
     const weth = config.wrappedNative.toLowerCase();
-    if (input.startsWith(ADD_LIQUIDITY_ETH) && input.length >= 10 + 64 * 6) {
-      [token, tokenAmount, nativeAmount] = [address(0), BigInt(`0x${word(1)}`), BigInt(tx.value)];
-    } else if (input.startsWith(ADD_LIQUIDITY) && input.length >= 10 + 64 * 8 && (address(0) === weth || address(1) === weth)) {
-      const nativeFirst = address(0) === weth;
-      [token, tokenAmount, nativeAmount] = [address(nativeFirst ? 1 : 0), BigInt(`0x${word(nativeFirst ? 3 : 2)}`), BigInt(`0x${word(nativeFirst ? 2 : 3)}`)];
-    } else return null;
     const intent = chain.probeIntents.get(token);
-    if (!intent || !chain.state.watch.tokens.has(token) || tokenAmount === 0n || nativeAmount === 0n) return null;
+    if (!intent || !chain.state.watch.tokens.has(token)) return null;
     const p = probePlan(config, token, intent);
     const quoted = getAmountOut(p.swapValue, nativeAmount, tokenAmount);
     const funded = { accounts: { [p.wallet]: { balance: probeBalance(p).toString() } } };
