@@ -1,6 +1,6 @@
 import type { UnsignedTransaction } from '@tradeinfra/contracts';
 import { concat, decodeRlp, encodeRlp, getBytes, Transaction, Wallet } from 'ethers';
-import { matchSigned, signedTransaction, signingHash, unsignedFields } from './eip1559.js';
+import { ethersTransaction, matchSigned, signedTransaction, signingHash, unsignedFields } from './eip1559.js';
 
 const wallet = new Wallet('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
 
@@ -23,21 +23,6 @@ const unsigned = (over: Partial<UnsignedTransaction> = {}): UnsignedTransaction 
 
 const bytes = (hex: string) => Buffer.from(hex.slice(2), 'hex');
 
-/** The same transaction built by ethers (the reference). */
-const toEthers = (tx: UnsignedTransaction) =>
-  Transaction.from({
-    type: 2,
-    chainId: BigInt(tx.chainId),
-    nonce: tx.nonce,
-    to: tx.to,
-    value: BigInt(tx.value),
-    data: tx.data,
-    gasLimit: BigInt(tx.gasLimit),
-    maxFeePerGas: BigInt(tx.maxFeePerGas),
-    maxPriorityFeePerGas: BigInt(tx.maxPriorityFeePerGas),
-    accessList: [],
-  });
-
 describe('unsignedFields, matchSigned, signingHash and signedTransaction', () => {
   it.each<[string, Partial<UnsignedTransaction>]>([
     ['a contract creation with 3 KB of init code', {}],
@@ -48,7 +33,7 @@ describe('unsignedFields, matchSigned, signingHash and signedTransaction', () =>
   ])('read %s exactly as ethers signs and hashes it', async (_name, over) => {
     const tx = unsigned(over);
     const fields = unsignedFields(tx);
-    const reference = toEthers(tx);
+    const reference = ethersTransaction(tx);
     // The signing payload ethers serialises: 0x02 || rlp([the nine fields]).
     expect(concat(['0x02', encodeRlp(itemsOf(fields))])).toBe(reference.unsignedSerialized);
     const raw = await wallet.signTransaction(reference);
@@ -69,7 +54,7 @@ describe('unsignedFields, matchSigned, signingHash and signedTransaction', () =>
     const fields = unsignedFields(tx);
     const r = `0x00${'11'.repeat(31)}`;
     const s = `0x0000${'22'.repeat(30)}`;
-    const signed = toEthers(tx);
+    const signed = ethersTransaction(tx);
     signed.signature = { r, s, v: 27 };
     const signature = getBytes(concat([r, s]));
     expect(`0x${signedTransaction(fields, 0, signature).toString('hex')}`).toBe(signed.serialized);
@@ -79,11 +64,11 @@ describe('unsignedFields, matchSigned, signingHash and signedTransaction', () =>
   it('takes nothing but the same nine fields with a canonical signature after them', async () => {
     const tx = unsigned({ data: '0x6001600155' });
     const fields = unsignedFields(tx);
-    const raw = bytes(await wallet.signTransaction(toEthers(tx)));
+    const raw = bytes(await wallet.signTransaction(ethersTransaction(tx)));
     expect(matchSigned(fields, raw)).not.toBeNull();
     // Another field, the unsigned form, trailing bytes, another type, a cut-off signature.
     expect(matchSigned(unsignedFields({ ...tx, nonce: 8 }), raw)).toBeNull();
-    expect(matchSigned(fields, bytes(toEthers(tx).unsignedSerialized))).toBeNull();
+    expect(matchSigned(fields, bytes(ethersTransaction(tx).unsignedSerialized))).toBeNull();
     expect(matchSigned(fields, Buffer.concat([raw, Buffer.from([0])]))).toBeNull();
     expect(matchSigned(fields, Buffer.concat([Buffer.from([0x01]), raw.subarray(1)]))).toBeNull();
     expect(matchSigned(fields, raw.subarray(0, raw.length - 1))).toBeNull();

@@ -1,4 +1,5 @@
 import type { UnsignedTransaction } from '@tradeinfra/contracts';
+import { Transaction } from 'ethers';
 import { keccak256Bytes } from './keccak.js';
 
 // EIP-1559 transactions at the byte level: the check of a signed buy against the buy we asked to
@@ -128,4 +129,20 @@ function trimmed(bytes: Uint8Array): Buffer {
 export function signedTransaction(fields: Buffer, yParity: 0 | 1, signature: Uint8Array): Buffer {
   const parity = yParity === 1 ? Buffer.from([0x01]) : Buffer.from([0x80]);
   return envelope(Buffer.concat([fields, parity, rlpBytes(trimmed(signature.subarray(0, 32))), rlpBytes(trimmed(signature.subarray(32, 64)))]));
+}
+
+/** The same transaction as an ethers Transaction (unsigned): for signers that sign through ethers, and as the reference in tests. */
+export function ethersTransaction(tx: UnsignedTransaction): Transaction {
+  return Transaction.from({
+    type: tx.type,
+    chainId: BigInt(tx.chainId),
+    nonce: tx.nonce,
+    to: tx.to,
+    value: BigInt(tx.value),
+    data: tx.data,
+    gasLimit: BigInt(tx.gasLimit),
+    maxFeePerGas: BigInt(tx.maxFeePerGas),
+    maxPriorityFeePerGas: BigInt(tx.maxPriorityFeePerGas),
+    accessList: [],
+  });
 }

@@ -243,4 +243,4 @@ export { envFlag, envInt, loadServiceEnv, LOG_ENV, NATS_ENV, POSTGRES_ENV } from
 export { NATS_HEADERS_BYTES, natsRequest, NatsRequestFailed, ServiceReplyError, type NatsRequestFailure, type NatsRequestOptions } from './nats-request.js';
 export { ServiceError } from './service-error.js';
 export { keccak256Bytes, useFastKeccak } from './keccak.js';
-export { matchSigned, signedTransaction, signingHash, unsignedFields, type SignedParts } from './eip1559.js';
+export { ethersTransaction, matchSigned, signedTransaction, signingHash, unsignedFields, type SignedParts } from './eip1559.js';

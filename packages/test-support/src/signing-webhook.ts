@@ -2,7 +2,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SigningRequest, UnsignedTransaction } from '@tradeinfra/contracts';
-import { keccak256, Transaction, type HDNodeWallet, type Wallet } from 'ethers';
+import { ethersTransaction } from '@tradeinfra/service-kit';
+import { keccak256, type HDNodeWallet, type Transaction, type Wallet } from 'ethers';
 
 /** How the signing webhook answers for one wallet. */
 export type SignerBehaviour =
@@ -214,18 +215,9 @@ export class SigningWebhook {
 
 /** The ethers transaction of a signing request's transaction (`tamper`: one wei more value). */
 export function unsignedTransaction(tx: UnsignedTransaction, tamper = false): Transaction {
-  return Transaction.from({
-    type: tx.type,
-    chainId: BigInt(tx.chainId),
-    nonce: tx.nonce,
-    to: tx.to,
-    value: BigInt(tx.value) + (tamper ? 1n : 0n),
-    data: tx.data,
-    gasLimit: BigInt(tx.gasLimit),
-    maxFeePerGas: BigInt(tx.maxFeePerGas),
-    maxPriorityFeePerGas: BigInt(tx.maxPriorityFeePerGas),
-    accessList: [],
-  });
+  const t = ethersTransaction(tx);
+  if (tamper) t.value += 1n;
+  return t;
 }
 
 function emptyStats(): SigningStats {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Transaction, Wallet, getAddress } from 'ethers';
 import type { SigningRequest, UnsignedTransaction } from '@tradeinfra/contracts';
-import { matchSigned, unsignedFields } from '@tradeinfra/service-kit';
+import { ethersTransaction, matchSigned, unsignedFields } from '@tradeinfra/service-kit';
 import { WebhookRefused, WebhookTimeout, type WebhookAnswer, type WebhookClient } from '../common/webhook-client.js';
 import { FailureReason } from './checks.js';
 import { recoverAddress, recoverSigner } from './recover.js';
@@ -73,22 +73,6 @@ function verifyParsed(tx: UnsignedTransaction, raw: string): SignResult {
   return { ok: true, raw, hash: signed.hash! };
 }
 
-/** The ethers transaction of an unsigned one (for the development signer). */
-export function toEthers(tx: UnsignedTransaction): Transaction {
-  return Transaction.from({
-    type: 2,
-    chainId: BigInt(tx.chainId),
-    nonce: tx.nonce,
-    to: tx.to,
-    value: BigInt(tx.value),
-    data: tx.data,
-    gasLimit: BigInt(tx.gasLimit),
-    maxFeePerGas: BigInt(tx.maxFeePerGas),
-    maxPriorityFeePerGas: BigInt(tx.maxPriorityFeePerGas),
-    accessList: [],
-  });
-}
-
 /** Development signer: keys from the environment, for local chains only (see the config). */
 export class DevSigner {
   private readonly wallets = new Map<string, Wallet>();
@@ -112,8 +96,8 @@ export class DevSigner {
   async sign(tx: UnsignedTransaction): Promise<SignResult> {
     const wallet = this.wallets.get(tx.from.toLowerCase());
     if (!wallet) return { ok: false, reason: FailureReason.NoSigner, detail: 'the development signer does not hold this wallet' };
-    const raw = wallet.signingKey.sign(toEthers(tx).unsignedHash);
-    const signed = toEthers(tx);
+    const raw = wallet.signingKey.sign(ethersTransaction(tx).unsignedHash);
+    const signed = ethersTransaction(tx);
     signed.signature = raw;
     return { ok: true, raw: signed.serialized, hash: signed.hash! };
   }
