@@ -13,7 +13,7 @@ import { planRound, type Job, type Plan } from './round-planner.js';
 import { readLaunchPool, readSenders } from './round-reads.js';
 import { WebhookSigner, type SignResult } from './signer.js';
 import { mapLimit, SubmissionPipeline } from './submission-pipeline.js';
-import { probeIntent, TokenProber, type ProbeResult } from './token-prober.js';
+import { PROBE_CANDIDATES, probeIntent, TokenProber, type ProbeResult } from './token-prober.js';
 import { readStableLayout, type StableLayout } from './uniswap-v2.js';
 import { effectiveTip } from './launch-state.js';
 import type { StateUpdate } from '@tradeinfra/contracts';
@@ -306,8 +306,5 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     return chain.stable;
   }
 }
-
-/** How many of the first claimable intents an early probe looks through for one with something to buy. */
-const PROBE_CANDIDATES = 20;
 
 const earlyKey = (chainId: number, token: string, txHash: string, head: bigint) => `${chainId}:${token.toLowerCase()}:${txHash.toLowerCase()}:${head}`;

@@ -18,6 +18,9 @@ export type ProbeResult = TokenProbe | { reverted: string };
 /** What the prober needs of the simulation service (injected: tests pass a fake). */
 export type Simulate = Pick<SimulationClient, 'simulate'>;
 
+/** How many of a token's first claimable intents a probe made before the claim looks through for one to probe with. */
+export const PROBE_CANDIDATES = 20;
+
 /** The intent whose amount probes the token: the first with something to buy after its fee (none: null). */
 export function probeIntent<T extends Pick<ClaimedIntent, 'buyAmount' | 'feeBps'>>(intents: T[]): T | null {
   return intents.find((i) => BigInt(i.buyAmount) - (BigInt(i.buyAmount) * BigInt(i.feeBps ?? 0)) / 10_000n > 0n) ?? null;

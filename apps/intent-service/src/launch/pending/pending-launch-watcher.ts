@@ -4,7 +4,7 @@ import { ENV, type IntentServiceEnv, type WatchedChain } from '../../config/env.
 import { ExecutionRepository } from '../../execution/execution.repository.js';
 import { Executor } from '../../execution/executor.js';
 import { getAmountOut, getPairCall, pairFromResult } from '../../execution/uniswap-v2.js';
-import { probeBalance, probeIntent, probePlan, readProbeBehindLaunch, type ProbeResult } from '../../execution/token-prober.js';
+import { PROBE_CANDIDATES, probeBalance, probeIntent, probePlan, readProbeBehindLaunch, type ProbeResult } from '../../execution/token-prober.js';
 import type { ClaimedIntent } from '../../execution/execution.types.js';
 import { SimulationClient } from '../../execution/simulation-client.js';
 import { IntentsRepository } from '../../intents/intents.repository.js';
@@ -30,9 +30,6 @@ interface ChainWatch {
   /** token → the intent whose amounts probe it (the first a claim would take with something to buy), once looked up. */
   probeIntents: Map<string, ClaimedIntent>;
 }
-
-/** How many of a token's first claimable intents are looked through for one to probe with. */
-const PROBE_CANDIDATES = 20;
 
 /**
  * Sees launches in the mempool (`MEMPOOL_LAUNCHES_<id>`: `ws`, or `poll`): every pending
@@ -162,7 +159,9 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
         const l = launches.find((x) => x.token === token && x.quote === weth);
         if (!l || l.tokenReserve !== tokenAmount || l.quoteReserve !== nativeAmount) return new Map();
         const probe = readProbeBehindLaunch(results, quoted, token, weth, l.pair);
-        return probe ? new Map<string, ProbeResult>([[token, probe]]) : new Map();
+        // A buy that reverted may be this intent's own doing (its expiry passed since it was
+        // picked): the round's own probe, with an intent it claims, says.
+        return probe && !('reverted' in probe) ? new Map<string, ProbeResult>([[token, probe]]) : new Map();
       },
     };
   }
@@ -182,8 +181,9 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
       if (pair) knownPairs.set(pair, t < config.wrappedNative ? [t, config.wrappedNative] : [config.wrappedNative, t]);
     }
     chain.state = { watch: { router: config.router, factory: config.factory, tokens: new Set(tokens) }, knownPairs };
-    // The intent each watched token would be probed with (looked up once per token).
-    for (const t of chain.probeIntents.keys()) if (!chain.state.watch.tokens.has(t)) chain.probeIntents.delete(t);
+    // The intent each watched token would be probed with (looked up once per token, and again once it has expired).
+    const now = BigInt(Math.floor(Date.now() / 1000));
+    for (const [t, intent] of chain.probeIntents) if (!chain.state.watch.tokens.has(t) || intent.expiry <= now) chain.probeIntents.delete(t);
     for (const t of tokens.filter((t) => !chain.probeIntents.has(t))) {
       const intent = probeIntent(await this.intents.claimableHead(config.chainId, t, PROBE_CANDIDATES));
       if (intent) chain.probeIntents.set(t, intent);
