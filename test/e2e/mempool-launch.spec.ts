@@ -1,4 +1,5 @@
-import type { IntentRecord } from '@tradeinfra/contracts';
+import { connect } from '@nats-io/transport-node';
+import { SIMULATION_SIMULATE, type IntentRecord } from '@tradeinfra/contracts';
 import { devWallet, eventually, HardhatNode, LocalDex, LocalRelay, mined } from '@tradeinfra/test-support';
 import { keccak256, MaxUint256 } from 'ethers';
 import { LaunchDriver } from './execution-support.js';
@@ -95,9 +96,33 @@ describe('same-block launches: buys right behind a launch seen in the mempool', 
     const high = await create({ wallet: b!.address, tokenAddress: token, bribe: '9000', firstOrFail: true });
     const mid = await create({ wallet: c!.address, tokenAddress: token, bribe: '5000', firstOrFail: true });
     await watching(token);
+    // Every simulation the services ask for (a plain subscription gets a copy of each request).
+    const nc = await connect({ servers: stack.nats.url });
+    const simulations: string[] = [];
+    const spy = nc.subscribe(SIMULATION_SIMULATE, {
+      callback: (_err, msg) => {
+        simulations.push(msg.string());
+      },
+    });
+    await nc.flush();
     const addLiquidity = dex.a.UniswapV2Router02!.iface.encodeFunctionData('addLiquidityETH', [token, SUPPLY / 10n, 0, 0, dex.owner, expiry()]);
     const launchBlock = BigInt(await rpc<string>('eth_blockNumber')) + 1n;
     const launch = await pendingTx(dex.router, addLiquidity, 5n * ETH);
+    await eventually('every intent decided', () => driver.decided([low, high, mid].map((i) => i.id)), 30_000);
+    spy.unsubscribe();
+    await nc.close();
+    // One simulation of this token for the whole launch: the launch transaction, with the token
+    // probe (a buy, then a sale) run right behind it in the same simulation; the round does not
+    // probe again. (Other services' simulations, a payout's prices, name other contracts.)
+    type Sim = { data: { body: { calls: { to: string | null; data?: string }[] } } };
+    const names = (c: { to: string | null; data?: string }) =>
+      c.to?.toLowerCase() === token.toLowerCase() || (c.data ?? '').toLowerCase().includes(token.slice(2).toLowerCase());
+    const ofToken = simulations.map((m) => (JSON.parse(m) as Sim).data.body.calls).filter((cs) => cs.some(names));
+    expect(ofToken).toHaveLength(1);
+    const calls = ofToken[0]!;
+    expect(calls.length).toBeGreaterThan(1);
+    expect(calls[0]!.to?.toLowerCase()).toBe(dex.router.toLowerCase());
+    expect(calls.some((c) => c.to === null)).toBe(true); // the probe's buy (init code)
     const { records, block } = await mineWhenDecided([low, high, mid]);
     expect(BigInt(block.number)).toBe(launchBlock);
     const order = [high, mid, low].map((i) => records.get(i.id)!.txHash);
