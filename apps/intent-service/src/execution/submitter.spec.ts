@@ -54,6 +54,8 @@ describe('BundleSubmitter', () => {
     const [address, signature] = r.seen[0]!.signature.split(':');
     expect(address).toBe(identity.address);
     expect(verifyMessage(keccakText(r.seen[0]!.body), signature!)).toBe(identity.address);
+    // Byte for byte what ethers' signMessage gives (signed with libsecp256k1 here).
+    expect(signature).toBe(await identity.signMessage(keccakText(r.seen[0]!.body)));
   });
 
   it('counts a bundle accepted when any relay took it, and reports what every relay refused', async () => {

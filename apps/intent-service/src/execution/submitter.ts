@@ -1,4 +1,5 @@
-import { keccak256, Wallet } from 'ethers';
+import { getBytes, keccak256, Wallet } from 'ethers';
+import { personalSign } from './recover.js';
 import { HttpJsonClient } from '@tradeinfra/service-kit';
 import { RpcUnavailable, type ChainRpc } from '../launch/chain-rpc.js';
 import { type NodeTraits } from './chain-clients.js';
@@ -78,11 +79,13 @@ export class RpcSubmitter implements Submitter {
 export class BundleSubmitter implements Submitter {
   readonly kind = 'bundle';
   private readonly identity: Wallet;
+  private readonly identityKey: Uint8Array;
   /** One kept-alive client per relay. */
   private readonly relays: HttpJsonClient[];
 
   constructor(relays: string[], identityKey: string | null, timeoutMs = 2_000) {
     this.identity = identityKey ? new Wallet(identityKey) : (Wallet.createRandom() as unknown as Wallet);
+    this.identityKey = getBytes(this.identity.privateKey);
     this.relays = relays.map((relay) => new HttpJsonClient(relay, timeoutMs));
   }
 
@@ -99,7 +102,7 @@ export class BundleSubmitter implements Submitter {
     // the buys in checking order; its answer stands for every buy in it.
     const batch = behind ? [bundle([behind, ...submissions.map((s) => s.raw)], 0)] : submissions.map((s, i) => bundle([s.raw], i));
     const body = JSON.stringify(batch);
-    const signature = `${this.identity.address}:${await this.identity.signMessage(keccak256(Buffer.from(body, 'utf8')))}`;
+    const signature = `${this.identity.address}:${personalSign(this.identityKey, keccak256(Buffer.from(body, 'utf8')))}`;
     await Promise.all(
       this.relays.map(async (relay) => {
         try {

@@ -119,9 +119,16 @@ export abstract class ExecutionTransitions {
     return this.db.transaction(async (tx) => {
       // Every row of the round is locked first, in id order, as a bulk cancel locks its rows:
       // two transactions that lock several of the same rows in one order cannot deadlock.
+      // The same read says which rows are still this round's to send (one round trip, not two).
       const touched = [...failures.map((f) => f.id), ...submit.map((s) => s.id), ...release];
-      if (touched.length > 1) {
-        await tx.query(`SELECT id FROM intent.intents WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, [touched]);
+      const claimable = new Set<string>();
+      if (touched.length > 1 || submit.length > 0) {
+        const rows: { id: string; claimable: boolean | null }[] = await tx.query(
+          `SELECT id, (status = 'pending' AND phase = 'claimed' AND claim_token = $2) AS claimable
+           FROM intent.intents WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`,
+          [touched, claimToken],
+        );
+        for (const r of rows) if (r.claimable === true) claimable.add(r.id);
       }
       let failed = 0;
       if (failures.length > 0) {
@@ -143,13 +150,6 @@ export abstract class ExecutionTransitions {
       const sendable: ToSubmit[] = [];
       const held = new Set<string>(release);
       if (submit.length > 0) {
-        const rows: { id: string }[] = await tx.query(
-          `SELECT id FROM intent.intents
-           WHERE id = ANY($1::uuid[]) AND status = 'pending' AND phase = 'claimed' AND claim_token = $2
-           FOR UPDATE`,
-          [submit.map((s) => s.id), claimToken],
-        );
-        const claimable = new Set(rows.map((r) => r.id));
         const blocked = new Set<string>();
         // `submit` is in sending order, each wallet's nonces ascending.
         for (const s of submit) {
