@@ -58,8 +58,9 @@ export function staticKeys(request: SimulateRequest): string[] {
  * sender, a new token in the same call), that address's keys are the earlier one's with the
  * address replaced; its slots are often the same (a balance or allowance of the same sender, a
  * token's own settings), so a new token launched like the last one runs once. An address named
- * in two places that now differ keeps its keys; keys of an address this bundle no longer names
- * anywhere are left out.
+ * in two places that now differ keeps its keys; a replaced address's own keys are left out
+ * unless this bundle still names it somewhere; keys of addresses neither bundle named (what the
+ * calls reached) are kept as they are.
  */
 export function carriedKeys(keys: Iterable<string>, before: Map<string, string>, now: Map<string, string>): string[] {
   const replaced = new Map<string, string | null>();
