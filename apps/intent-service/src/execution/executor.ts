@@ -13,7 +13,7 @@ import { planRound, type Job, type Plan } from './round-planner.js';
 import { readLaunchPool, readSenders } from './round-reads.js';
 import { WebhookSigner, type SignResult } from './signer.js';
 import { mapLimit, SubmissionPipeline } from './submission-pipeline.js';
-import { PROBE_CANDIDATES, probeIntent, TokenProber, type ProbeResult } from './token-prober.js';
+import { claimableProbeIntent, probeIntent, TokenProber, type ProbeResult } from './token-prober.js';
 import { readStableLayout, type StableLayout } from './uniswap-v2.js';
 import { effectiveTip } from './launch-state.js';
 import type { StateUpdate } from '@tradeinfra/contracts';
@@ -128,8 +128,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     const now = Date.now();
     for (const [key, early] of this.earlyProbes) if (now - early.at > EARLY_PROBE_TTL_MS) this.earlyProbes.delete(key);
     const pool = { reserveNative: launch.nativeReserve, reserveToken: launch.tokenReserve, liquidityCents: null };
-    const probe = this.intents.claimableHead(chainId, launch.token, PROBE_CANDIDATES).then((waiting) => {
-      const probeFor = probeIntent(waiting);
+    const probe = claimableProbeIntent(this.intents, chainId, launch.token).then((probeFor) => {
       if (!probeFor) return null;
       return this.prober.probe(chain.config, { token: launch.token, pair: launch.pair, pending: launch }, launch.headBlock, pool, probeFor);
     });

@@ -96,9 +96,8 @@ export class DevSigner {
   async sign(tx: UnsignedTransaction): Promise<SignResult> {
     const wallet = this.wallets.get(tx.from.toLowerCase());
     if (!wallet) return { ok: false, reason: FailureReason.NoSigner, detail: 'the development signer does not hold this wallet' };
-    const raw = wallet.signingKey.sign(ethersTransaction(tx).unsignedHash);
     const signed = ethersTransaction(tx);
-    signed.signature = raw;
+    signed.signature = wallet.signingKey.sign(signed.unsignedHash);
     return { ok: true, raw: signed.serialized, hash: signed.hash! };
   }
 }

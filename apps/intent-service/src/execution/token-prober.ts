@@ -19,7 +19,7 @@ export type ProbeResult = TokenProbe | { reverted: string };
 export type Simulate = Pick<SimulationClient, 'simulate'>;
 
 /** How many of a token's first claimable intents a probe made before the claim looks through for one to probe with. */
-export const PROBE_CANDIDATES = 20;
+const PROBE_CANDIDATES = 20;
 
 /** The intent whose amount probes the token: the first with something to buy after its fee (none: null). */
 export function probeIntent<T extends Pick<ClaimedIntent, 'buyAmount' | 'feeBps'>>(intents: T[]): T | null {
@@ -49,6 +49,15 @@ export function sellTaxOf(calls: SimulationResult['calls'], amount: bigint, pool
   if (approved!.status !== 1 || sold!.status !== 1) return null;
   const gotNative = BigInt(wAfter!.result || '0x0') - BigInt(wBefore!.result || '0x0');
   return lossScaled(getAmountOut(amount, pool.reserveToken, pool.reserveNative), gotNative);
+}
+
+/** The intent a claim of the token would probe with now (probeIntent of the first it would take), without claiming anything. */
+export async function claimableProbeIntent(
+  intents: { claimableHead(chainId: number, token: string, limit: number): Promise<ClaimedIntent[]> },
+  chainId: number,
+  token: string,
+): Promise<ClaimedIntent | null> {
+  return probeIntent(await intents.claimableHead(chainId, token, PROBE_CANDIDATES));
 }
 
 /** What a probe's calls are made of, for one intent's amounts (wallet and token lowercase). */
@@ -132,10 +141,10 @@ export function readProbeBehindLaunch(
 ): ProbeResult | null {
   const [before, bought, after, ...sale] = calls;
   if (!before || !bought || !after || sale.length !== 4) return null;
-  if (bought.status !== 1) return probeOf(readProbe([before, bought, after, bought, ...sale], quoted, token, wrappedNative), quoted);
+  // The pool after the buy (readProbe reads it only from a buy that went through).
   const sync = [...bought.logs].reverse().find((l) => l.address.toLowerCase() === pair.toLowerCase() && l.topics[0] === SYNC);
-  if (!sync) return null;
-  const reserves = { ...bought, result: sync.data };
+  if (bought.status === 1 && !sync) return null;
+  const reserves = { ...bought, result: sync?.data ?? '0x' };
   return probeOf(readProbe([before, bought, after, reserves, ...sale], quoted, token, wrappedNative), quoted);
 }
 

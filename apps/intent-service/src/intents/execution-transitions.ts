@@ -16,6 +16,11 @@ function storedData(data: IntentStatusData | null | undefined): string | null {
   return data && Object.keys(data).length > 0 ? JSON.stringify(data) : null;
 }
 
+/** A token's claimable intents ($1 chain, $2 token) in the order a claim takes them: highest bribe first, then oldest. */
+const CLAIM_QUEUE = `FROM intent.intents x
+  WHERE x.chain_id = $1 AND lower(x.token_address) = lower($2) AND ${CLAIMABLE}
+  ORDER BY x.bribe DESC, x.id`;
+
 /** The columns of a claimed intent (as `x`), and its row as a ClaimedIntent. */
 const CLAIMED_COLUMNS = `x.id, x.tenant_id, x.wallet, x.buy_amount::text, x.bribe::text, x.min_in::text, x.min_out::text,
   x.min_liquidity::text, x.max_buy_tax::text, x.max_sell_tax::text, x.max_slippage_bps, x.fee_bps, x.fee_recipient,
@@ -62,9 +67,7 @@ export abstract class ExecutionTransitions {
   async claim(chainId: number, token: string, claimToken: string, limit: number): Promise<ClaimedIntent[]> {
     const rows: Record<string, string | number | boolean | null>[] = await this.db.query(
       `WITH c AS (
-         SELECT x.id FROM intent.intents x
-         WHERE x.chain_id = $1 AND lower(x.token_address) = lower($2) AND ${CLAIMABLE}
-         ORDER BY x.bribe DESC, x.id
+         SELECT x.id ${CLAIM_QUEUE}
          LIMIT $4
          FOR UPDATE SKIP LOCKED
        ),
@@ -90,9 +93,7 @@ export abstract class ExecutionTransitions {
    */
   async claimableHead(chainId: number, token: string, limit: number): Promise<ClaimedIntent[]> {
     const rows: Record<string, string | number | boolean | null>[] = await this.db.query(
-      `SELECT ${CLAIMED_COLUMNS} FROM intent.intents x
-       WHERE x.chain_id = $1 AND lower(x.token_address) = lower($2) AND ${CLAIMABLE}
-       ORDER BY x.bribe DESC, x.id
+      `SELECT ${CLAIMED_COLUMNS} ${CLAIM_QUEUE}
        LIMIT $3`,
       [chainId, token, limit],
     );

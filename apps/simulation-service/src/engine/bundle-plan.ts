@@ -11,8 +11,7 @@ import type { ChainRules } from './hardforks.js';
  * itself) is written as where it was named, so a bundle that launches a token and then trades it
  * has one shape whichever token it is.
  */
-export function shapeOf(chainId: number, request: SimulateRequest): string {
-  const named = namedAddresses(request);
+export function shapeOf(chainId: number, request: SimulateRequest, named = namedAddresses(request)): string {
   const firstNamed = new Map<string, string>();
   const parts = request.calls.map((c, i) => {
     const to = c.to?.toLowerCase();
@@ -48,8 +47,8 @@ export function namedAddresses(request: SimulateRequest): Map<string, string> {
  * address appears as an ABI word in a call's data (a token, a pool, a recipient: what the call
  * will most likely touch).
  */
-export function staticKeys(request: SimulateRequest): string[] {
-  return [...new Set([...namedAddresses(request).values()].map((a) => `a:${a}`))];
+export function staticKeys(request: SimulateRequest, named = namedAddresses(request)): string[] {
+  return [...new Set([...named.values()].map((a) => `a:${a}`))];
 }
 
 /**

@@ -67,10 +67,11 @@ export async function simulateBundle(
   await Promise.all([installJumpAnalysisCache(), installFastInterpreter()]);
   const started = performance.now();
   const id = options.id ?? randomUUID();
-  const shape = shapeOf(chain.config.chainId, request);
   const named = namedAddresses(request);
+  const shape = shapeOf(chain.config.chainId, request, named);
+  const own = staticKeys(request, named);
   const last = remembered.get(shape);
-  const known = last ? [...new Set([...carriedKeys(last.keys, last.named, named), ...staticKeys(request)])] : undefined;
+  const known = last ? [...new Set([...carriedKeys(last.keys, last.named, named), ...own])] : undefined;
 
   // The block, and (with the block named) what this shape read last time in the same round
   // trip; an unknown shape gets its calls' senders, targets and named addresses, and, where the
@@ -85,13 +86,13 @@ export async function simulateBundle(
       !known && chain.hasAccessLists ? chain.accessListKeys(request.blockNumber, request.calls, options.budget).catch(() => []) : Promise.resolve([]);
     [block] = await Promise.all([
       chain.block(request.blockNumber, options.budget),
-      reads.prefetch(known ?? staticKeys(request)),
+      reads.prefetch(known ?? own),
       accessLists.then((keys) => extra.push(...keys)),
     ]);
   } else {
     block = await chain.block(null, options.budget);
     reads = new BundleReads(chain, block.number, options.budget);
-    extra.push(...(known ?? staticKeys(request)));
+    extra.push(...(known ?? own));
   }
 
   let upstreamMs = performance.now() - waitStart;

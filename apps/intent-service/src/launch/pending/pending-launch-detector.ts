@@ -92,20 +92,18 @@ export class PendingLaunchDetector {
   ): Promise<PendingLaunch | null> {
     const { chainId, logger } = this.options;
     const launchCall = { from: tx.from, to: tx.to, data: tx.input, value: tx.value, gas: tx.gas };
+    const simulate = (calls: SimulationRequest['calls']) =>
+      this.options.simulate({ chainId, blockNumber: headBlock, calls }).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
     let behind = this.options.behind?.(tx) ?? null;
-    let result: SimulationResult;
-    try {
-      result = await this.options.simulate({ chainId, blockNumber: headBlock, calls: [launchCall, ...(behind?.calls ?? [])] });
-    } catch (err) {
-      try {
-        // Without the calls behind it (which the simulation may have refused): the launch alone.
-        if (!behind) throw err;
-        behind = null;
-        result = await this.options.simulate({ chainId, blockNumber: headBlock, calls: [launchCall] });
-      } catch (again) {
-        logger.warn(`pending ${tx.hash}: could not simulate (${(again as Error).message})`);
-        return null;
-      }
+    let result = await simulate([launchCall, ...(behind?.calls ?? [])]);
+    if (result instanceof Error && behind) {
+      // Without the calls behind it (which the simulation may have refused): the launch alone.
+      behind = null;
+      result = await simulate([launchCall]);
+    }
+    if (result instanceof Error) {
+      logger.warn(`pending ${tx.hash}: could not simulate (${result.message})`);
+      return null;
     }
     const call = result.calls[0];
     if (!call || call.status !== 1) return null;

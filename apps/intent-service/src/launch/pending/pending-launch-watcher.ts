@@ -4,7 +4,7 @@ import { ENV, type IntentServiceEnv, type WatchedChain } from '../../config/env.
 import { ExecutionRepository } from '../../execution/execution.repository.js';
 import { Executor } from '../../execution/executor.js';
 import { getAmountOut, getPairCall, pairFromResult } from '../../execution/uniswap-v2.js';
-import { PROBE_CANDIDATES, probeBalance, probeIntent, probePlan, readProbeBehindLaunch, type ProbeResult } from '../../execution/token-prober.js';
+import { claimableProbeIntent, probeBalance, probePlan, readProbeBehindLaunch, type ProbeResult } from '../../execution/token-prober.js';
 import type { ClaimedIntent } from '../../execution/execution.types.js';
 import { SimulationClient } from '../../execution/simulation-client.js';
 import { IntentsRepository } from '../../intents/intents.repository.js';
@@ -185,7 +185,7 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
     const now = BigInt(Math.floor(Date.now() / 1000));
     for (const [t, intent] of chain.probeIntents) if (!chain.state.watch.tokens.has(t) || intent.expiry <= now) chain.probeIntents.delete(t);
     for (const t of tokens.filter((t) => !chain.probeIntents.has(t))) {
-      const intent = probeIntent(await this.intents.claimableHead(config.chainId, t, PROBE_CANDIDATES));
+      const intent = await claimableProbeIntent(this.intents, config.chainId, t);
       if (intent) chain.probeIntents.set(t, intent);
     }
     await this.forgetDropped(chain);
