@@ -275,6 +275,38 @@ describe('intent execution on a local chain', () => {
     }
   });
 
+  it('asks a webhook that takes batches once for the launch’s buys that name it; a buy it declines fails alone', async () => {
+    const token = await dex.deployToken('PlainToken', [SUPPLY]);
+    const [a, b, declined, alone] = [wallets[3]!, wallets[4]!, wallets[5]!, wallets[13]!];
+    signer.behaviour.set(declined.address.toLowerCase(), 'refuse');
+    try {
+      const batched = [];
+      for (const [i, w] of [a, b, declined].entries())
+        batched.push(await create({ wallet: w.address, tokenAddress: token, bribe: String(3000 - i), webhookBatch: true }));
+      expect(batched[0]).toMatchObject({ webhookBatch: true });
+      // Same webhook, without webhookBatch: a SigningRequest of its own.
+      const single = await create({ wallet: alone.address, tokenAddress: token, bribe: '1' });
+      const done = await launchAndSettle(token, [...batched, single]);
+      expect([...batched, single].map((i) => [done.get(i.id)!.status, done.get(i.id)!.statusReason])).toEqual([
+        ['completed', null],
+        ['completed', null],
+        ['failed', 'signer_refused'],
+        ['completed', null],
+      ]);
+      expect(await dex.balanceOf(token, declined.address)).toBe(0n);
+      // One HMAC-checked batch for the three, in checking order (highest bribe first).
+      const asked = batched.map((i) => signer.requestsFor(i.id));
+      expect(asked.map((r) => r.length)).toEqual([1, 1, 1]);
+      const batch = asked[0]![0]!.batch!;
+      expect(batch).toMatchObject({ kind: 'signBatch', chainId: CHAIN_ID });
+      expect(batch.requests.map((r) => r.intentId)).toEqual(batched.map((i) => i.id));
+      expect(asked.every(([r]) => r!.verified && r!.batch?.id === batch.id)).toBe(true);
+      expect(signer.requestsFor(single.id).map((r) => [r.batch, r.request.kind])).toEqual([[null, 'sign']]);
+    } finally {
+      signer.behaviour.delete(declined.address.toLowerCase());
+    }
+  });
+
   it('firstOrFail: a buy that misses its block fails not_included and cannot land later; others are sent again', async () => {
     const token = await dex.deployToken('PlainToken', [SUPPLY]);
     const [w1, w2] = [wallets[1]!, wallets[2]!];

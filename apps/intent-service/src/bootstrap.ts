@@ -1,6 +1,6 @@
 import type { ConsoleLogger, INestMicroservice } from '@nestjs/common';
 import { INTENT_SERVICE_QUEUE } from '@tradeinfra/contracts';
-import { createLogger as serviceLogger, startMicroservice } from '@tradeinfra/service-kit';
+import { createLogger as serviceLogger, startMicroservice, useFastKeccak } from '@tradeinfra/service-kit';
 import { AppModule } from './app.module.js';
 import type { IntentServiceEnv } from './config/env.js';
 
@@ -10,6 +10,8 @@ export function createLogger(env: Pick<IntentServiceEnv, 'LOG_FORMAT'>): Console
 
 /** The intent service: a NATS microservice in the `intent-service` queue group. */
 export function createIntentService(env: IntentServiceEnv, logger: ConsoleLogger | false = createLogger(env)): Promise<INestMicroservice> {
+  // ethers' hashes on the launch path: every relay request body, every signer recovered, every checksum.
+  useFastKeccak();
   return startMicroservice(
     AppModule.forRoot(env),
     { name: 'intent-service', queue: INTENT_SERVICE_QUEUE, natsUrl: env.NATS_URL, logRequests: env.LOG_REQUESTS },

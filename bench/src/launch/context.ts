@@ -36,6 +36,8 @@ export const P = {
   warmup: envInt('BENCH_LAUNCH_WARMUP', 1, { min: 0, max: 100 }),
   wallets: envInt('BENCH_LAUNCH_WALLETS', 100, { max: 1000 }),
   signerThreads: envInt('BENCH_SIGNER_THREADS', 0, { min: 0, max: 16 }),
+  /** Intents ask their signing webhook for batches (`webhookBatch: true`); BENCH_WEBHOOK_BATCH=0: one request per buy. */
+  webhookBatch: process.env.BENCH_WEBHOOK_BATCH !== '0',
   createConcurrency: envInt('BENCH_CREATE_CONCURRENCY', 16, { max: 256 }),
   mempoolPollMs: envInt('BENCH_MEMPOOL_POLL_MS', 5, { max: 1000 }),
   servicePollMs: envInt('BENCH_LAUNCH_POLL_INTERVAL_MS', 20, { max: 60_000 }),
@@ -69,9 +71,8 @@ export function serviceArgs(app: string): string[] {
   return [
     '--cpu-prof',
     '--cpu-prof-dir',
-    state.profileDir,
-    '--cpu-prof-name',
-    `${app}.cpuprofile`,
+    // A directory per service, with V8's own file names: one profile per thread (the simulation workers' too).
+    join(state.profileDir, app),
     '--import',
     'data:text/javascript,process.on("SIGTERM",()=>process.exit(0))',
     main,

@@ -49,6 +49,7 @@ await run.complete(async () => {
         gasTip: '0',
         expiry: 'now + 1 h',
         webhookUrl: 'the signing webhook',
+        webhookBatch: P.webhookBatch,
         limits: 'none (no minOut, slippage, taxes, liquidity)',
       },
       cpuProfile: state.profileDir,

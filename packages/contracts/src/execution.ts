@@ -25,6 +25,36 @@ export interface SigningRequest {
   transactions: UnsignedTransaction[];
 }
 
+/**
+ * The signing webhook of intents created with `webhookBatch: true`: at a launch, the buys of one
+ * tenant's intents that name the same `webhookUrl` (and set `webhookBatch`) are asked for in one
+ * request (at most SIGNING_BATCH_MAX of them), signed and answered like a SigningRequest.
+ * The answer is `{"signedTransactions": [...]}` with one entry per `requests` item, in order:
+ * the signed transaction, or `null` to decline that one buy (its intent fails `signer_refused`;
+ * the others go ahead).
+ */
+export interface SigningBatchRequest {
+  kind: 'signBatch';
+  /** Unique per request. */
+  id: string;
+  chainId: number;
+  /** As in SigningRequest: the launch state and the block the buys are meant for (decimal). */
+  launchBlock: string;
+  targetBlock: string;
+  /** Unix milliseconds: answers arriving later are not used. */
+  deadline: number;
+  requests: {
+    intentId: string;
+    /** EIP-55. */
+    wallet: string;
+    /** Exactly one (the intent's buy). */
+    transactions: UnsignedTransaction[];
+  }[];
+}
+
+/** Most buys one SigningBatchRequest asks for (a launch's larger batches are split). */
+export const SIGNING_BATCH_MAX = 50;
+
 /** An EIP-1559 transaction to sign exactly as given (no access list). Amounts are decimal strings. */
 export interface UnsignedTransaction {
   /** What the transaction does: `buy` (the one kind so far). */

@@ -27,6 +27,7 @@ const record: IntentRecord = {
   statusData: { txHash: `0x${'ab'.repeat(32)}` },
   notificationWebhookUrl: null,
   webhookUrl: 'https://signer.example/sign',
+  webhookBatch: true,
   kind: 'bot',
   nonce: null,
   launch: { type: 'public_transaction', txHash: `0x${'cd'.repeat(32)}`, blockNumber: 123 },

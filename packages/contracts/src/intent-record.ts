@@ -72,6 +72,10 @@ export const IntentRecordSchema = described(
       z.string().nullable(),
       'Signing webhook: receives the unsigned buy at launch and answers {signedTransactions: [raw]} (see the README). Public addresses only; a redirect is signer_refused.',
     ),
+    webhookBatch: described(
+      z.boolean().nullable(),
+      'true: the signing webhook takes batches (one SigningBatchRequest for the buys of one launch that name it; see the README)',
+    ),
     /** `bot`: signed at launch by `webhookUrl`; `wallet`: pre-signed (`POST /v1/wallet/intent`), executed through the executor contract. */
     kind: described(
       z.enum(INTENT_KINDS),

@@ -86,6 +86,17 @@ describe('createIntentRequestSchema', () => {
     expect(parseInput(schema, { ...valid, feeBps: 0 }).feeBps).toBe(0);
   });
 
+  it('takes webhookBatch only with a signing webhook, and only as true or false', () => {
+    expect(parseInput(schema, { ...valid, webhookUrl: 'https://example.com/sign', webhookBatch: true })).toMatchObject({ webhookBatch: true });
+    expect(parseInput(schema, valid)).toMatchObject({ webhookBatch: null });
+    expect(issuesOf({ ...valid, webhookBatch: true }, schema)).toEqual([
+      { path: 'webhookBatch', message: 'needs a webhookUrl (the signing webhook that takes batches)' },
+    ]);
+    expect(issuesOf({ ...valid, webhookUrl: 'https://example.com/sign', webhookBatch: 'yes' }, schema)).toEqual([
+      { path: 'webhookBatch', message: 'must be true or false' },
+    ]);
+  });
+
   it('rejects a body that is not an object', () => {
     expect(issuesOf([1])).toEqual([{ path: '', message: 'body must be a JSON object' }]);
   });
@@ -100,6 +111,9 @@ describe('createWalletIntentRequestSchema', () => {
     expect(parsed).toMatchObject({ nonce: '7', signature, minOut: null, firstOrFail: null });
     expect(issuesOf({ ...valid, nonce: '7', signature, webhookUrl: 'https://example.com/sign' }, walletSchema)).toEqual([
       { path: 'webhookUrl', message: 'is not a known field' },
+    ]);
+    expect(issuesOf({ ...valid, nonce: '7', signature, webhookBatch: true }, walletSchema)).toEqual([
+      { path: 'webhookBatch', message: 'is not a known field' },
     ]);
   });
 

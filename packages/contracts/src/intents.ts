@@ -52,7 +52,14 @@ export interface CreateIntentOptions {
  * service parses with the same schema and its configured chain ids.
  */
 export function createIntentRequestSchema(options: CreateIntentOptions = {}) {
-  return z.strictObject(intentFields(options)).superRefine(feeRecipientRequired);
+  return z
+    .strictObject(intentFields(options))
+    .superRefine(feeRecipientRequired)
+    .superRefine((intent, ctx) => {
+      if (intent.webhookBatch === true && intent.webhookUrl === null) {
+        ctx.addIssue({ code: 'custom', path: ['webhookBatch'], message: 'needs a webhookUrl (the signing webhook that takes batches)', input: true });
+      }
+    });
 }
 export type CreateIntentRequest = z.output<ReturnType<typeof createIntentRequestSchema>>;
 
@@ -65,7 +72,7 @@ export const WALLET_INTENT_SIGNATURE = /^0x[0-9a-fA-F]{130}$/;
  * `signature`, the wallet's EIP-712 signature of the `BuyIntent` struct (see the README).
  */
 export function createWalletIntentRequestSchema(options: CreateIntentOptions = {}) {
-  const { webhookUrl: _noWebhook, ...fields } = intentFields(options);
+  const { webhookUrl: _noWebhook, webhookBatch: _noBatch, ...fields } = intentFields(options);
   return z
     .strictObject({
       ...fields,
@@ -124,6 +131,11 @@ function intentFields(options: CreateIntentOptions) {
      * (unless a development signer holds the wallet's key on a local chain).
      */
     webhookUrl: optional(webhookUrl(options.allowHttpWebhooks ?? true)),
+    /**
+     * The signing webhook takes batches: at a launch, the buys of this tenant's intents that name
+     * the same `webhookUrl` (and also set this) are asked for in one SigningBatchRequest.
+     */
+    webhookBatch: optional(boolean()),
   };
 }
 /** Most intents one `POST /v1/intents` may create. */

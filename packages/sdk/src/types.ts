@@ -24,6 +24,7 @@ export type {
   PayoutStatus,
   EntryStatus,
   SigningRequest,
+  SigningBatchRequest,
   SimulationResult,
   SimulatedCall,
   SimulatedCallError,

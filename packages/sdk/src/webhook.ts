@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { IntentEvent, SigningRequest } from '@tradeinfra/contracts';
+import type { IntentEvent, SigningBatchRequest, SigningRequest } from '@tradeinfra/contracts';
 import { WebhookVerificationError } from './errors.js';
 
 /** Headers as Node's `IncomingHttpHeaders`, a fetch `Headers`, or a plain object (any letter case). */
@@ -14,8 +14,11 @@ export interface VerifyWebhookOptions {
 
 export const DEFAULT_WEBHOOK_TOLERANCE_SECONDS = 300;
 
-/** What the service POSTs to your webhooks: a notification (an intent event) or a signing request. */
-export type WebhookPayload = IntentEvent | SigningRequest;
+/**
+ * What the service POSTs to your webhooks: a notification (an intent event), a signing request,
+ * or (intents created with `webhookBatch: true`) a batch of them (`kind: 'signBatch'`).
+ */
+export type WebhookPayload = IntentEvent | SigningRequest | SigningBatchRequest;
 
 /**
  * Checks that a request to your webhook comes from the service and is fresh, and returns its

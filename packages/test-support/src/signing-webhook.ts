@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { SigningRequest, UnsignedTransaction } from '@tradeinfra/contracts';
+import type { SigningBatchRequest, SigningRequest, UnsignedTransaction } from '@tradeinfra/contracts';
 import { ethersTransaction } from '@tradeinfra/service-kit';
 import { keccak256, type HDNodeWallet, type Transaction, type Wallet } from 'ethers';
 
@@ -14,7 +14,7 @@ export type SignerBehaviour =
   | 'tamper'
   | 'http-500'
   | 'not-json'
-  /** Answers 403: will not sign this. */
+  /** Answers 403: will not sign this (in a batch: answers null for this buy). */
   | 'refuse'
   | { delayMs: number }
   /** Signs once the request's deadline has passed by this many ms. */
@@ -23,7 +23,10 @@ export type SignerBehaviour =
   | { gate: () => Promise<void> };
 
 export interface ReceivedSigningRequest {
+  /** The request; for one buy of a SigningBatchRequest, that buy as a SigningRequest of its own (the batch's id). */
   request: SigningRequest;
+  /** The SigningBatchRequest the buy came in, or null for a SigningRequest. */
+  batch: SigningBatchRequest | null;
   /** Whether the HMAC signature verified with the tenant's secret. */
   verified: boolean;
   headers: IncomingHttpHeaders;
@@ -70,7 +73,9 @@ export interface SigningWebhookOptions {
 
 /**
  * A signing webhook as a client would run it: checks the request's HMAC (the tenant's secret),
- * signs every transaction with the wallet's key and answers `{signedTransactions}`. Per-wallet
+ * signs every transaction with the wallet's key and answers `{signedTransactions}`; takes
+ * SigningBatchRequests too (one entry per buy, in order; `null` for a buy whose wallet's
+ * behaviour is `refuse`; `http-500`, `not-json` and delays apply to the whole batch). Per-wallet
  * behaviours simulate broken or hostile signers. `GET /__stats` answers {@link SigningStats}
  * since the last call (and starts them over), as {@link takeStats} does.
  */
@@ -162,35 +167,73 @@ export class SigningWebhook {
     const expected = `v1=${createHmac('sha256', this.secret()).update(`${timestamp}.${body}`).digest('hex')}`;
     const given = String(req.headers['x-signing-signature'] ?? '');
     const verified = given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
-    let request: SigningRequest;
+    let request: SigningRequest | SigningBatchRequest;
     try {
-      request = JSON.parse(body) as SigningRequest;
+      request = JSON.parse(body) as SigningRequest | SigningBatchRequest;
     } catch {
       if (!verified) this.stats.hmacFailures++;
       else this.stats.badRequests++;
       return verified ? { status: 400, body: '{"error":"not JSON"}' } : { status: 401, body: '{"error":"bad signature"}' };
     }
-    const received: ReceivedSigningRequest = { request, verified, headers: req.headers, receivedAt, answeredHashes: [] };
-    if (this.options.keepRequests !== false) this.received.push(received);
+    const batch = request.kind === 'signBatch' ? request : null;
+    const items: SigningRequest[] = batch
+      ? (batch.requests ?? []).map((r) => ({
+          ...r,
+          kind: 'sign',
+          id: batch.id,
+          chainId: batch.chainId,
+          launchBlock: batch.launchBlock,
+          targetBlock: batch.targetBlock,
+          deadline: batch.deadline,
+        }))
+      : [request as SigningRequest];
+    const received = items.map((item): ReceivedSigningRequest => ({ request: item, batch, verified, headers: req.headers, receivedAt, answeredHashes: [] }));
+    if (this.options.keepRequests !== false) this.received.push(...received);
     if (!verified) {
       this.stats.hmacFailures++;
       return { status: 401, body: '{"error":"bad signature"}' };
     }
-    const behaviour = routed ?? this.behaviour.get(String(request.wallet).toLowerCase()) ?? 'sign';
-    if (behaviour === 'http-500') return { status: 500, body: '{"error":"down"}' };
-    if (behaviour === 'not-json') return { status: 200, body: 'signed!' };
-    if (behaviour === 'refuse') return { status: 403, body: '{"error":"not signing this"}' };
+    const behaviours = items.map((item) => routed ?? this.behaviour.get(String(item.wallet).toLowerCase()) ?? 'sign');
+    if (behaviours.includes('http-500')) return { status: 500, body: '{"error":"down"}' };
+    if (behaviours.includes('not-json')) return { status: 200, body: 'signed!' };
+    if (!batch && behaviours[0] === 'refuse') return { status: 403, body: '{"error":"not signing this"}' };
     const wait = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)).unref());
-    if (typeof behaviour === 'object' && 'delayMs' in behaviour) await wait(behaviour.delayMs);
-    if (typeof behaviour === 'object' && 'pastDeadlineMs' in behaviour) await wait(request.deadline - Date.now() + behaviour.pastDeadlineMs);
-    if (typeof behaviour === 'object' && 'gate' in behaviour) await behaviour.gate();
+    for (const behaviour of behaviours) {
+      if (typeof behaviour === 'object' && 'delayMs' in behaviour) await wait(behaviour.delayMs);
+      if (typeof behaviour === 'object' && 'pastDeadlineMs' in behaviour) await wait(request.deadline - Date.now() + behaviour.pastDeadlineMs);
+      if (typeof behaviour === 'object' && 'gate' in behaviour) await behaviour.gate();
+    }
     const queued = performance.now();
     try {
-      const txs = request.transactions ?? [];
-      const { signedTransactions, signMs } =
-        behaviour === 'wrong-key' || behaviour === 'tamper' ? await this.signWithKeys(txs, behaviour) : await this.signer(txs);
-      const record = { signMs: round3(signMs), waitMs: round3(performance.now() - queued - signMs), intentId: request.intentId };
-      if (this.options.keepRequests !== false) received.answeredHashes.push(...signedTransactions.map((raw) => keccak256(raw)));
+      // Every buy signed as its wallet's behaviour says; the plainly signed ones in one call of the signer.
+      const answers: (string | null)[][] = items.map(() => []);
+      const plain: number[] = [];
+      let signMs = 0;
+      for (let i = 0; i < items.length; i++) {
+        const behaviour = behaviours[i];
+        const txs = items[i]!.transactions ?? [];
+        if (behaviour === 'refuse') answers[i] = txs.map(() => null);
+        else if (behaviour === 'wrong-key' || behaviour === 'tamper') {
+          const signed = await this.signWithKeys(txs, behaviour);
+          answers[i] = signed.signedTransactions;
+          signMs += signed.signMs;
+        } else plain.push(i);
+      }
+      if (plain.length > 0) {
+        const signed = await this.signer(plain.flatMap((i) => items[i]!.transactions ?? []));
+        signMs += signed.signMs;
+        let next = 0;
+        for (const i of plain) answers[i] = signed.signedTransactions.slice(next, (next += (items[i]!.transactions ?? []).length));
+      }
+      const signedTransactions = answers.flat();
+      const record = {
+        signMs: round3(signMs),
+        waitMs: round3(performance.now() - queued - signMs),
+        intentId: batch ? undefined : (request as SigningRequest).intentId,
+      };
+      if (this.options.keepRequests !== false) {
+        received.forEach((r, i) => r.answeredHashes.push(...answers[i]!.filter((raw): raw is string => raw !== null).map((raw) => keccak256(raw))));
+      }
       return { status: 200, body: JSON.stringify({ signedTransactions }), record };
     } catch (err) {
       this.stats.signErrors++;

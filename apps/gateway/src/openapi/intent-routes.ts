@@ -56,6 +56,7 @@ const exampleRecord = (id: string, buyAmount: string) => ({
   statusData: null,
   notificationWebhookUrl: null,
   webhookUrl: null,
+  webhookBatch: null,
   kind: 'bot',
   nonce: null,
   launch: null,

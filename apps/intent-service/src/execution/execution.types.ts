@@ -42,6 +42,8 @@ export interface ClaimedIntent extends CheckedIntent {
   /** Unix seconds. */
   expiry: bigint;
   webhookUrl: string | null;
+  /** The signing webhook takes batches (SigningBatchRequest). */
+  webhookBatch: boolean;
   /** A wallet intent's EIP-712 signature (null: a bot intent). */
   signature: string | null;
   /** A wallet intent's executor nonce (decimal). */

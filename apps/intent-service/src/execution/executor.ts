@@ -11,7 +11,7 @@ import { ChainScheduler } from './chain-scheduler.js';
 import { ExecutionRepository, type ClaimedIntent, type LaunchedToken } from './execution.repository.js';
 import { planRound, type Job, type Plan } from './round-planner.js';
 import { readLaunchPool, readSenders } from './round-reads.js';
-import { WebhookSigner, type SignResult } from './signer.js';
+import { signingUnits, WebhookSigner, type SignJob, type SigningUnit, type SignResult } from './signer.js';
 import { mapLimit, SubmissionPipeline } from './submission-pipeline.js';
 import { claimableProbeIntent, probeIntent, TokenProber, type ProbeResult } from './token-prober.js';
 import { readStableLayout, type StableLayout } from './uniswap-v2.js';
@@ -20,7 +20,7 @@ import type { StateUpdate } from '@tradeinfra/contracts';
 
 /** statusReason of a pending intent whose launch round failed for a transient reason (and of one that expired so). */
 export const EXECUTION_UNAVAILABLE = 'execution_unavailable';
-/** Webhook requests in flight at once per round. */
+/** Signing requests (a buy, or a batching webhook's buys) in flight at once per round. */
 const SIGNING_CONCURRENCY = 256;
 /** How long an early probe waits for its round (a launch whose round never came: its head moved on). */
 const EARLY_PROBE_TTL_MS = 60_000;
@@ -215,7 +215,10 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     if (plan.release.length > 0) pipeline.release(plan.release);
     // Nonces are per sender: the wallet, or for wallet intents the relayer.
     pipeline.expect(plan.jobs.map((j) => ({ id: j.intent.id, wallet: j.tx.from.toLowerCase(), nonce: BigInt(j.tx.nonce) })));
-    await mapLimit(plan.jobs, SIGNING_CONCURRENCY, async (job) => pipeline.signed(job.intent.id, await this.sign(chain, job, plan.targetBlock)));
+    await mapLimit(signingUnits(plan.jobs), SIGNING_CONCURRENCY, async (unit) => {
+      const results = await this.sign(chain, unit, plan.targetBlock);
+      unit.jobs.forEach((job, i) => pipeline.signed(job.intent.id, results[i]!));
+    });
     const totals = await pipeline.finish();
     // The last buy is with the node or relay: what the latency counts to (backups go after).
     const done = Date.now();
@@ -239,11 +242,12 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     return intents.length >= this.env.EXECUTION_BATCH || (totals.deferred > 0 && plan.release.length === 0);
   }
 
-  /** A wallet intent's buy by the relayer, a bot intent's by its webhook or a development signer. */
-  private sign(chain: Chain, { intent, tx }: Job, targetBlock: bigint): Promise<SignResult> {
-    if (intent.signature) return chain.wallets!.relayer.sign(tx);
-    if (!intent.webhookUrl) return chain.devSigner.sign(tx);
-    return this.webhookSigner.sign({
+  /**
+   * A unit's buys signed, a result each: a wallet intent's by the relayer, a bot intent's by its
+   * webhook (several in one request where it takes batches) or a development signer.
+   */
+  private async sign(chain: Chain, unit: SigningUnit<Job>, targetBlock: bigint): Promise<SignResult[]> {
+    const signJob = ({ intent, tx }: Job): SignJob => ({
       intentId: intent.id,
       tenantId: intent.tenantId,
       webhookUrl: intent.webhookUrl,
@@ -251,6 +255,11 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
       launchBlock: targetBlock - 1n,
       targetBlock,
     });
+    if (unit.batch) return this.webhookSigner.signBatch(unit.jobs.map(signJob));
+    const [job] = unit.jobs as [Job];
+    if (job.intent.signature) return [await chain.wallets!.relayer.sign(job.tx)];
+    if (!job.intent.webhookUrl) return [await chain.devSigner.sign(job.tx)];
+    return [await this.webhookSigner.sign(signJob(job))];
   }
 
   /** Reads the pool, probe and senders at the head, then checks every intent (pure); touches no row. */

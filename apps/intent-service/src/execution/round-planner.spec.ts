@@ -28,6 +28,7 @@ const intent = (id: string, over: Partial<ClaimedIntent> = {}): ClaimedIntent =>
   gasTip: null,
   expiry: 2_000_000_000n,
   webhookUrl: 'https://signer.example/sign',
+  webhookBatch: false,
   signature: null,
   nonce: null,
   ...over,

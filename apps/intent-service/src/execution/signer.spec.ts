@@ -1,6 +1,6 @@
 import type { UnsignedTransaction } from '@tradeinfra/contracts';
 import { Transaction, Wallet } from 'ethers';
-import { DevSigner, verifySigned } from './signer.js';
+import { DevSigner, signingUnits, verifySigned } from './signer.js';
 
 const wallet = new Wallet('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
 const other = new Wallet('0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a');
@@ -87,5 +87,36 @@ describe('DevSigner', () => {
     const signed = await signer.sign(tx);
     expect(signed.ok && verifySigned(tx, signed.raw).ok).toBe(true);
     expect(await signer.sign({ ...tx, from: other.address })).toMatchObject({ ok: false, reason: 'no_signer' });
+  });
+});
+
+describe('signingUnits', () => {
+  const job = (id: string, over: { tenantId?: string; webhookUrl?: string | null; webhookBatch?: boolean; signature?: string | null } = {}) => ({
+    id,
+    intent: { tenantId: 't1', webhookUrl: 'https://a.example/sign', webhookBatch: true, signature: null, ...over },
+  });
+  const ids = (units: ReturnType<typeof signingUnits<ReturnType<typeof job>>>) =>
+    units.map((u) => `${u.batch ? 'batch' : 'one'}:${u.jobs.map((j) => j.id).join(',')}`);
+
+  it('groups batching buys per tenant and webhook, in checking order, and leaves every other buy alone', () => {
+    const units = signingUnits([
+      job('a'),
+      job('b', { webhookBatch: false }),
+      job('c', { webhookUrl: 'https://b.example/sign' }),
+      job('d'),
+      job('e', { tenantId: 't2' }),
+      job('f', { webhookUrl: null, webhookBatch: false }),
+      job('g', { signature: '0x11' }),
+      job('h', { webhookUrl: 'https://b.example/sign' }),
+    ]);
+    expect(ids(units)).toEqual(['batch:a,d', 'one:b', 'batch:c,h', 'batch:e', 'one:f', 'one:g']);
+  });
+
+  it('splits a group at the most buys a request may ask for', () => {
+    const units = signingUnits(
+      ['a', 'b', 'c', 'd', 'e'].map((id) => job(id)),
+      2,
+    );
+    expect(ids(units)).toEqual(['batch:a,b', 'batch:c,d', 'batch:e']);
   });
 });

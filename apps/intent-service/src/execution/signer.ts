@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Transaction, Wallet, getAddress } from 'ethers';
-import type { SigningRequest, UnsignedTransaction } from '@tradeinfra/contracts';
+import { SIGNING_BATCH_MAX, type SigningBatchRequest, type SigningRequest, type UnsignedTransaction } from '@tradeinfra/contracts';
 import { ethersTransaction, matchSigned, unsignedFields } from '@tradeinfra/service-kit';
 import { WebhookRefused, WebhookTimeout, type WebhookAnswer, type WebhookClient } from '../common/webhook-client.js';
 import { FailureReason } from './checks.js';
@@ -104,6 +104,8 @@ export class DevSigner {
 
 /** Most bytes of a signing webhook's answer read (one signed transaction is at most 128 KiB of hex). */
 const MAX_ANSWER_BYTES = 1024 * 1024;
+/** What each further buy of a batch adds to that bound: one signed transaction's most hex, quoted. */
+const MAX_SIGNED_ANSWER_BYTES = 2 * 64 * 1024 + 8;
 
 export interface WebhookSignerOptions {
   timeoutMs: number;
@@ -113,25 +115,22 @@ export interface WebhookSignerOptions {
   client: WebhookClient;
 }
 
+/** A webhook's `signedTransactions`, or the failure every buy it was asked for shares. */
+type Exchange = { ok: true; signed: unknown[] } | { ok: false; failure: SignResult };
+
 /**
  * Asks the intent's signing webhook to sign its buy: one HMAC-signed POST of a SigningRequest,
- * answered within the deadline by `{signedTransactions: [raw, ...]}` in the request's order.
- * Every answer is verified before use. A target that may not be called (scheme, or an address
- * that is not public unless WEBHOOK_ALLOW_PRIVATE) and a 3xx (redirects are not followed) are
- * `signer_refused`.
+ * answered within the deadline by `{signedTransactions: [raw, ...]}` in the request's order
+ * (or, for intents whose webhook takes batches, one SigningBatchRequest for several buys: see
+ * `signBatch`). Every answer is verified before use. A target that may not be called (scheme,
+ * or an address that is not public unless WEBHOOK_ALLOW_PRIVATE) and a 3xx (redirects are not
+ * followed) are `signer_refused`.
  */
 export class WebhookSigner {
   constructor(private readonly options: WebhookSignerOptions) {}
 
   async sign(job: SignJob): Promise<SignResult> {
-    let url: URL;
-    try {
-      url = this.options.client.target(job.webhookUrl!);
-    } catch (err) {
-      return { ok: false, reason: FailureReason.SignerRefused, detail: (err as Error).message };
-    }
-    const deadline = Date.now() + this.options.timeoutMs;
-    const request: SigningRequest = {
+    const answer = await this.exchange(job, 1, (deadline) => ({
       kind: 'sign',
       id: randomUUID(),
       intentId: job.intentId,
@@ -141,14 +140,67 @@ export class WebhookSigner {
       targetBlock: job.targetBlock.toString(),
       deadline,
       transactions: [job.tx],
-    };
+    }));
+    if (!answer.ok) return answer.failure;
+    if (answer.signed.length !== 1) {
+      return { ok: false, reason: FailureReason.SignatureInvalid, detail: 'the answer must be {"signedTransactions": [<one raw transaction>]}' };
+    }
+    return verifySigned(job.tx, answer.signed[0]);
+  }
+
+  /**
+   * Several buys of one tenant's intents that name the same webhook (and take batches), in one
+   * SigningBatchRequest (at most SIGNING_BATCH_MAX): a result per job, in order. A failed
+   * exchange (unreachable, timeout, non-2xx, not the right shape) fails every buy of it; a
+   * `null` entry declines that buy alone (`signer_refused`); each signed one is verified alone.
+   */
+  async signBatch(jobs: SignJob[]): Promise<SignResult[]> {
+    const [first] = jobs;
+    if (!first) return [];
+    if (jobs.length > SIGNING_BATCH_MAX) throw new Error(`signBatch: at most ${SIGNING_BATCH_MAX} buys per request`);
+    const answer = await this.exchange(first, jobs.length, (deadline) => ({
+      kind: 'signBatch',
+      id: randomUUID(),
+      chainId: first.tx.chainId,
+      launchBlock: first.launchBlock.toString(),
+      targetBlock: first.targetBlock.toString(),
+      deadline,
+      requests: jobs.map((job) => ({ intentId: job.intentId, wallet: getAddress(job.tx.from), transactions: [job.tx] })),
+    }));
+    if (!answer.ok) return jobs.map(() => answer.failure);
+    if (answer.signed.length !== jobs.length) {
+      const failure: SignResult = {
+        ok: false,
+        reason: FailureReason.SignatureInvalid,
+        detail: `the answer must be {"signedTransactions": [...]} with one entry (a raw transaction or null) per request: ${jobs.length}`,
+      };
+      return jobs.map(() => failure);
+    }
+    return jobs.map((job, i) =>
+      answer.signed[i] === null
+        ? { ok: false, reason: FailureReason.SignerRefused, detail: 'the webhook declined to sign this buy' }
+        : verifySigned(job.tx, answer.signed[i]),
+    );
+  }
+
+  /** POSTs the request `build` makes (given its deadline) to `job`'s webhook, for `count` buys; its `signedTransactions`. */
+  private async exchange(job: SignJob, count: number, build: (deadline: number) => SigningRequest | SigningBatchRequest): Promise<Exchange> {
+    const fail = (reason: FailureReason, detail: string): Exchange => ({ ok: false, failure: { ok: false, reason, detail } });
+    let url: URL;
+    try {
+      url = this.options.client.target(job.webhookUrl!);
+    } catch (err) {
+      return fail(FailureReason.SignerRefused, (err as Error).message);
+    }
+    const request = build(Date.now() + this.options.timeoutMs);
+    const maxBodyBytes = MAX_ANSWER_BYTES + (count - 1) * MAX_SIGNED_ANSWER_BYTES;
     const body = JSON.stringify(request);
     const timestamp = Math.floor(Date.now() / 1000);
     let res: WebhookAnswer;
     try {
       res = await this.options.client.post(url, {
         timeoutMs: this.options.timeoutMs,
-        maxBodyBytes: MAX_ANSWER_BYTES,
+        maxBodyBytes,
         headers: {
           'content-type': 'application/json',
           'user-agent': 'tradeinfra-signer/1',
@@ -159,25 +211,62 @@ export class WebhookSigner {
         body,
       });
     } catch (err) {
-      if (err instanceof WebhookRefused) return { ok: false, reason: FailureReason.SignerRefused, detail: err.message };
-      if (err instanceof WebhookTimeout) return { ok: false, reason: FailureReason.SignerTimeout, detail: `no answer within ${this.options.timeoutMs} ms` };
-      return { ok: false, reason: FailureReason.SignerUnreachable, detail: (err as Error).message };
+      if (err instanceof WebhookRefused) return fail(FailureReason.SignerRefused, err.message);
+      if (err instanceof WebhookTimeout) return fail(FailureReason.SignerTimeout, `no answer within ${this.options.timeoutMs} ms`);
+      return fail(FailureReason.SignerUnreachable, (err as Error).message);
     }
-    if (res.status >= 300 && res.status < 400) {
-      return { ok: false, reason: FailureReason.SignerRefused, detail: `webhook answered ${res.status} (redirects are not followed)` };
-    }
-    if (res.status < 200 || res.status >= 300) return { ok: false, reason: FailureReason.SignerRefused, detail: `webhook answered ${res.status}` };
-    if (res.body === null) return { ok: false, reason: FailureReason.SignatureInvalid, detail: `the answer is longer than ${MAX_ANSWER_BYTES} bytes` };
+    if (res.status >= 300 && res.status < 400) return fail(FailureReason.SignerRefused, `webhook answered ${res.status} (redirects are not followed)`);
+    if (res.status < 200 || res.status >= 300) return fail(FailureReason.SignerRefused, `webhook answered ${res.status}`);
+    if (res.body === null) return fail(FailureReason.SignatureInvalid, `the answer is longer than ${maxBodyBytes} bytes`);
     let answer: { signedTransactions?: unknown };
     try {
       answer = JSON.parse(res.body) as typeof answer;
     } catch {
-      return { ok: false, reason: FailureReason.SignatureInvalid, detail: 'the answer is not JSON' };
+      return fail(FailureReason.SignatureInvalid, 'the answer is not JSON');
     }
     const signed = answer?.signedTransactions;
-    if (!Array.isArray(signed) || signed.length !== 1) {
-      return { ok: false, reason: FailureReason.SignatureInvalid, detail: 'the answer must be {"signedTransactions": [<one raw transaction>]}' };
+    if (!Array.isArray(signed)) {
+      return fail(
+        FailureReason.SignatureInvalid,
+        request.kind === 'sign' ? 'the answer must be {"signedTransactions": [<one raw transaction>]}' : 'the answer must be {"signedTransactions": [...]}',
+      );
     }
-    return verifySigned(job.tx, signed[0]);
+    return { ok: true, signed };
   }
+}
+
+/** Buys signed together: one request to a batching webhook (`batch`), or a buy alone. */
+export interface SigningUnit<J> {
+  batch: boolean;
+  jobs: J[];
+}
+
+/**
+ * A round's buys (in checking order) as signing requests: the buys of intents whose webhook
+ * takes batches, grouped per tenant and webhook URL (at most `max` a request, checking order
+ * kept within each), and every other buy alone. Units come in the order of their first buy, so
+ * the earliest buys are asked for first. Pure.
+ */
+export function signingUnits<J extends { intent: { tenantId: string; webhookUrl: string | null; webhookBatch: boolean; signature: string | null } }>(
+  jobs: J[],
+  max = SIGNING_BATCH_MAX,
+): SigningUnit<J>[] {
+  const units: SigningUnit<J>[] = [];
+  const open = new Map<string, SigningUnit<J>>();
+  for (const job of jobs) {
+    const { intent } = job;
+    if (!intent.webhookBatch || !intent.webhookUrl || intent.signature) {
+      units.push({ batch: false, jobs: [job] });
+      continue;
+    }
+    const key = `${intent.tenantId}\n${intent.webhookUrl}`;
+    let unit = open.get(key);
+    if (!unit || unit.jobs.length >= max) {
+      unit = { batch: true, jobs: [] };
+      open.set(key, unit);
+      units.push(unit);
+    }
+    unit.jobs.push(job);
+  }
+  return units;
 }

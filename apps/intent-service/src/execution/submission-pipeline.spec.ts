@@ -12,6 +12,7 @@ const ok = (id: string): SignResult => ({ ok: true, raw: `0xraw-${id}`, hash: `0
 function fakes(opts: { cancelled?: string[]; kind?: Submitter['kind']; refuse?: string[] } = {}) {
   const rounds: { failures: string[]; submit: string[]; release: string[] }[] = [];
   const sent: Submission[][] = [];
+  const behind: (string | undefined)[] = [];
   const recorded: Outcome[] = [];
   const launches: LaunchStamp[] = [];
   const repo = {
@@ -27,13 +28,14 @@ function fakes(opts: { cancelled?: string[]; kind?: Submitter['kind']; refuse?: 
   };
   const submitter: Submitter = {
     kind: opts.kind ?? 'bundle',
-    submit: (subs) => {
-      sent.push(subs);
+    submit: (subs, _target, launch) => {
+      sent.push([...subs]);
+      behind.push(launch);
       return Promise.resolve(new Map(subs.map((s) => [s.intentId, opts.refuse?.includes(s.intentId) ? 'nonce too high' : null])));
     },
   };
   const logger = { log: () => undefined, warn: () => undefined };
-  return { repo, submitter, logger, rounds, sent, recorded, launches };
+  return { repo, submitter, logger, rounds, sent, behind, recorded, launches };
 }
 
 describe('SubmissionPipeline', () => {
@@ -88,6 +90,33 @@ describe('SubmissionPipeline', () => {
     p.signed('a', ok('a'));
     await p.finish();
     expect(f.recorded).toEqual([{ id: 'a', status: 'failed', reason: FailureReason.SubmissionRejected, executedAt: null, data: { txHash: '0xhash-a' } }]);
+  });
+
+  it('behind a pending launch through relays, settles once the last signature is in and sends one bundle, launch first', async () => {
+    const f = fakes({ cancelled: ['c'] });
+    const p = new SubmissionPipeline(f.repo, f.submitter, 'claim', 101n, LAUNCH, f.logger, '0xlaunch-raw');
+    p.expect([
+      { id: 'a', wallet: W, nonce: 1n },
+      { id: 'b', wallet: '0xbb', nonce: 0n },
+      { id: 'c', wallet: '0xcc', nonce: 0n },
+    ]);
+    p.signed('a', ok('a'));
+    await Promise.resolve();
+    p.signed('c', ok('c'));
+    p.signed('b', ok('b'));
+    expect(await p.finish()).toEqual({ submitted: 2, failed: 0, deferred: 0 });
+    expect(f.rounds.map((r) => r.submit)).toEqual([['a', 'b', 'c']]); // one settlement, not one per signature
+    expect(f.sent.map((bundle) => bundle.map((s) => s.intentId))).toEqual([['a', 'b']]);
+    expect(f.behind).toEqual(['0xlaunch-raw']);
+  });
+
+  it('sends nothing behind a pending launch when no buy settled', async () => {
+    const f = fakes({ cancelled: ['a'] });
+    const p = new SubmissionPipeline(f.repo, f.submitter, 'claim', 101n, LAUNCH, f.logger, '0xlaunch-raw');
+    p.expect([{ id: 'a', wallet: W, nonce: 1n }]);
+    p.signed('a', ok('a'));
+    expect(await p.finish()).toEqual({ submitted: 0, failed: 0, deferred: 0 });
+    expect(f.sent).toEqual([]);
   });
 
   it('does not send a buy cancelled before settlement', async () => {

@@ -21,7 +21,8 @@ export interface RoundTotals {
 /**
  * Settles and sends a round's buys while their signatures arrive, rather than after the last
  * one: the longest run of buys, in checking order, whose signatures are in is settled (one
- * transaction) and sent while the rest still sign. The order is kept across waves (the quotes
+ * transaction) and sent while the rest still sign (behind a pending launch through relays:
+ * settled so, and sent as one bundle once the last is settled). The order is kept across waves (the quotes
  * assume it). Once one of a wallet's buys cannot go out (its signing failed, or a cancel or the
  * expiry came first), the wallet's later buys are handed back to the next round: no nonce gap is
  * ever sent. The repository and submitter are injected (tests pass fakes).
@@ -52,6 +53,11 @@ export class SubmissionPipeline {
     /** A pending launch's signed bytes: with relays, each wave's bundle is the launch and every buy sent so far. */
     private readonly behind?: string,
   ) {}
+
+  /** Behind a pending launch through relays: one bundle at the end, not one per wave. */
+  private get oneBundle(): boolean {
+    return this.behind !== undefined && this.submitter.kind === 'bundle';
+  }
 
   /** Every buy submitted so far, in sending order. */
   get sent(): readonly Submission[] {
@@ -86,6 +92,7 @@ export class SubmissionPipeline {
     this.kick();
     while (this.flushing) await this.flushing;
     if (this.error) throw this.error;
+    if (this.oneBundle && this.bundled.length > 0) await this.submitter.submit(this.bundled, this.targetBlock, this.behind);
     return this.totals;
   }
 
@@ -120,6 +127,9 @@ export class SubmissionPipeline {
   private kick(): void {
     if (this.flushing || this.error) return;
     if (this.ready.length === 0 && this.failures.length === 0 && this.held.length === 0) return;
+    // One bundle at the end: settled at once too, when the last signature is in (a wave's
+    // transaction would only slow the signatures still coming, on the same thread).
+    if (this.oneBundle && this.next < this.expected.length) return;
     this.flushing = this.flush().finally(() => {
       this.flushing = null;
       this.kick();
@@ -142,11 +152,11 @@ export class SubmissionPipeline {
       if (submitted.length === 0) return;
       this.totals.submitted += submitted.length;
       const wave = submitted.map((s) => ({ intentId: s.id, raw: s.raw, hash: s.hash }));
-      // Behind a pending launch through relays, every wave's bundle carries all the buys so far
-      // (the launch can be in one bundle only: the latest, fullest one is the one to build).
       this.bundled.push(...wave);
-      const bundled = this.behind !== undefined && this.submitter.kind === 'bundle';
-      const refused = await this.submitter.submit(bundled ? this.bundled : wave, this.targetBlock, bundled ? this.behind : undefined);
+      // Behind a pending launch through relays, the launch can be in one bundle only: it goes
+      // once, with every buy, when the round finishes (a bundle per wave would only be replaced).
+      if (this.oneBundle) return;
+      const refused = await this.submitter.submit(wave, this.targetBlock);
       if (this.submitter.kind === 'rpc') {
         // The chain's node refused it (it will not be mined): the outcome is known now.
         const hashOf = new Map(submitted.map((s) => [s.id, s.hash]));

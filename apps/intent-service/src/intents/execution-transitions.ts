@@ -25,7 +25,7 @@ const CLAIM_QUEUE = `FROM intent.intents x
 const CLAIMED_COLUMNS = `x.id, x.tenant_id, x.wallet, x.buy_amount::text, x.bribe::text, x.min_in::text, x.min_out::text,
   x.min_liquidity::text, x.max_buy_tax::text, x.max_sell_tax::text, x.max_slippage_bps, x.fee_bps, x.fee_recipient,
   x.first_or_fail, x.gas_tip::text, extract(epoch FROM x.expires_at)::bigint::text AS expiry, x.webhook_url,
-  x.signature, x.intent_nonce::text`;
+  x.webhook_batch, x.signature, x.intent_nonce::text`;
 
 function claimedIntent(r: Record<string, string | number | boolean | null>): ClaimedIntent {
   return {
@@ -46,6 +46,7 @@ function claimedIntent(r: Record<string, string | number | boolean | null>): Cla
     gasTip: r.gas_tip as string | null,
     expiry: BigInt(r.expiry as string),
     webhookUrl: r.webhook_url as string | null,
+    webhookBatch: r.webhook_batch === true,
     signature: r.signature as string | null,
     nonce: r.intent_nonce as string | null,
   };

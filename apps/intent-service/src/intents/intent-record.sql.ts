@@ -46,6 +46,7 @@ export const INTENT_RECORD_FIELDS: { readonly [K in keyof IntentRecord]-?: strin
   statusData: 'x.status_data',
   notificationWebhookUrl: 'x.notification_webhook_url',
   webhookUrl: 'x.webhook_url',
+  webhookBatch: 'x.webhook_batch',
   kind: `CASE WHEN x.signature IS NULL THEN 'bot' ELSE 'wallet' END`,
   nonce: 'x.intent_nonce::text',
   launch: LAUNCH,
@@ -56,9 +57,14 @@ export const INTENT_RECORD_FIELDS: { readonly [K in keyof IntentRecord]-?: strin
  * service (re)creates it after every migration run (runMigrations), so it always matches this
  * file; the migrations that once defined it keep their own snapshot for `down`.
  */
-export const RECORD_JSON_FUNCTION = `CREATE OR REPLACE FUNCTION "intent"."record_json"(x "intent"."intents") RETURNS json LANGUAGE sql STABLE AS $$
-        SELECT json_build_object(${Object.entries(INTENT_RECORD_FIELDS)
+export const RECORD_JSON_FUNCTION = recordJsonFunction(INTENT_RECORD_FIELDS);
+
+/** `intent.record_json(x)` building a record of `fields` (a migration's `down` restores an earlier set). */
+export function recordJsonFunction(fields: Readonly<Record<string, string>>): string {
+  return `CREATE OR REPLACE FUNCTION "intent"."record_json"(x "intent"."intents") RETURNS json LANGUAGE sql STABLE AS $$
+        SELECT json_build_object(${Object.entries(fields)
           .map(([key, sql]) => `\n          '${key}', ${sql}`)
           .join(',')}
         )
       $$`;
+}

@@ -93,6 +93,10 @@ export class IntentEntity {
   @Column('text', { name: 'webhook_url', nullable: true })
   webhookUrl!: string | null;
 
+  /** The signing webhook takes batches (one request for the buys of a launch that name it). */
+  @Column('boolean', { name: 'webhook_batch', nullable: true })
+  webhookBatch!: boolean | null;
+
   /** Execution progress while pending: null, 'claimed' (checking/signing) or 'submitted'. */
   @Column('text', { nullable: true })
   phase!: string | null;

@@ -9,6 +9,7 @@ import { WalletIntents1764400000000 } from './1764400000000-WalletIntents.js';
 import { TenantSearch1764500000000 } from './1764500000000-TenantSearch.js';
 import { PendingLaunches1764700000000 } from './1764700000000-PendingLaunches.js';
 import { LaunchKind1764800000000 } from './1764800000000-LaunchKind.js';
+import { WebhookBatch1764900000000 } from './1764900000000-WebhookBatch.js';
 
 /** Every migration of the intent schema, oldest first. */
 export const migrations = [
@@ -23,4 +24,5 @@ export const migrations = [
   TenantSearch1764500000000,
   PendingLaunches1764700000000,
   LaunchKind1764800000000,
+  WebhookBatch1764900000000,
 ];
