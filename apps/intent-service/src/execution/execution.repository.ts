@@ -97,6 +97,20 @@ export class ExecutionRepository {
     }
   }
 
+  /**
+   * Up to `limit` senders of intents waiting for their launch on the chain: each bot intent's
+   * wallet, and `relayer` once for any wallet intents (their buys are the relayer's).
+   */
+  async waitingSenders(chainId: number, limit: number, relayer: string | null): Promise<string[]> {
+    const rows: { sender: string }[] = await this.db.query(
+      `SELECT DISTINCT CASE WHEN signature IS NULL THEN wallet ELSE $3 END AS sender FROM intent.intents
+       WHERE chain_id = $1 AND status = 'pending' AND phase IS NULL AND (signature IS NULL OR $3 IS NOT NULL)
+       LIMIT $2`,
+      [chainId, limit, relayer],
+    );
+    return rows.map((r) => r.sender);
+  }
+
   /** Per wallet (lowercase), the highest nonce of its buys still waiting for the chain. */
   async pendingNonces(chainId: number, wallets: string[]): Promise<Map<string, bigint>> {
     const rows: { wallet: string; nonce: string }[] = await this.db.query(

@@ -10,7 +10,7 @@ import { EXECUTED_CHAINS, type ExecutedChain } from './chain-clients.js';
 import { ChainScheduler } from './chain-scheduler.js';
 import { ExecutionRepository, type ClaimedIntent, type LaunchedToken } from './execution.repository.js';
 import { planRound, type Job, type Plan } from './round-planner.js';
-import { readLaunchPool, readSenders } from './round-reads.js';
+import { readLaunchPool, readSenders, SenderHeads } from './round-reads.js';
 import { signingUnits, WebhookSigner, type SignJob, type SigningUnit, type SignResult } from './signer.js';
 import { mapLimit, SubmissionPipeline } from './submission-pipeline.js';
 import { claimableProbeIntent, probeIntent, TokenProber, type ProbeResult } from './token-prober.js';
@@ -22,6 +22,10 @@ import type { StateUpdate } from '@tradeinfra/contracts';
 export const EXECUTION_UNAVAILABLE = 'execution_unavailable';
 /** Signing requests (a buy, or a batching webhook's buys) in flight at once per round. */
 const SIGNING_CONCURRENCY = 256;
+/** Most waiting senders whose head state is read ahead of a round (see prefetchSenders). */
+const PREFETCH_SENDERS = 500;
+/** How often, within one head, the waiting senders are looked for again (intents created since). */
+const PREFETCH_AGAIN_MS = 250;
 /** How long an early probe waits for its round (a launch whose round never came: its head moved on). */
 const EARLY_PROBE_TTL_MS = 60_000;
 
@@ -43,6 +47,10 @@ interface Chain extends ExecutedChain {
   resentAt: bigint;
   /** The stable pair's layout, read once: which side is native, the stable's decimals. */
   stable?: Promise<StableLayout | null>;
+  /** The senders' state at the newest head (read once per head). */
+  senders: SenderHeads;
+  /** The head whose waiting senders were last read ahead of a round, and when (ms). */
+  prefetched: { head: bigint; at: number };
 }
 
 /**
@@ -89,7 +97,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     });
     this.scheduler = new ChainScheduler('executor', env.LAUNCH_POLL_INTERVAL_MS, this.logger);
     for (const clients of executed) {
-      const chain: Chain = { ...clients, resentAt: -1n };
+      const chain: Chain = { ...clients, resentAt: -1n, senders: new SenderHeads(), prefetched: { head: -1n, at: 0 } };
       this.chains.set(chain.config.chainId, chain);
       this.scheduler.add(chain.config.chainId, () => this.step(chain));
     }
@@ -157,6 +165,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async stepLocked(chain: Chain): Promise<boolean> {
     const head = await chain.rpc.call<Block>('eth_getBlockByNumber', ['latest', false]);
+    this.prefetchSenders(chain, BigInt(head.number));
     await this.follow(chain, head);
     let more = false;
     for (const launch of await this.repo.launchedTokens(chain.config.chainId, chain.config.mempool !== 'off')) {
@@ -183,6 +192,27 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
         await chain.submitter.submit(r.submissions, r.targetBlock, r.behind);
       }
     }
+  }
+
+  /**
+   * Where launches are seen in the mempool, reads the waiting intents' senders' state at the
+   * head in the background (at most PREFETCH_SENDERS of them; at a new head, and every
+   * PREFETCH_AGAIN_MS for senders of intents created since), so a pending launch's round finds
+   * it read rather than reading it on its own path.
+   */
+  private prefetchSenders(chain: Chain, head: bigint): void {
+    const now = Date.now();
+    const last = chain.prefetched;
+    if (chain.config.mempool === 'off' || head < last.head || (head === last.head && now - last.at < PREFETCH_AGAIN_MS)) return;
+    chain.prefetched = { head, at: now };
+    const read = async () => {
+      const senders = await this.repo.waitingSenders(chain.config.chainId, PREFETCH_SENDERS, chain.wallets?.relayerAddress ?? null);
+      if (senders.length === 0) return;
+      const fromBlock = (await chain.traits()).pendingNonces === 'block';
+      await Promise.all(chain.senders.read(chain.rpc, head, senders, fromBlock));
+    };
+    // A failed read is read again by the round that needs it.
+    read().catch(() => undefined);
   }
 
   /** One round for one launched token; true when more of its intents wait. */
@@ -217,7 +247,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     pipeline.expect(plan.jobs.map((j) => ({ id: j.intent.id, wallet: j.tx.from.toLowerCase(), nonce: BigInt(j.tx.nonce) })));
     await mapLimit(signingUnits(plan.jobs), SIGNING_CONCURRENCY, async (unit) => {
       const results = await this.sign(chain, unit, plan.targetBlock);
-      unit.jobs.forEach((job, i) => pipeline.signed(job.intent.id, results[i]!));
+      pipeline.signedAll(unit.jobs.map((job, i) => [job.intent.id, results[i]!]));
     });
     const totals = await pipeline.finish();
     // The last buy is with the node or relay: what the latency counts to (backups go after).
@@ -282,7 +312,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     };
     const [probe, state] = await Promise.all([
       probeToken(),
-      readSenders(chain, intents, headNumber, (senders) => this.repo.pendingNonces(config.chainId, senders)),
+      readSenders(chain, intents, headNumber, (senders) => this.repo.pendingNonces(config.chainId, senders), chain.senders),
     ]);
     const decided = planRound({
       chain: config,

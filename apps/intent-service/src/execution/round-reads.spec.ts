@@ -1,4 +1,4 @@
-import { mempoolNonces, senderOf, senderState } from './round-reads.js';
+import { mempoolNonces, SenderHeads, senderOf, senderState } from './round-reads.js';
 
 describe('senderState', () => {
   it('starts each sender past its buys still out, or at the node’s pending nonce when that is ahead', () => {
@@ -77,5 +77,59 @@ describe('mempoolNonces', () => {
   it('reads nothing from a missing block or one listing hashes only', () => {
     expect(mempoolNonces(null).size).toBe(0);
     expect(mempoolNonces({ transactions: ['0x12'] }).size).toBe(0);
+  });
+});
+
+describe('SenderHeads', () => {
+  /** A node whose answer to each call is its method and params, recording every batch. */
+  function node(fail = false) {
+    const batches: { method: string; params: unknown[] }[][] = [];
+    return {
+      batches,
+      all: <T>(calls: { method: string; params: unknown[] }[]) => {
+        batches.push(calls);
+        if (fail) return Promise.reject(new Error('node down'));
+        return Promise.resolve(calls.map((c) => `${c.method === 'eth_getBalance' ? 'b' : 'n'}:${String(c.params[0])}@${String(c.params[1])}`) as T[]);
+      },
+    };
+  }
+
+  it('reads each sender once per head, at the head’s number, and again at a newer head', async () => {
+    const heads = new SenderHeads();
+    const rpc = node();
+    expect(await Promise.all(heads.read(rpc, 10n, ['0xA', '0xB'], true))).toEqual([
+      { count: 'n:0xa@0xa', balance: 'b:0xa@0xa' },
+      { count: 'n:0xb@0xa', balance: 'b:0xb@0xa' },
+    ]);
+    // Same head: only the sender not read yet (any letter case is the same sender).
+    expect(await Promise.all(heads.read(rpc, 10n, ['0xa', '0xC'], true))).toEqual([
+      { count: 'n:0xa@0xa', balance: 'b:0xa@0xa' },
+      { count: 'n:0xc@0xa', balance: 'b:0xc@0xa' },
+    ]);
+    expect(rpc.batches.map((b) => b.length)).toEqual([4, 2]);
+    await Promise.all(heads.read(rpc, 11n, ['0xA'], true));
+    expect(rpc.batches[2]).toEqual([
+      { method: 'eth_getTransactionCount', params: ['0xa', '0xb'] },
+      { method: 'eth_getBalance', params: ['0xa', '0xb'] },
+    ]);
+  });
+
+  it('reads only balances where nonces come live from the node, and a round behind the newest head reads for itself', async () => {
+    const heads = new SenderHeads();
+    const rpc = node();
+    await Promise.all(heads.read(rpc, 20n, ['0xA'], false));
+    expect(rpc.batches[0]).toEqual([{ method: 'eth_getBalance', params: ['0xa', '0x14'] }]);
+    expect(await Promise.all(heads.read(rpc, 19n, ['0xA'], false))).toEqual([{ count: null, balance: 'b:0xa@0x13' }]);
+    // The newest head's state is still kept.
+    await Promise.all(heads.read(rpc, 20n, ['0xA'], false));
+    expect(rpc.batches).toHaveLength(2);
+  });
+
+  it('forgets a failed read, so the next one asks the node again', async () => {
+    const heads = new SenderHeads();
+    await expect(Promise.all(heads.read(node(true), 5n, ['0xA'], true))).rejects.toThrow('node down');
+    const rpc = node();
+    expect(await Promise.all(heads.read(rpc, 5n, ['0xA'], true))).toEqual([{ count: 'n:0xa@0x5', balance: 'b:0xa@0x5' }]);
+    expect(rpc.batches).toHaveLength(1);
   });
 });

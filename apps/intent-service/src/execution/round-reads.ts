@@ -37,31 +37,76 @@ export async function readLaunchPool(
   return pool;
 }
 
+/** What a sender's state at a head is while that head stays the head: its balance and, where a pending block gives the pending nonces, its transaction count (hex). */
+interface HeadState {
+  count: string | null;
+  balance: string;
+}
+
+/**
+ * One chain's senders' state at its newest head, read once per head: the executor reads the
+ * waiting intents' senders as each block arrives (`prefetch`), so a round at that head (a launch
+ * seen in the mempool) finds them read. Every value is read at the head's number, so it is the
+ * value the round would read itself; a failed read is forgotten and read again. A round at
+ * another head reads for itself.
+ */
+export class SenderHeads {
+  private head = -1n;
+  private states = new Map<string, Promise<HeadState>>();
+
+  /** Each sender's state at `head`, reading in one batch those not read yet. */
+  read(rpc: Pick<ExecutedChain['rpc'], 'all'>, head: bigint, senders: string[], withCount: boolean): Promise<HeadState>[] {
+    if (head > this.head) [this.head, this.states] = [head, new Map()];
+    const cache = head === this.head ? this.states : new Map<string, Promise<HeadState>>();
+    const keys = senders.map((w) => w.toLowerCase());
+    const missing = [...new Set(keys.filter((w) => !cache.has(w)))];
+    if (missing.length > 0) {
+      const at = hexQ(head);
+      const batch = rpc.all<string>(
+        missing.flatMap((w) => [...(withCount ? [{ method: 'eth_getTransactionCount', params: [w, at] }] : []), { method: 'eth_getBalance', params: [w, at] }]),
+      );
+      const per = withCount ? 2 : 1;
+      missing.forEach((w, i) => {
+        const state = batch.then((v) => ({ count: withCount ? v[per * i]! : null, balance: v[per * i + per - 1]! }));
+        state.catch(() => {
+          if (cache.get(w) === state) cache.delete(w);
+        });
+        cache.set(w, state);
+      });
+    }
+    return keys.map((w) => cache.get(w)!);
+  }
+}
+
 /**
  * The senders' state at the head: from the node, the nonces and balances of `senders` and, for
  * wallet intents, the wallet's wrapped native balance and allowance to the executor and whether
- * its nonce is spent or revoked; from the database, the senders' buys still out.
+ * its nonce is spent or revoked; from the database, the senders' buys still out. `heads` keeps
+ * what does not change within a head (see SenderHeads).
  */
 export async function readSenders(
   chain: ExecutedChain,
   intents: ClaimedIntent[],
   head: bigint,
   outstanding: (senders: string[]) => Promise<Map<string, bigint>>,
+  heads: SenderHeads = new SenderHeads(),
 ): Promise<SenderState> {
   const { config, rpc, wallets: execution } = chain;
   const at = hexQ(head);
   const senders = [...new Set(intents.map((i) => senderOf(chain, i)))];
   const walletIntents = execution ? intents.filter((i) => i.signature) : [];
-  // Each sender's pending count, or (PENDING_NONCES `block`) its latest count and one pending block.
+  // Each sender's pending count, or (PENDING_NONCES `block`) its count at the head and one pending block.
   const fromBlock = (await chain.traits()).pendingNonces === 'block';
+  const atHead = Promise.all(heads.read(rpc, head, senders, fromBlock));
   const [perWallet, out, walletReads] = await Promise.all([
-    rpc.all<unknown>([
-      ...senders.flatMap((w) => [
-        { method: 'eth_getTransactionCount', params: [w, fromBlock ? 'latest' : 'pending'] },
-        { method: 'eth_getBalance', params: [w, at] },
-      ]),
-      ...(fromBlock ? [{ method: 'eth_getBlockByNumber', params: ['pending', true] }] : []),
-    ]),
+    Promise.all([
+      atHead,
+      rpc.all<unknown>(
+        fromBlock
+          ? [{ method: 'eth_getBlockByNumber', params: ['pending', true] }]
+          : senders.map((w) => ({ method: 'eth_getTransactionCount', params: [w, 'pending'] })),
+      ),
+    ]).then(([states, live]) => [...states.flatMap((state, i) => [fromBlock ? state.count : live[i], state.balance]), ...(fromBlock ? live : [])]),
     outstanding(senders),
     rpc.all<string>(
       walletIntents.flatMap((i) => [

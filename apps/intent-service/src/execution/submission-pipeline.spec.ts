@@ -1,7 +1,7 @@
 import { FailureReason } from './checks.js';
 import { type LaunchStamp, type Outcome, type ToSubmit } from './execution.repository.js';
 import { type SignResult } from './signer.js';
-import { mapLimit, SubmissionPipeline } from './submission-pipeline.js';
+import { mapLimit, ONE_BUNDLE_WAVE, SubmissionPipeline } from './submission-pipeline.js';
 import { type Submission, type Submitter } from './submitter.js';
 
 const W = '0xaa';
@@ -108,6 +108,22 @@ describe('SubmissionPipeline', () => {
     expect(f.rounds.map((r) => r.submit)).toEqual([['a', 'b', 'c']]); // one settlement, not one per signature
     expect(f.sent.map((bundle) => bundle.map((s) => s.intentId))).toEqual([['a', 'b']]);
     expect(f.behind).toEqual(['0xlaunch-raw']);
+  });
+
+  it('behind a pending launch through relays, settles a batch’s worth of signatures while the rest still sign, and still sends one bundle', async () => {
+    const f = fakes();
+    const p = new SubmissionPipeline(f.repo, f.submitter, 'claim', 101n, LAUNCH, f.logger, '0xlaunch-raw');
+    const first = ONE_BUNDLE_WAVE + 5;
+    const ids = Array.from({ length: first + 3 }, (_, i) => `b${i}`);
+    p.expect(ids.map((id) => ({ id, wallet: id, nonce: 0n })));
+    p.signedAll(ids.slice(0, first).map((id) => [id, ok(id)])); // a batch's answer: one wave
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(f.rounds.map((r) => r.submit)).toEqual([ids.slice(0, first)]);
+    expect(f.sent).toEqual([]);
+    for (const id of ids.slice(first)) p.signed(id, ok(id)); // fewer than a wave: settled with the last
+    expect(await p.finish()).toEqual({ submitted: ids.length, failed: 0, deferred: 0 });
+    expect(f.rounds.map((r) => r.submit.length)).toEqual([first, 3]);
+    expect(f.sent.map((bundle) => bundle.map((s) => s.intentId))).toEqual([ids]);
   });
 
   it('sends nothing behind a pending launch when no buy settled', async () => {

@@ -6,6 +6,9 @@ import { type Failure } from './round-planner.js';
 import { type SignResult } from './signer.js';
 import { type Submission, type Submitter } from './submitter.js';
 
+/** Behind a pending launch through relays, the fewest signed buys settled in one wave before the last signature is in. */
+export const ONE_BUNDLE_WAVE = 25;
+
 export interface Expected {
   id: string;
   wallet: string;
@@ -79,7 +82,12 @@ export class SubmissionPipeline {
   }
 
   signed(id: string, result: SignResult): void {
-    this.results.set(id, result);
+    this.signedAll([[id, result]]);
+  }
+
+  /** Several results at once (a batch's answer): one wave for them, not one per buy. */
+  signedAll(results: Iterable<[string, SignResult]>): void {
+    for (const [id, result] of results) this.results.set(id, result);
     this.advance();
     this.kick();
   }
@@ -127,9 +135,10 @@ export class SubmissionPipeline {
   private kick(): void {
     if (this.flushing || this.error) return;
     if (this.ready.length === 0 && this.failures.length === 0 && this.held.length === 0) return;
-    // One bundle at the end: settled at once too, when the last signature is in (a wave's
-    // transaction would only slow the signatures still coming, on the same thread).
-    if (this.oneBundle && this.next < this.expected.length) return;
+    // One bundle at the end: nothing is sent early, so a wave is settled only once it is large
+    // (a batch's answer) or the last signature is in; many small transactions would only slow
+    // the signatures still coming, on the same thread.
+    if (this.oneBundle && this.next < this.expected.length && this.ready.length < ONE_BUNDLE_WAVE) return;
     this.flushing = this.flush().finally(() => {
       this.flushing = null;
       this.kick();
