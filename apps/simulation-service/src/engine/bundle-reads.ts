@@ -29,6 +29,8 @@ export class BundleReads implements StateReads {
   private readonly slotsRead = new Map<string, Set<string>>();
   private readonly local = new Map<string, Value>();
   private misses = new Map<string, Miss>();
+  /** This round's misses sent upstream early (fetchEarly), while the run went on. */
+  private early: { keys: Set<string>; values: Promise<Map<string, Value>> } | null = null;
   /** The call running now (misses are attributed to it). */
   call = 0;
   /** Upstream batches this simulation sent for its misses. */
@@ -43,6 +45,7 @@ export class BundleReads implements StateReads {
   /** Forgets the last round's misses (their keys are known by now). */
   beginRound(): void {
     this.misses = new Map();
+    this.early = null;
   }
 
   get missCount(): number {
@@ -96,11 +99,27 @@ export class BundleReads implements StateReads {
   }
 
   /**
-   * Fetches this round's misses (one upstream batch, with `extra` keys worth having) and returns
-   * the first call whose assumptions were wrong (-1: every assumption held, the run was exact).
+   * Sends the misses of the calls run so far upstream now, once per round, so their answers
+   * travel while the later calls run; fetchMisses waits for them with the rest. Nothing changes
+   * for the run: the answers are only read by fetchMisses.
+   */
+  fetchEarly(): void {
+    if (this.early || this.misses.size === 0) return;
+    const keys = new Set(this.misses.keys());
+    const values = this.chain.fetchMisses(this.block, keys, this.budget);
+    values.catch(() => undefined); // fetchMisses takes the error
+    this.early = { keys, values };
+  }
+
+  /**
+   * Fetches this round's misses (one upstream batch, with `extra` keys worth having, besides any
+   * sent early) and returns the first call whose assumptions were wrong (-1: every assumption
+   * held, the run was exact).
    */
   async fetchMisses(extra: Iterable<string> = []): Promise<number> {
     const misses = this.misses;
+    const early = this.early;
+    this.early = null;
     const keys = new Set(misses.keys());
     for (const key of extra) if (!this.local.has(key) && !this.isCached(key)) keys.add(key);
     // The fixed slots of every contract the run reached (a lock, a pool's reserves, an owner):
@@ -115,10 +134,11 @@ export class BundleReads implements StateReads {
         if (!this.local.has(slotKey) && !this.isCached(slotKey)) keys.add(slotKey);
       }
     }
+    for (const key of early?.keys ?? []) keys.delete(key);
     this.fetches++;
-    const values = await this.chain.fetchMisses(this.block, keys, this.budget);
+    const [sent, rest] = await Promise.all([early?.values, keys.size > 0 ? this.chain.fetchMisses(this.block, keys, this.budget) : undefined]);
     let firstWrong = -1;
-    for (const [key, value] of values) {
+    for (const [key, value] of [...(sent ?? []), ...(rest ?? [])]) {
       this.local.set(key, value);
       const miss = misses.get(key);
       if (miss && !sameValue(miss.assumed, value) && (firstWrong === -1 || miss.call < firstWrong)) firstWrong = miss.call;

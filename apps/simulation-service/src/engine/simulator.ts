@@ -32,7 +32,7 @@ export interface SimulateOptions {
 export interface SimulationStats {
   /** Runs of the bundle (the first, and one per batch of misses whose assumptions were wrong). */
   rounds: number;
-  /** Upstream batches for misses (the block header and the prefetch come on top). */
+  /** Rounds of upstream batches for misses (a batch sent early, while later calls ran, counts with the one after the run; the block header and the prefetch come on top). */
   fetches: number;
   /** Calls run in all (a resumed run runs only the calls from the first one that assumed wrong). */
   callRuns: number;
@@ -132,6 +132,8 @@ export async function simulateBundle(
         callRuns++;
         try {
           out[i] = await runCall(vm, state, reads, simBlock, request.calls[i]!, i, gasCap, context);
+          // What this call could not read goes upstream now, while the later calls run.
+          if (i < request.calls.length - 1) reads.fetchEarly();
         } catch (err) {
           if (err instanceof SimulationError && err.code === SimulationErrorCode.Rule) {
             refused = err;
