@@ -69,6 +69,8 @@ const EnvSchema = z.object({
     .default(10),
   /** Most intents of one token checked and submitted in one round. */
   EXECUTION_BATCH: z.coerce.number().int().min(1).max(10_000).default(2_000),
+  /** Where the mempool is followed: most waiting senders whose balances (and counts) are read at each head ahead of a round; 0: none. */
+  EXECUTION_PREFETCH_SENDERS: z.coerce.number().int().min(0).max(10_000).default(500),
   /** Private key that signs eth_sendBundle requests to relays (their reputation system); random per process when unset. */
   RELAY_AUTH_KEY: z
     .string()

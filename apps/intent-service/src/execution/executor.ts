@@ -22,8 +22,6 @@ import type { StateUpdate } from '@tradeinfra/contracts';
 export const EXECUTION_UNAVAILABLE = 'execution_unavailable';
 /** Signing requests (a buy, or a batching webhook's buys) in flight at once per round. */
 const SIGNING_CONCURRENCY = 256;
-/** Most waiting senders whose head state is read ahead of a round (see prefetchSenders). */
-const PREFETCH_SENDERS = 500;
 /** How often, within one head, the waiting senders are looked for again (intents created since). */
 const PREFETCH_AGAIN_MS = 250;
 /** How long an early probe waits for its round (a launch whose round never came: its head moved on). */
@@ -196,17 +194,18 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
 
   /**
    * Where launches are seen in the mempool, reads the waiting intents' senders' state at the
-   * head in the background (at most PREFETCH_SENDERS of them; at a new head, and every
+   * head in the background (at most EXECUTION_PREFETCH_SENDERS of them; at a new head, and every
    * PREFETCH_AGAIN_MS for senders of intents created since), so a pending launch's round finds
    * it read rather than reading it on its own path.
    */
   private prefetchSenders(chain: Chain, head: bigint): void {
     const now = Date.now();
     const last = chain.prefetched;
-    if (chain.config.mempool === 'off' || head < last.head || (head === last.head && now - last.at < PREFETCH_AGAIN_MS)) return;
+    const most = this.env.EXECUTION_PREFETCH_SENDERS;
+    if (chain.config.mempool === 'off' || most === 0 || head < last.head || (head === last.head && now - last.at < PREFETCH_AGAIN_MS)) return;
     chain.prefetched = { head, at: now };
     const read = async () => {
-      const senders = await this.repo.waitingSenders(chain.config.chainId, PREFETCH_SENDERS, chain.wallets?.relayerAddress ?? null);
+      const senders = await this.repo.waitingSenders(chain.config.chainId, most, chain.wallets?.relayerAddress ?? null);
       if (senders.length === 0) return;
       const fromBlock = (await chain.traits()).pendingNonces === 'block';
       await Promise.all(chain.senders.read(chain.rpc, head, senders, fromBlock));

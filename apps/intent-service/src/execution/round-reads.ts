@@ -45,7 +45,7 @@ interface HeadState {
 
 /**
  * One chain's senders' state at its newest head, read once per head: the executor reads the
- * waiting intents' senders as each block arrives (`prefetch`), so a round at that head (a launch
+ * waiting intents' senders as each block arrives (Executor.prefetchSenders), so a round at that head (a launch
  * seen in the mempool) finds them read. Every value is read at the head's number, so it is the
  * value the round would read itself; a failed read is forgotten and read again. A round at
  * another head reads for itself.
