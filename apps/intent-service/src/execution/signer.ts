@@ -142,9 +142,6 @@ export class WebhookSigner {
       transactions: [job.tx],
     }));
     if (!answer.ok) return answer.failure;
-    if (answer.signed.length !== 1) {
-      return { ok: false, reason: FailureReason.SignatureInvalid, detail: 'the answer must be {"signedTransactions": [<one raw transaction>]}' };
-    }
     return verifySigned(job.tx, answer.signed[0]);
   }
 
@@ -168,14 +165,6 @@ export class WebhookSigner {
       requests: jobs.map((job) => ({ intentId: job.intentId, wallet: getAddress(job.tx.from), transactions: [job.tx] })),
     }));
     if (!answer.ok) return jobs.map(() => answer.failure);
-    if (answer.signed.length !== jobs.length) {
-      const failure: SignResult = {
-        ok: false,
-        reason: FailureReason.SignatureInvalid,
-        detail: `the answer must be {"signedTransactions": [...]} with one entry (a raw transaction or null) per request: ${jobs.length}`,
-      };
-      return jobs.map(() => failure);
-    }
     return jobs.map((job, i) =>
       answer.signed[i] === null
         ? { ok: false, reason: FailureReason.SignerRefused, detail: 'the webhook declined to sign this buy' }
@@ -183,7 +172,7 @@ export class WebhookSigner {
     );
   }
 
-  /** POSTs the request `build` makes (given its deadline) to `job`'s webhook, for `count` buys; its `signedTransactions`. */
+  /** POSTs the request `build` makes (given its deadline) to `job`'s webhook, for `count` buys; its `signedTransactions` (`count` of them). */
   private async exchange(job: SignJob, count: number, build: (deadline: number) => SigningRequest | SigningBatchRequest): Promise<Exchange> {
     const fail = (reason: FailureReason, detail: string): Exchange => ({ ok: false, failure: { ok: false, reason, detail } });
     let url: URL;
@@ -225,10 +214,12 @@ export class WebhookSigner {
       return fail(FailureReason.SignatureInvalid, 'the answer is not JSON');
     }
     const signed = answer?.signedTransactions;
-    if (!Array.isArray(signed)) {
+    if (!Array.isArray(signed) || signed.length !== count) {
       return fail(
         FailureReason.SignatureInvalid,
-        request.kind === 'sign' ? 'the answer must be {"signedTransactions": [<one raw transaction>]}' : 'the answer must be {"signedTransactions": [...]}',
+        request.kind === 'sign'
+          ? 'the answer must be {"signedTransactions": [<one raw transaction>]}'
+          : `the answer must be {"signedTransactions": [...]} with one entry (a raw transaction or null) per request: ${count}`,
       );
     }
     return { ok: true, signed };

@@ -46,8 +46,8 @@ describe('SubmissionPipeline', () => {
       { id: 'a', wallet: W, nonce: 1n },
       { id: 'b', wallet: W, nonce: 2n },
     ]);
-    p.signed('b', ok('b')); // out of order: waits for a
-    p.signed('a', ok('a'));
+    p.signedAll([['b', ok('b')]]); // out of order: waits for a
+    p.signedAll([['a', ok('a')]]);
     expect(await p.finish()).toEqual({ submitted: 2, failed: 0, deferred: 0 });
     expect(f.sent.flat().map((s) => s.intentId)).toEqual(['a', 'b']);
     // Every settlement stamps the round's launch on the intents it changes.
@@ -63,9 +63,9 @@ describe('SubmissionPipeline', () => {
       { id: 'other', wallet: '0xbb', nonce: 0n },
       { id: 'b', wallet: W, nonce: 2n },
     ]);
-    p.signed('a', { ok: false, reason: FailureReason.SignerTimeout, detail: 'timeout' });
-    p.signed('other', ok('other'));
-    p.signed('b', ok('b'));
+    p.signedAll([['a', { ok: false, reason: FailureReason.SignerTimeout, detail: 'timeout' }]]);
+    p.signedAll([['other', ok('other')]]);
+    p.signedAll([['b', ok('b')]]);
     expect(await p.finish()).toEqual({ submitted: 1, failed: 1, deferred: 1 });
     expect(f.sent.flat().map((s) => s.intentId)).toEqual(['other']);
     expect(f.rounds.flatMap((r) => r.release)).toEqual(['b']);
@@ -87,7 +87,7 @@ describe('SubmissionPipeline', () => {
     const f = fakes({ kind: 'rpc', refuse: ['a'] });
     const p = new SubmissionPipeline(f.repo, f.submitter, 'claim', 101n, LAUNCH, f.logger);
     p.expect([{ id: 'a', wallet: W, nonce: 1n }]);
-    p.signed('a', ok('a'));
+    p.signedAll([['a', ok('a')]]);
     await p.finish();
     expect(f.recorded).toEqual([{ id: 'a', status: 'failed', reason: FailureReason.SubmissionRejected, executedAt: null, data: { txHash: '0xhash-a' } }]);
   });
@@ -100,10 +100,10 @@ describe('SubmissionPipeline', () => {
       { id: 'b', wallet: '0xbb', nonce: 0n },
       { id: 'c', wallet: '0xcc', nonce: 0n },
     ]);
-    p.signed('a', ok('a'));
+    p.signedAll([['a', ok('a')]]);
     await Promise.resolve();
-    p.signed('c', ok('c'));
-    p.signed('b', ok('b'));
+    p.signedAll([['c', ok('c')]]);
+    p.signedAll([['b', ok('b')]]);
     expect(await p.finish()).toEqual({ submitted: 2, failed: 0, deferred: 0 });
     expect(f.rounds.map((r) => r.submit)).toEqual([['a', 'b', 'c']]); // one settlement, not one per signature
     expect(f.sent.map((bundle) => bundle.map((s) => s.intentId))).toEqual([['a', 'b']]);
@@ -120,7 +120,7 @@ describe('SubmissionPipeline', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(f.rounds.map((r) => r.submit)).toEqual([ids.slice(0, first)]);
     expect(f.sent).toEqual([]);
-    for (const id of ids.slice(first)) p.signed(id, ok(id)); // fewer than a wave: settled with the last
+    for (const id of ids.slice(first)) p.signedAll([[id, ok(id)]]); // fewer than a wave: settled with the last
     expect(await p.finish()).toEqual({ submitted: ids.length, failed: 0, deferred: 0 });
     expect(f.rounds.map((r) => r.submit.length)).toEqual([first, 3]);
     expect(f.sent.map((bundle) => bundle.map((s) => s.intentId))).toEqual([ids]);
@@ -130,7 +130,7 @@ describe('SubmissionPipeline', () => {
     const f = fakes({ cancelled: ['a'] });
     const p = new SubmissionPipeline(f.repo, f.submitter, 'claim', 101n, LAUNCH, f.logger, '0xlaunch-raw');
     p.expect([{ id: 'a', wallet: W, nonce: 1n }]);
-    p.signed('a', ok('a'));
+    p.signedAll([['a', ok('a')]]);
     expect(await p.finish()).toEqual({ submitted: 0, failed: 0, deferred: 0 });
     expect(f.sent).toEqual([]);
   });
@@ -139,7 +139,7 @@ describe('SubmissionPipeline', () => {
     const f = fakes({ cancelled: ['a'] });
     const p = new SubmissionPipeline(f.repo, f.submitter, 'claim', 101n, LAUNCH, f.logger);
     p.expect([{ id: 'a', wallet: W, nonce: 1n }]);
-    p.signed('a', ok('a'));
+    p.signedAll([['a', ok('a')]]);
     expect(await p.finish()).toEqual({ submitted: 0, failed: 0, deferred: 0 });
     expect(f.sent).toEqual([]);
   });

@@ -81,11 +81,7 @@ export class SubmissionPipeline {
     this.kick();
   }
 
-  signed(id: string, result: SignResult): void {
-    this.signedAll([[id, result]]);
-  }
-
-  /** Several results at once (a batch's answer): one wave for them, not one per buy. */
+  /** Signing results as they come (a batch's answer at once: one wave for them, not one per buy). */
   signedAll(results: Iterable<[string, SignResult]>): void {
     for (const [id, result] of results) this.results.set(id, result);
     this.advance();

@@ -1,6 +1,39 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { INTENT_RECORD_FIELDS, recordJsonFunction } from '../../intents/intent-record.sql.js';
 
+/** The intent record's fields before this migration, in order. */
+const RECORD_FIELDS_BEFORE = [
+  'id',
+  'status',
+  'chainId',
+  'wallet',
+  'tokenAddress',
+  'bribe',
+  'buyAmount',
+  'expiry',
+  'maxBuyTax',
+  'maxSellTax',
+  'minIn',
+  'minOut',
+  'minLiquidity',
+  'feeBps',
+  'feeRecipient',
+  'firstOrFail',
+  'maxSlippageBps',
+  'gasTip',
+  'createdAt',
+  'updatedAt',
+  'txHash',
+  'executedAt',
+  'statusReason',
+  'statusData',
+  'notificationWebhookUrl',
+  'webhookUrl',
+  'kind',
+  'nonce',
+  'launch',
+] as const;
+
 /**
  * `intents.webhook_batch` (the record's `webhookBatch`): the intent's signing webhook takes
  * batches (one SigningBatchRequest for the buys of one launch that name it). Null or false: one
@@ -14,8 +47,8 @@ export class WebhookBatch1764900000000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    // The record as LaunchKind left it: every field but this one.
-    const { webhookBatch: _added, ...before } = INTENT_RECORD_FIELDS;
+    // The record as LaunchKind left it: its fields by name (a field added later is not among them).
+    const before = Object.fromEntries(RECORD_FIELDS_BEFORE.map((key) => [key, INTENT_RECORD_FIELDS[key]]));
     await q.query(recordJsonFunction(before));
     await q.query(`ALTER TABLE "intent"."intents" DROP COLUMN "webhook_batch"`);
   }
