@@ -98,6 +98,24 @@ describe('WebhookSigner.signBatch', () => {
     ]);
   });
 
+  it('fails each buy whose entry is not its own signed buy: a number, an object, another buy’s signature, the same one twice', async () => {
+    const listener = await new RecordingListener().start('127.0.0.1');
+    try {
+      const signed = await signer().signBatch(jobs(webhook.url));
+      const raws = signed.map((r) => (r.ok ? r.raw : null));
+      expect(raws.every((r) => r !== null)).toBe(true);
+      // Entry 0 right, entry 1 is buy 0's transaction again, entry 2 a number: only buy 0 goes through.
+      listener.answer = { status: 200, body: JSON.stringify({ signedTransactions: [raws[0], raws[0], 42] }) };
+      const results = await signer().signBatch(jobs(`http://127.0.0.1:${listener.port}/sign`));
+      expect(results.map((r) => (r.ok ? 'ok' : r.reason))).toEqual(['ok', 'signature_invalid', 'signature_invalid']);
+      listener.answer = { status: 200, body: JSON.stringify({ signedTransactions: [{ raw: raws[0] }, raws[1], raws[2]] }) };
+      const again = await signer().signBatch(jobs(`http://127.0.0.1:${listener.port}/sign`));
+      expect(again.map((r) => (r.ok ? 'ok' : r.reason))).toEqual(['signature_invalid', 'ok', 'ok']);
+    } finally {
+      await listener.close();
+    }
+  });
+
   it('fails every buy when the answer has another number of entries than the request', async () => {
     const listener = await new RecordingListener().start('127.0.0.1');
     try {
