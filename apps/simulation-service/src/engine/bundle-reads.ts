@@ -29,8 +29,8 @@ export class BundleReads implements StateReads {
   private readonly slotsRead = new Map<string, Set<string>>();
   private readonly local = new Map<string, Value>();
   private misses = new Map<string, Miss>();
-  /** This round's misses sent upstream early (fetchEarly), while the run went on. */
-  private early: { keys: Set<string>; values: Promise<Map<string, Value>> } | null = null;
+  /** This round's misses sent upstream early (fetchEarly, a batch per call), while the run went on. */
+  private early: { keys: Set<string>; values: Promise<Map<string, Value>> }[] = [];
   /** The call running now (misses are attributed to it). */
   call = 0;
   /** Upstream batches this simulation sent for its misses. */
@@ -45,7 +45,7 @@ export class BundleReads implements StateReads {
   /** Forgets the last round's misses (their keys are known by now). */
   beginRound(): void {
     this.misses = new Map();
-    this.early = null;
+    this.early = [];
   }
 
   get missCount(): number {
@@ -99,28 +99,50 @@ export class BundleReads implements StateReads {
   }
 
   /**
-   * Sends the misses of the calls run so far upstream now, once per round, so their answers
-   * travel while the later calls run; fetchMisses waits for them with the rest. Nothing changes
-   * for the run: the answers are only read by fetchMisses.
+   * Sends the misses of the calls run so far that are not on their way yet upstream now, so
+   * their answers travel while the later calls run; fetchMisses waits for them with the rest.
+   * Nothing changes for the run: the answers are only read by fetchMisses.
    */
   fetchEarly(): void {
-    if (this.early || this.misses.size === 0) return;
-    const keys = new Set(this.misses.keys());
+    const sent = new Set(this.early.flatMap((batch) => [...batch.keys]));
+    const keys = new Set([...this.misses.keys()].filter((key) => !sent.has(key)));
+    if (keys.size === 0) return;
     const values = this.chain.fetchMisses(this.block, keys, this.budget);
     values.catch(() => undefined); // fetchMisses takes the error
-    this.early = { keys, values };
+    this.early.push({ keys, values });
   }
 
   /**
-   * Fetches this round's misses (one upstream batch, with `extra` keys worth having, besides any
-   * sent early) and returns the first call whose assumptions were wrong (-1: every assumption
-   * held, the run was exact).
+   * Fetches this round's misses and returns the first call whose assumptions were wrong (-1:
+   * every assumption held, the run was exact). Misses sent early are awaited; the rest go in one
+   * upstream batch with `extra` keys worth having and the fixed slots of every contract the run
+   * reached. When every miss went early and every assumption held, nothing more is fetched: the
+   * run is exact, and the keys worth having would only serve a run that is not coming.
    */
   async fetchMisses(extra: Iterable<string> = []): Promise<number> {
     const misses = this.misses;
     const early = this.early;
-    this.early = null;
-    const keys = new Set(misses.keys());
+    this.early = [];
+    const sent = new Set(early.flatMap((batch) => [...batch.keys]));
+    const firstWrongOf = (values: Iterable<[string, Value]>, firstWrong: number) => {
+      for (const [key, value] of values) {
+        this.local.set(key, value);
+        const miss = misses.get(key);
+        if (miss && !sameValue(miss.assumed, value) && (firstWrong === -1 || miss.call < firstWrong)) firstWrong = miss.call;
+      }
+      return firstWrong;
+    };
+    const earlyValues = Promise.all(early.map((batch) => batch.values));
+    const allSent = [...misses.keys()].every((key) => sent.has(key));
+    let firstWrong = -1;
+    if (allSent && early.length > 0) {
+      for (const values of await earlyValues) firstWrong = firstWrongOf(values, firstWrong);
+      if (firstWrong === -1) {
+        this.fetches++;
+        return -1;
+      }
+    }
+    const keys = new Set([...misses.keys()].filter((key) => !sent.has(key)));
     for (const key of extra) if (!this.local.has(key) && !this.isCached(key)) keys.add(key);
     // The fixed slots of every contract the run reached (a lock, a pool's reserves, an owner):
     // a run that assumed one of them wrong often turned back before reading the next ones.
@@ -134,16 +156,14 @@ export class BundleReads implements StateReads {
         if (!this.local.has(slotKey) && !this.isCached(slotKey)) keys.add(slotKey);
       }
     }
-    for (const key of early?.keys ?? []) keys.delete(key);
+    for (const key of sent) keys.delete(key);
     this.fetches++;
-    const [sent, rest] = await Promise.all([early?.values, keys.size > 0 ? this.chain.fetchMisses(this.block, keys, this.budget) : undefined]);
-    let firstWrong = -1;
-    for (const [key, value] of [...(sent ?? []), ...(rest ?? [])]) {
-      this.local.set(key, value);
-      const miss = misses.get(key);
-      if (miss && !sameValue(miss.assumed, value) && (firstWrong === -1 || miss.call < firstWrong)) firstWrong = miss.call;
-    }
-    return firstWrong;
+    const [sentValues, rest] = await Promise.all([
+      allSent && early.length > 0 ? [] : earlyValues,
+      keys.size > 0 ? this.chain.fetchMisses(this.block, keys, this.budget) : undefined,
+    ]);
+    for (const values of sentValues) firstWrong = firstWrongOf(values, firstWrong);
+    return firstWrongOf(rest ?? [], firstWrong);
   }
 
   /** Fetches keys before a run (what the same shape read last time, access lists, …), best effort. */

@@ -112,4 +112,24 @@ describe('ForkedStateManager', () => {
     expect(a!.before.code).toEqual(new Uint8Array([0]));
     expect([...a!.storage]).toEqual([[SLOT_HEX, [new Uint8Array([7]), new Uint8Array(0)]]]);
   });
+
+  it('reads nothing of the chain for a contract the top layer created where there was none', async () => {
+    const read: string[] = [];
+    const s = new ForkedStateManager({ ...chain, storage: (address, slot) => (read.push(`${address}:${slot}`), chain.storage(address, slot)) });
+    s.pushLayer();
+    // What a creation does: storage cleared, code put, then the constructor writes and reads.
+    await s.checkpoint();
+    await s.clearStorage(B);
+    await s.putCode(B, new Uint8Array([1]));
+    await s.putStorage(B, SLOT, new Uint8Array([3]));
+    await s.commit();
+    const [b] = s.changesOfTop((account) => (account === B.toString() ? [SLOT_HEX, `0x${'0'.repeat(63)}2`] : []));
+    expect([...b!.storage]).toEqual([[SLOT_HEX, [new Uint8Array(0), new Uint8Array([3])]]]);
+    expect(read).toEqual([]);
+    // An existing contract's cleared storage is still read to say what changed.
+    s.pushLayer();
+    await s.deleteAccount(A);
+    s.changesOfTop((account) => (account === A.toString() ? [SLOT_HEX] : []));
+    expect(read).toEqual([`${A.toString()}:${SLOT_HEX}`]);
+  });
 });

@@ -137,7 +137,8 @@ export class ForkedStateManager implements StateManagerInterface {
     return this.storageAt(address.toString(), bytesToHex(key), this.layers.length);
   }
 
-  private storageAt(account: string, slot: string, limit: number): Uint8Array {
+  /** A slot as the layers below `limit` see it; past them the chain's value, or (`chain` false) empty. */
+  private storageAt(account: string, slot: string, limit: number, chain = true): Uint8Array {
     const storageKey = `${account}:${slot}`;
     for (let i = limit - 1; i >= 0; i--) {
       const layer = this.layers[i]!;
@@ -145,7 +146,7 @@ export class ForkedStateManager implements StateManagerInterface {
       if (value !== undefined) return value;
       if (layer.cleared.has(account)) return EMPTY;
     }
-    return this.reads.storage(account, slot);
+    return chain ? this.reads.storage(account, slot) : EMPTY;
   }
 
   async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
@@ -215,8 +216,13 @@ export class ForkedStateManager implements StateManagerInterface {
         after: { nonce: afterAccount?.nonce ?? 0n, balance: afterAccount?.balance ?? 0n, code: this.codeAt(address, limit + 1) },
         storage: new Map(),
       };
+      // A contract this call created where there was none (no code, nonce 0): its storage before
+      // was empty, or the creation would have failed (EIP-7610), as the run assumed when it made
+      // it. Nothing of it is read from the chain, so a launch that creates its pool waits for
+      // none of the pool's slots.
+      const created = top.cleared.has(address) && change.before.nonce === 0n && change.before.code.length === 0;
       for (const slot of slotsOf.get(address) ?? []) {
-        const before = this.storageAt(address, slot, limit);
+        const before = this.storageAt(address, slot, limit, !created);
         const after = this.storageAt(address, slot, limit + 1);
         if (!sameBytes(before, after)) change.storage.set(slot, [before, after]);
       }
