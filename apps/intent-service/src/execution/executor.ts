@@ -26,6 +26,8 @@ const SIGNING_CONCURRENCY = 256;
 const PREFETCH_AGAIN_MS = 250;
 /** How long an early probe waits for its round (a launch whose round never came: its head moved on). */
 const EARLY_PROBE_TTL_MS = 60_000;
+/** How old the head and pending view read as a launch was recognised may be for its round to use them. */
+const AHEAD_MS = 1_000;
 
 /** A pending launch as it is recognised: what its early probe needs. */
 export interface RecognisedLaunch {
@@ -49,6 +51,10 @@ interface Chain extends ExecutedChain {
   senders: SenderHeads;
   /** The head whose waiting senders were last read ahead of a round, and when (ms). */
   prefetched: { head: bigint; at: number };
+  /** Pending launches being stored: a round waits for them before it looks for launched tokens. */
+  recordings: Set<Promise<void>>;
+  /** The head and the node's pending view, read as a pending launch was recognised, for that launch's round (see launchSeen). */
+  ahead: { at: number; head: Promise<Block | null>; live: Promise<unknown[] | null> } | null;
 }
 
 /**
@@ -95,7 +101,14 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     });
     this.scheduler = new ChainScheduler('executor', env.LAUNCH_POLL_INTERVAL_MS, this.logger);
     for (const clients of executed) {
-      const chain: Chain = { ...clients, resentAt: -1n, senders: new SenderHeads(), prefetched: { head: -1n, at: 0 } };
+      const chain: Chain = {
+        ...clients,
+        resentAt: -1n,
+        senders: new SenderHeads(),
+        prefetched: { head: -1n, at: 0 },
+        recordings: new Set(),
+        ahead: null,
+      };
       this.chains.set(chain.config.chainId, chain);
       this.scheduler.add(chain.config.chainId, () => this.step(chain));
     }
@@ -120,6 +133,43 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
   /** A new block or launch on the chain: act now rather than at the next tick. */
   wake(chainId: number): void {
     this.scheduler.wake(chainId);
+  }
+
+  /**
+   * A pending launch was just recognised and is being stored (`recorded`): its round starts now.
+   * It takes the chain's lock and follows the buys out while the launch is stored, and waits for
+   * the store only before it looks for launched tokens. The head is read now, and where the node
+   * gives pending nonces as one pending block (hardhat, which builds that block on each read:
+   * ~20 ms behind a launch, and a head's read waits behind it) that block too; the launch's
+   * round uses them if it starts within AHEAD_MS (a block or a sender's transaction that comes
+   * after these reads is as unseen as one that comes after the round's own). Read earlier (as
+   * the candidate is simulated), the pending block would take the node's time from the
+   * simulation's reads.
+   */
+  launchSeen(chainId: number, recorded: Promise<unknown>): void {
+    const chain = this.chains.get(chainId);
+    if (!chain) return;
+    const done = recorded.then(
+      () => undefined,
+      () => undefined, // the watcher logs it; the round finds no launch
+    );
+    chain.recordings.add(done);
+    void done.then(() => chain.recordings.delete(done));
+    // A failed read is made again by the round.
+    const head = chain.rpc.call<Block>('eth_getBlockByNumber', ['latest', false]).catch(() => null);
+    const live = chain
+      .traits()
+      .then((t) => (t.pendingNonces === 'block' ? chain.rpc.all<unknown>([{ method: 'eth_getBlockByNumber', params: ['pending', true] }]) : null))
+      .catch(() => null);
+    chain.ahead = { at: Date.now(), head, live };
+    this.wake(chainId);
+  }
+
+  /** What launchSeen read for the round starting now, if it is recent enough (null: the round reads its own). */
+  private takeAhead(chain: Chain): { head: Promise<Block | null>; live: Promise<unknown[] | null> } | null {
+    const ahead = chain.ahead;
+    chain.ahead = null;
+    return ahead && Date.now() - ahead.at <= AHEAD_MS ? ahead : null;
   }
 
   /**
@@ -162,12 +212,15 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async stepLocked(chain: Chain): Promise<boolean> {
-    const head = await chain.rpc.call<Block>('eth_getBlockByNumber', ['latest', false]);
+    const ahead = this.takeAhead(chain);
+    const head = (await ahead?.head) ?? (await chain.rpc.call<Block>('eth_getBlockByNumber', ['latest', false]));
     this.prefetchSenders(chain, BigInt(head.number));
     await this.follow(chain, head);
+    // A pending launch being stored right now: its round is this one.
+    if (chain.recordings.size > 0) await Promise.all([...chain.recordings]);
     let more = false;
     for (const launch of await this.repo.launchedTokens(chain.config.chainId, chain.config.mempool !== 'off')) {
-      more = (await this.execute(chain, launch, head)) || more;
+      more = (await this.execute(chain, launch, head, launch.pending ? ahead?.live : undefined)) || more;
     }
     return more;
   }
@@ -215,7 +268,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /** One round for one launched token; true when more of its intents wait. */
-  private async execute(chain: Chain, launch: LaunchedToken, head: Block): Promise<boolean> {
+  private async execute(chain: Chain, launch: LaunchedToken, head: Block, pendingAhead?: Promise<unknown[] | null>): Promise<boolean> {
     const claimToken = randomUUID();
     const intents = await this.intents.claim(chain.config.chainId, launch.token, claimToken, this.env.EXECUTION_BATCH);
     if (intents.length === 0) return false;
@@ -223,7 +276,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     const key = `${chain.config.chainId}:${launch.token}`;
     let plan: Plan;
     try {
-      plan = await this.plan(chain, launch, head, intents);
+      plan = await this.plan(chain, launch, head, intents, pendingAhead);
     } catch (err) {
       // The node or the simulation service failed: nothing was decided, the next round retries.
       await this.intents.release(
@@ -292,7 +345,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /** Reads the pool, probe and senders at the head, then checks every intent (pure); touches no row. */
-  private async plan(chain: Chain, launch: LaunchedToken, head: Block, intents: ClaimedIntent[]): Promise<Plan> {
+  private async plan(chain: Chain, launch: LaunchedToken, head: Block, intents: ClaimedIntent[], pendingAhead?: Promise<unknown[] | null>): Promise<Plan> {
     const { config } = chain;
     const headNumber = BigInt(head.number);
     const targetBlock = headNumber + 1n;
@@ -311,7 +364,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     };
     const [probe, state] = await Promise.all([
       probeToken(),
-      readSenders(chain, intents, headNumber, (senders) => this.repo.pendingNonces(config.chainId, senders), chain.senders),
+      readSenders(chain, intents, headNumber, (senders) => this.repo.pendingNonces(config.chainId, senders), chain.senders, pendingAhead),
     ]);
     const decided = planRound({
       chain: config,

@@ -1,4 +1,6 @@
-import { mempoolNonces, SenderHeads, senderOf, senderState } from './round-reads.js';
+import type { ExecutedChain } from './chain-clients.js';
+import type { ClaimedIntent } from './execution.repository.js';
+import { mempoolNonces, readSenders, SenderHeads, senderOf, senderState } from './round-reads.js';
 
 describe('senderState', () => {
   it('starts each sender past its buys still out, or at the node’s pending nonce when that is ahead', () => {
@@ -131,5 +133,51 @@ describe('SenderHeads', () => {
     const rpc = node();
     expect(await Promise.all(heads.read(rpc, 5n, ['0xA'], true))).toEqual([{ count: 'n:0xa@0x5', balance: 'b:0xa@0x5' }]);
     expect(rpc.batches).toHaveLength(1);
+  });
+});
+
+describe('readSenders', () => {
+  /** A hardhat-like node (pending nonces from one pending block): counts 3, balances 100, sender 0xa has nonces 3 and 4 in its pool. */
+  function hardhat() {
+    const calls: string[] = [];
+    const pool = {
+      transactions: [
+        { from: '0xA', nonce: '0x3' },
+        { from: '0xA', nonce: '0x4' },
+      ],
+    };
+    const chain = {
+      config: { chainId: 31337, wrappedNative: `0x${'ee'.repeat(20)}` },
+      wallets: null,
+      traits: () => Promise.resolve({ pendingNonces: 'block', orderedBatches: false }),
+      rpc: {
+        all: <T>(batch: { method: string; params: unknown[] }[]) => {
+          calls.push(...batch.map((c) => `${c.method}:${String(c.params[0])}`));
+          return Promise.resolve(batch.map((c) => (c.method === 'eth_getBlockByNumber' ? pool : c.method === 'eth_getBalance' ? '0x64' : '0x3')) as T[]);
+        },
+      },
+    } as unknown as ExecutedChain;
+    return { chain, calls };
+  }
+  const intents = [{ wallet: '0xA', signature: null }] as unknown as ClaimedIntent[];
+  const none = () => Promise.resolve(new Map<string, bigint>());
+
+  it('counts what the pending block shows of each sender, read by the round itself', async () => {
+    const { chain, calls } = hardhat();
+    const state = await readSenders(chain, intents, 7n, none);
+    expect(state.nonce.get('0xA')).toBe(5n);
+    expect(calls).toContain('eth_getBlockByNumber:pending');
+  });
+
+  it('takes the pending block read ahead (as the launch was recognised) instead of reading it again', async () => {
+    const { chain, calls } = hardhat();
+    const ahead = Promise.resolve([{ transactions: [{ from: '0xa', nonce: '0x9' }] }]);
+    const state = await readSenders(chain, intents, 7n, none, new SenderHeads(), ahead);
+    expect(state.nonce.get('0xA')).toBe(10n);
+    expect(calls).not.toContain('eth_getBlockByNumber:pending');
+    // A read ahead that failed (null): the round reads the block itself.
+    const again = hardhat();
+    expect((await readSenders(again.chain, intents, 7n, none, new SenderHeads(), Promise.resolve(null))).nonce.get('0xA')).toBe(5n);
+    expect(again.calls).toContain('eth_getBlockByNumber:pending');
   });
 });

@@ -90,6 +90,8 @@ export async function readSenders(
   head: bigint,
   outstanding: (senders: string[]) => Promise<Map<string, bigint>>,
   heads: SenderHeads = new SenderHeads(),
+  /** The pending block (PENDING_NONCES `block`) read already, as `[block]`; null or none: read here. */
+  pendingAhead?: Promise<unknown[] | null>,
 ): Promise<SenderState> {
   const { config, rpc, wallets: execution } = chain;
   const at = hexQ(head);
@@ -98,15 +100,17 @@ export async function readSenders(
   // Each sender's pending count, or (PENDING_NONCES `block`) its count at the head and one pending block.
   const fromBlock = (await chain.traits()).pendingNonces === 'block';
   const atHead = Promise.all(heads.read(rpc, head, senders, fromBlock));
+  const readLive = () =>
+    rpc.all<unknown>(
+      fromBlock
+        ? [{ method: 'eth_getBlockByNumber', params: ['pending', true] }]
+        : senders.map((w) => ({ method: 'eth_getTransactionCount', params: [w, 'pending'] })),
+    );
   const [perWallet, out, walletReads] = await Promise.all([
-    Promise.all([
-      atHead,
-      rpc.all<unknown>(
-        fromBlock
-          ? [{ method: 'eth_getBlockByNumber', params: ['pending', true] }]
-          : senders.map((w) => ({ method: 'eth_getTransactionCount', params: [w, 'pending'] })),
-      ),
-    ]).then(([states, live]) => [...states.flatMap((state, i) => [fromBlock ? state.count : live[i], state.balance]), ...(fromBlock ? live : [])]),
+    Promise.all([atHead, (fromBlock ? pendingAhead : undefined)?.then((ahead) => ahead ?? readLive()) ?? readLive()]).then(([states, live]) => [
+      ...states.flatMap((state, i) => [fromBlock ? state.count : live[i], state.balance]),
+      ...(fromBlock ? live : []),
+    ]),
     outstanding(senders),
     rpc.all<string>(
       walletIntents.flatMap((i) => [

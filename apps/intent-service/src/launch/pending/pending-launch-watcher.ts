@@ -125,11 +125,13 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
       if (probe) this.executor.probeKnown(chain.config.chainId, recognised, probe);
       else this.executor.probeEarly(chain.config.chainId, recognised);
     }
-    const tokens = await this.repo.record(launch, chain.config.wrappedNative, seenAt);
+    // The round starts as the launch is stored: it waits for the store only to look it up.
+    const recorded = this.repo.record(launch, chain.config.wrappedNative, seenAt);
+    this.executor.launchSeen(chain.config.chainId, recorded);
+    const tokens = await recorded;
     if (tokens.length === 0) return;
     const watch = chain.state.watch;
     chain.state = { ...chain.state, watch: { ...watch, tokens: new Set([...watch.tokens].filter((t) => !tokens.includes(t))) } };
-    this.executor.wake(chain.config.chainId);
     const ms = (performance.now() - launch.seenAt).toFixed(1);
     this.logger.log(`pending launch of ${tokens.join(', ')} on chain ${chain.config.chainId} in ${launch.txHash}, stored ${ms} ms after it was seen`);
   }
