@@ -14,6 +14,14 @@ describe('keccak256Bytes', () => {
     }
   });
 
+  it('gives each hash its own bytes: the next hash (one sponge is reused) leaves an earlier one as it was', () => {
+    const first = keccak256Bytes(Buffer.from('first'));
+    const copy = Buffer.from(first).toString('hex');
+    keccak256Bytes(randomBytes(500));
+    expect(Buffer.from(first).toString('hex')).toBe(copy);
+    expect(copy).toBe(Buffer.from(keccak_256(Buffer.from('first'))).toString('hex'));
+  });
+
   it('once registered, ethers hashes, signs and recovers with it exactly as before', async () => {
     const wallet = Wallet.createRandom();
     const tx = {

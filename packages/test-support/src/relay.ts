@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { keccak256 } from 'ethers';
+import { hexlify } from 'ethers';
+import { keccak256Bytes } from '@tradeinfra/service-kit';
 
 /** One `eth_sendBundle` as a relay receives it. */
 export interface ReceivedBundle {
@@ -49,7 +50,8 @@ export class LocalRelay {
         const answers = calls.map((c) => {
           if (c.method !== 'eth_sendBundle') return { jsonrpc: '2.0', id: c.id, error: { code: -32601, message: `${c.method} is not served here` } };
           relay!.receive({ ...c.params[0], at });
-          return { jsonrpc: '2.0', id: c.id, result: { bundleHash: keccak256(Buffer.from(JSON.stringify(c.params))) } };
+          // Native Keccak: ethers' own takes ~7 ms over a 100-buy bundle, in front of the answer a benchmark times.
+          return { jsonrpc: '2.0', id: c.id, result: { bundleHash: hexlify(keccak256Bytes(Buffer.from(JSON.stringify(c.params)))) } };
         });
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify(Array.isArray(body) ? answers : answers[0]));
@@ -94,7 +96,7 @@ export class LocalRelay {
     if (build) {
       this.building = this.building.then(async () => {
         for (const raw of bundle.txs) {
-          const hash = keccak256(raw);
+          const hash = hexlify(keccak256Bytes(Buffer.from(raw.slice(2), 'hex')));
           if (this.built.has(hash)) continue;
           this.built.add(hash);
           // The launch is already in the pool (seen pending): the node says so, and that is fine.

@@ -54,7 +54,22 @@ interface Chain extends ExecutedChain {
   /** Pending launches being stored: a round waits for them before it looks for launched tokens. */
   recordings: Set<Promise<void>>;
   /** The head and the node's pending view, read as a pending launch was recognised, for that launch's round (see launchSeen). */
-  ahead: { at: number; head: Promise<Block | null>; live: Promise<unknown[] | null> } | null;
+  ahead: Ahead | null;
+}
+
+/** What a pending launch's round can start on before it finds the launch stored (see launchSeen). */
+interface Ahead {
+  at: number;
+  /** The launched tokens (lowercase): their intents are claimed while the launch is stored. */
+  tokens: string[];
+  head: Promise<Block | null>;
+  live: Promise<unknown[] | null>;
+}
+
+/** A claim made before the round found its launch (see stepLocked). */
+interface EarlyClaim {
+  claimToken: string;
+  intents: Promise<ClaimedIntent[]>;
 }
 
 /**
@@ -137,8 +152,9 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
 
   /**
    * A pending launch was just recognised and is being stored (`recorded`): its round starts now.
-   * It takes the chain's lock and follows the buys out while the launch is stored, and waits for
-   * the store only before it looks for launched tokens. The head is read now, and where the node
+   * It takes the chain's lock, claims the launched `tokens`' intents and follows the buys out
+   * while the launch is stored, and waits for the store only before it looks for launched
+   * tokens (a claim whose launch it then does not find is handed back). The head is read now, and where the node
    * gives pending nonces as one pending block (hardhat, which builds that block on each read:
    * ~20 ms behind a launch, and a head's read waits behind it) that block too; the launch's
    * round uses them if it starts within AHEAD_MS (a block or a sender's transaction that comes
@@ -146,7 +162,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
    * the candidate is simulated), the pending block would take the node's time from the
    * simulation's reads.
    */
-  launchSeen(chainId: number, recorded: Promise<unknown>): void {
+  launchSeen(chainId: number, tokens: string[], recorded: Promise<unknown>): void {
     const chain = this.chains.get(chainId);
     if (!chain) return;
     const done = recorded.then(
@@ -161,12 +177,12 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
       .traits()
       .then((t) => (t.pendingNonces === 'block' ? chain.rpc.all<unknown>([{ method: 'eth_getBlockByNumber', params: ['pending', true] }]) : null))
       .catch(() => null);
-    chain.ahead = { at: Date.now(), head, live };
+    chain.ahead = { at: Date.now(), tokens: tokens.map((t) => t.toLowerCase()), head, live };
     this.wake(chainId);
   }
 
   /** What launchSeen read for the round starting now, if it is recent enough (null: the round reads its own). */
-  private takeAhead(chain: Chain): { head: Promise<Block | null>; live: Promise<unknown[] | null> } | null {
+  private takeAhead(chain: Chain): Ahead | null {
     const ahead = chain.ahead;
     chain.ahead = null;
     return ahead && Date.now() - ahead.at <= AHEAD_MS ? ahead : null;
@@ -215,12 +231,30 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     const ahead = this.takeAhead(chain);
     const head = (await ahead?.head) ?? (await chain.rpc.call<Block>('eth_getBlockByNumber', ['latest', false]));
     this.prefetchSenders(chain, BigInt(head.number));
+    // Under the lock (only its holder claims), beside following the buys out and the launch's store.
+    const early = new Map<string, EarlyClaim>();
+    for (const token of ahead?.tokens ?? []) {
+      const claimToken = randomUUID();
+      const intents = this.intents.claim(chain.config.chainId, token, claimToken, this.env.EXECUTION_BATCH);
+      intents.catch(() => undefined); // the round that takes it sees the error
+      early.set(token, { claimToken, intents });
+    }
     await this.follow(chain, head);
     // A pending launch being stored right now: its round is this one.
     if (chain.recordings.size > 0) await Promise.all([...chain.recordings]);
     let more = false;
-    for (const launch of await this.repo.launchedTokens(chain.config.chainId, chain.config.mempool !== 'off')) {
-      more = (await this.execute(chain, launch, head, launch.pending ? ahead?.live : undefined)) || more;
+    try {
+      for (const launch of await this.repo.launchedTokens(chain.config.chainId, chain.config.mempool !== 'off')) {
+        const claimed = early.get(launch.token.toLowerCase());
+        early.delete(launch.token.toLowerCase());
+        more = (await this.execute(chain, launch, head, launch.pending ? ahead?.live : undefined, claimed)) || more;
+      }
+    } finally {
+      // Claimed for a launch this round did not find (not stored after all): back to the queue, untouched.
+      for (const { claimToken, intents } of early.values()) {
+        const ids = (await intents.catch(() => [])).map((i) => i.id);
+        if (ids.length > 0) await this.intents.handBack(claimToken, ids);
+      }
     }
     return more;
   }
@@ -268,9 +302,9 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /** One round for one launched token; true when more of its intents wait. */
-  private async execute(chain: Chain, launch: LaunchedToken, head: Block, pendingAhead?: Promise<unknown[] | null>): Promise<boolean> {
-    const claimToken = randomUUID();
-    const intents = await this.intents.claim(chain.config.chainId, launch.token, claimToken, this.env.EXECUTION_BATCH);
+  private async execute(chain: Chain, launch: LaunchedToken, head: Block, pendingAhead?: Promise<unknown[] | null>, claimed?: EarlyClaim): Promise<boolean> {
+    const claimToken = claimed?.claimToken ?? randomUUID();
+    const intents = await (claimed?.intents ?? this.intents.claim(chain.config.chainId, launch.token, claimToken, this.env.EXECUTION_BATCH));
     if (intents.length === 0) return false;
     const started = Date.now();
     const key = `${chain.config.chainId}:${launch.token}`;

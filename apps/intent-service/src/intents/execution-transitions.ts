@@ -211,6 +211,16 @@ export abstract class ExecutionTransitions {
     );
   }
 
+  /** Hands claimed intents back to the queue untouched (a claim made for a launch its round did not find). */
+  async handBack(claimToken: string, ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.query(
+      `UPDATE intent.intents SET phase = NULL, claim_token = NULL, claimed_at = NULL
+       WHERE id = ANY($1::uuid[]) AND status = 'pending' AND phase = 'claimed' AND claim_token = $2`,
+      [ids, claimToken],
+    );
+  }
+
   /**
    * The buys sent behind a launch transaction that was dropped or replaced before its block: the
    * intents wait again (phase, buy and launch cleared, statusReason `launch_dropped`), to be

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { IntentRecord } from '@tradeinfra/contracts';
 import type { TestDatabase } from '@tradeinfra/test-support';
 import type { DataSource } from 'typeorm';
@@ -100,6 +101,29 @@ describe('launch stamps on intents (ExecutionRepository, IntentsRepository, reco
     expect((await record(done)).status).toBe('completed');
     // Again: nothing left to send back.
     expect(await intents.returnToWaiting(CHAIN, LAUNCH)).toBe(0);
+  });
+
+  it('hands a claim made for a launch its round did not find back untouched, and only that claim', async () => {
+    const waiting = async () =>
+      (
+        (await ds.query(
+          `INSERT INTO intent.intents (id, tenant_id, status, status_reason, chain_id, wallet, token_address, bribe, buy_amount, expires_at)
+         VALUES (intent.uuid_v7(), gen_random_uuid(), 'pending', 'chain_unreachable', $1, '0x00000000000000000000000000000000000000b0', $2, 7, 1, now() + interval '1 hour')
+         RETURNING id`,
+          [CHAIN, TOKEN],
+        )) as { id: string }[]
+      )[0]!.id;
+    const [a, b] = [await waiting(), await waiting()];
+    const [early, other, next] = [randomUUID(), randomUUID(), randomUUID()];
+    const claimed = await intents.claim(CHAIN, TOKEN, early, 10);
+    expect(claimed.map((i) => i.id).sort()).toEqual([a, b].sort());
+    await intents.handBack(other, [a, b]); // not its claim: nothing changes
+    expect((await ds.query('SELECT DISTINCT claim_token FROM intent.intents')) as unknown[]).toEqual([{ claim_token: early }]);
+    expect(await intents.claim(CHAIN, TOKEN, next, 10)).toHaveLength(2); // a claimed intent is claimable again (only the lock holder claims)
+    await intents.handBack(next, [a]);
+    const rows = (await ds.query('SELECT id, phase, claim_token, status_reason FROM intent.intents ORDER BY id')) as Record<string, unknown>[];
+    expect(rows.find((r) => r.id === a)).toEqual({ id: a, phase: null, claim_token: null, status_reason: 'chain_unreachable' });
+    expect(rows.find((r) => r.id === b)).toMatchObject({ phase: 'claimed', claim_token: next });
   });
 
   it('counts what it removes: a pending launch forgotten once, launches undone by a reorg by token', async () => {

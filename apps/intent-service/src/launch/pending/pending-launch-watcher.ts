@@ -127,13 +127,14 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
     }
     // The round starts as the launch is stored: it waits for the store only to look it up.
     const recorded = this.repo.record(launch, chain.config.wrappedNative, seenAt);
-    this.executor.launchSeen(chain.config.chainId, recorded);
-    const tokens = await recorded;
-    if (tokens.length === 0) return;
+    const tokens = launch.launches.filter((l) => l.quote === chain.config.wrappedNative).map((l) => l.token);
+    this.executor.launchSeen(chain.config.chainId, tokens, recorded);
+    const stored = await recorded;
+    if (stored.length === 0) return;
     const watch = chain.state.watch;
-    chain.state = { ...chain.state, watch: { ...watch, tokens: new Set([...watch.tokens].filter((t) => !tokens.includes(t))) } };
+    chain.state = { ...chain.state, watch: { ...watch, tokens: new Set([...watch.tokens].filter((t) => !stored.includes(t))) } };
     const ms = (performance.now() - launch.seenAt).toFixed(1);
-    this.logger.log(`pending launch of ${tokens.join(', ')} on chain ${chain.config.chainId} in ${launch.txHash}, stored ${ms} ms after it was seen`);
+    this.logger.log(`pending launch of ${stored.join(', ')} on chain ${chain.config.chainId} in ${launch.txHash}, stored ${ms} ms after it was seen`);
   }
 
   /**
