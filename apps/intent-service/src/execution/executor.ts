@@ -60,8 +60,10 @@ interface Chain extends ExecutedChain {
 /** What a pending launch's round can start on before it finds the launch stored (see launchSeen). */
 interface Ahead {
   at: number;
-  /** The launched tokens (lowercase): their intents are claimed while the launch is stored. */
-  tokens: string[];
+  /** The launched tokens, as recognised: executed from memory once their store says they are this launch's. */
+  launches: LaunchedToken[];
+  /** The tokens (lowercase) the store recorded for this launch (another launch already stored for a token: not this one's). */
+  stored: Promise<string[]>;
   head: Promise<Block | null>;
   live: Promise<unknown[] | null>;
 }
@@ -151,23 +153,25 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * A pending launch was just recognised and is being stored (`recorded`): its round starts now.
-   * It takes the chain's lock, claims the launched `tokens`' intents and follows the buys out
-   * while the launch is stored, and waits for the store only before it looks for launched
-   * tokens (a claim whose launch it then does not find is handed back). The head is read now, and where the node
-   * gives pending nonces as one pending block (hardhat, which builds that block on each read:
-   * ~20 ms behind a launch, and a head's read waits behind it) that block too; the launch's
-   * round uses them if it starts within AHEAD_MS (a block or a sender's transaction that comes
-   * after these reads is as unseen as one that comes after the round's own). Read earlier (as
-   * the candidate is simulated), the pending block would take the node's time from the
-   * simulation's reads.
+   * A pending launch was just recognised and is being stored (`stored`: the tokens it recorded):
+   * its round starts now, on the launch as recognised (`launches`), not on the stored row. It
+   * takes the chain's lock, claims the launched tokens' intents and follows the buys out while
+   * the launch is stored, checks and has the buys signed, and waits for the store only before
+   * it settles anything: a token the store did not record as this launch's (another launch of it
+   * stored first, or the store failed) is handed back untouched, for the stored launch's round.
+   * The head is read now, and where the node gives pending nonces as one pending block (hardhat,
+   * which builds that block on each read: ~20 ms behind a launch, and a head's read waits behind
+   * it) that block too; the round uses them if it starts within AHEAD_MS (a block or a sender's
+   * transaction that comes after these reads is as unseen as one that comes after the round's
+   * own). Read earlier (as the candidate is simulated), the pending block would take the node's
+   * time from the simulation's reads.
    */
-  launchSeen(chainId: number, tokens: string[], recorded: Promise<unknown>): void {
+  launchSeen(chainId: number, launches: LaunchedToken[], stored: Promise<string[]>): void {
     const chain = this.chains.get(chainId);
     if (!chain) return;
-    const done = recorded.then(
+    const done = stored.then(
       () => undefined,
-      () => undefined, // the watcher logs it; the round finds no launch
+      () => undefined, // the watcher logs it; the round hands the claims back
     );
     chain.recordings.add(done);
     void done.then(() => chain.recordings.delete(done));
@@ -177,7 +181,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
       .traits()
       .then((t) => (t.pendingNonces === 'block' ? chain.rpc.all<unknown>([{ method: 'eth_getBlockByNumber', params: ['pending', true] }]) : null))
       .catch(() => null);
-    chain.ahead = { at: Date.now(), tokens: tokens.map((t) => t.toLowerCase()), head, live };
+    chain.ahead = { at: Date.now(), launches, stored, head, live };
     this.wake(chainId);
   }
 
@@ -233,24 +237,30 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     this.prefetchSenders(chain, BigInt(head.number));
     // Under the lock (only its holder claims), beside following the buys out and the launch's store.
     const early = new Map<string, EarlyClaim>();
-    for (const token of ahead?.tokens ?? []) {
+    for (const { token } of ahead?.launches ?? []) {
       const claimToken = randomUUID();
       const intents = this.intents.claim(chain.config.chainId, token, claimToken, this.env.EXECUTION_BATCH);
       intents.catch(() => undefined); // the round that takes it sees the error
-      early.set(token, { claimToken, intents });
+      early.set(token.toLowerCase(), { claimToken, intents });
     }
-    await this.follow(chain, head);
-    // A pending launch being stored right now: its round is this one.
-    if (chain.recordings.size > 0) await Promise.all([...chain.recordings]);
     let more = false;
     try {
+      await this.follow(chain, head);
+      // The pending launch just recognised, from memory (its store is awaited before settling).
+      for (const launch of ahead?.launches ?? []) {
+        const claimed = early.get(launch.token.toLowerCase());
+        early.delete(launch.token.toLowerCase());
+        more = (await this.execute(chain, launch, head, ahead!.live, claimed, ahead!.stored)) || more;
+      }
+      // A pending launch being stored right now: found stored below.
+      if (chain.recordings.size > 0) await Promise.all([...chain.recordings]);
       for (const launch of await this.repo.launchedTokens(chain.config.chainId, chain.config.mempool !== 'off')) {
         const claimed = early.get(launch.token.toLowerCase());
         early.delete(launch.token.toLowerCase());
         more = (await this.execute(chain, launch, head, launch.pending ? ahead?.live : undefined, claimed)) || more;
       }
     } finally {
-      // Claimed for a launch this round did not find (not stored after all): back to the queue, untouched.
+      // Claimed for a launch this round did not act on: back to the queue, untouched.
       for (const { claimToken, intents } of early.values()) {
         const ids = (await intents.catch(() => [])).map((i) => i.id);
         if (ids.length > 0) await this.intents.handBack(claimToken, ids);
@@ -302,7 +312,15 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /** One round for one launched token; true when more of its intents wait. */
-  private async execute(chain: Chain, launch: LaunchedToken, head: Block, pendingAhead?: Promise<unknown[] | null>, claimed?: EarlyClaim): Promise<boolean> {
+  private async execute(
+    chain: Chain,
+    launch: LaunchedToken,
+    head: Block,
+    pendingAhead?: Promise<unknown[] | null>,
+    claimed?: EarlyClaim,
+    /** A launch executed as recognised: the tokens its store recorded (see launchSeen). */
+    stored?: Promise<string[]>,
+  ): Promise<boolean> {
     const claimToken = claimed?.claimToken ?? randomUUID();
     const intents = await (claimed?.intents ?? this.intents.claim(chain.config.chainId, launch.token, claimToken, this.env.EXECUTION_BATCH));
     if (intents.length === 0) return false;
@@ -326,6 +344,14 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
       return false;
     }
     this.lastFailure.delete(key);
+    if (stored && !(await stored.then((tokens) => tokens.includes(launch.token.toLowerCase())).catch(() => false))) {
+      // Not stored as this launch's: nothing is settled; the stored launch's round (this step's next, or the next step) decides.
+      await this.intents.handBack(
+        claimToken,
+        intents.map((i) => i.id),
+      );
+      return true;
+    }
     const pipeline = new SubmissionPipeline(this.intents, chain.submitter, claimToken, plan.targetBlock, launch.launch, this.logger, launch.pending?.raw);
     pipeline.fail(plan.failures);
     if (plan.release.length > 0) pipeline.release(plan.release);

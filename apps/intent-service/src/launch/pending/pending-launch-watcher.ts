@@ -1,3 +1,4 @@
+import { getAddress } from 'ethers';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { PeriodicTask } from '../../common/periodic-task.js';
 import { ENV, type IntentServiceEnv, type WatchedChain } from '../../config/env.js';
@@ -5,7 +6,7 @@ import { ExecutionRepository } from '../../execution/execution.repository.js';
 import { Executor } from '../../execution/executor.js';
 import { getAmountOut, getPairCall, pairFromResult } from '../../execution/uniswap-v2.js';
 import { claimableProbeIntent, probeBalance, probePlan, readProbeBehindLaunch, type ProbeResult } from '../../execution/token-prober.js';
-import type { ClaimedIntent } from '../../execution/execution.types.js';
+import type { ClaimedIntent, LaunchedToken } from '../../execution/execution.types.js';
 import { SimulationClient } from '../../execution/simulation-client.js';
 import { IntentsRepository } from '../../intents/intents.repository.js';
 import { ChainRpc } from '../chain-rpc.js';
@@ -125,10 +126,20 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
       if (probe) this.executor.probeKnown(chain.config.chainId, recognised, probe);
       else this.executor.probeEarly(chain.config.chainId, recognised);
     }
-    // The round starts as the launch is stored: it waits for the store only to look it up.
+    // The round starts on the launch as recognised, while it is stored (see Executor.launchSeen).
     const recorded = this.repo.record(launch, chain.config.wrappedNative, seenAt);
-    const tokens = launch.launches.filter((l) => l.quote === chain.config.wrappedNative).map((l) => l.token);
-    this.executor.launchSeen(chain.config.chainId, tokens, recorded);
+    const txHash = launch.txHash.toLowerCase(); // as stored
+    const launched = launch.launches
+      .filter((l) => l.quote === chain.config.wrappedNative)
+      .map((l): LaunchedToken => ({
+        token: getAddress(l.token),
+        pair: l.pair,
+        blockNumber: null,
+        seenAt,
+        pending: { txHash, raw: launch.raw, tokenReserve: l.tokenReserve, nativeReserve: l.quoteReserve, stateAfter: launch.stateAfter },
+        launch: { type: 'public_transaction', txHash },
+      }));
+    this.executor.launchSeen(chain.config.chainId, launched, recorded);
     const stored = await recorded;
     if (stored.length === 0) return;
     const watch = chain.state.watch;
