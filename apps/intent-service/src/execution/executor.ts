@@ -10,7 +10,7 @@ import { EXECUTED_CHAINS, type ExecutedChain } from './chain-clients.js';
 import { ChainScheduler } from './chain-scheduler.js';
 import { ExecutionRepository, type ClaimedIntent, type LaunchedToken } from './execution.repository.js';
 import { planRound, type Job, type Plan } from './round-planner.js';
-import { readLaunchPool, readSenders, SenderHeads } from './round-reads.js';
+import { readLaunchPool, readPendingBlock, readSenders, SenderHeads } from './round-reads.js';
 import { signingUnits, WebhookSigner, type SignJob, type SigningUnit, type SignResult } from './signer.js';
 import { mapLimit, SubmissionPipeline } from './submission-pipeline.js';
 import { claimableProbeIntent, probeIntent, TokenProber, type ProbeResult } from './token-prober.js';
@@ -51,8 +51,6 @@ interface Chain extends ExecutedChain {
   senders: SenderHeads;
   /** The head whose waiting senders were last read ahead of a round, and when (ms). */
   prefetched: { head: bigint; at: number };
-  /** Pending launches being stored: a round waits for them before it looks for launched tokens. */
-  recordings: Set<Promise<void>>;
   /** The head and the node's pending view, read as a pending launch was recognised, for that launch's round (see launchSeen). */
   ahead: Ahead | null;
 }
@@ -123,7 +121,6 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
         resentAt: -1n,
         senders: new SenderHeads(),
         prefetched: { head: -1n, at: 0 },
-        recordings: new Set(),
         ahead: null,
       };
       this.chains.set(chain.config.chainId, chain);
@@ -169,17 +166,11 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
   launchSeen(chainId: number, launches: LaunchedToken[], stored: Promise<string[]>): void {
     const chain = this.chains.get(chainId);
     if (!chain) return;
-    const done = stored.then(
-      () => undefined,
-      () => undefined, // the watcher logs it; the round hands the claims back
-    );
-    chain.recordings.add(done);
-    void done.then(() => chain.recordings.delete(done));
     // A failed read is made again by the round.
-    const head = chain.rpc.call<Block>('eth_getBlockByNumber', ['latest', false]).catch(() => null);
+    const head = readHead(chain).catch(() => null);
     const live = chain
       .traits()
-      .then((t) => (t.pendingNonces === 'block' ? chain.rpc.all<unknown>([{ method: 'eth_getBlockByNumber', params: ['pending', true] }]) : null))
+      .then((t) => (t.pendingNonces === 'block' ? readPendingBlock(chain.rpc) : null))
       .catch(() => null);
     chain.ahead = { at: Date.now(), launches, stored, head, live };
     this.wake(chainId);
@@ -233,7 +224,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async stepLocked(chain: Chain): Promise<boolean> {
     const ahead = this.takeAhead(chain);
-    const head = (await ahead?.head) ?? (await chain.rpc.call<Block>('eth_getBlockByNumber', ['latest', false]));
+    const head = (await ahead?.head) ?? (await readHead(chain));
     this.prefetchSenders(chain, BigInt(head.number));
     // Under the lock (only its holder claims), beside following the buys out and the launch's store.
     const early = new Map<string, EarlyClaim>();
@@ -243,21 +234,22 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
       intents.catch(() => undefined); // the round that takes it sees the error
       early.set(token.toLowerCase(), { claimToken, intents });
     }
+    /** The early claim of a launch's token, once (the launch stored and the one recognised are the same launch). */
+    const claimOf = (launch: LaunchedToken) => {
+      const claimed = early.get(launch.token.toLowerCase());
+      early.delete(launch.token.toLowerCase());
+      return claimed;
+    };
     let more = false;
     try {
       await this.follow(chain, head);
       // The pending launch just recognised, from memory (its store is awaited before settling).
       for (const launch of ahead?.launches ?? []) {
-        const claimed = early.get(launch.token.toLowerCase());
-        early.delete(launch.token.toLowerCase());
-        more = (await this.execute(chain, launch, head, ahead!.live, claimed, ahead!.stored)) || more;
+        more = (await this.execute(chain, launch, head, ahead!.live, claimOf(launch), ahead!.stored)) || more;
       }
-      // A pending launch being stored right now: found stored below.
-      if (chain.recordings.size > 0) await Promise.all([...chain.recordings]);
+      // Launches stored (or recognised while another step ran: its next step takes them from memory).
       for (const launch of await this.repo.launchedTokens(chain.config.chainId, chain.config.mempool !== 'off')) {
-        const claimed = early.get(launch.token.toLowerCase());
-        early.delete(launch.token.toLowerCase());
-        more = (await this.execute(chain, launch, head, launch.pending ? ahead?.live : undefined, claimed)) || more;
+        more = (await this.execute(chain, launch, head, launch.pending ? ahead?.live : undefined, claimOf(launch))) || more;
       }
     } finally {
       // Claimed for a launch this round did not act on: back to the queue, untouched.
@@ -456,5 +448,8 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     return chain.stable;
   }
 }
+
+/** The node's newest block. */
+const readHead = (chain: Pick<ExecutedChain, 'rpc'>) => chain.rpc.call<Block>('eth_getBlockByNumber', ['latest', false]);
 
 const earlyKey = (chainId: number, token: string, txHash: string, head: bigint) => `${chainId}:${token.toLowerCase()}:${txHash.toLowerCase()}:${head}`;

@@ -101,11 +101,7 @@ export async function readSenders(
   const fromBlock = (await chain.traits()).pendingNonces === 'block';
   const atHead = Promise.all(heads.read(rpc, head, senders, fromBlock));
   const readLive = () =>
-    rpc.all<unknown>(
-      fromBlock
-        ? [{ method: 'eth_getBlockByNumber', params: ['pending', true] }]
-        : senders.map((w) => ({ method: 'eth_getTransactionCount', params: [w, 'pending'] })),
-    );
+    fromBlock ? readPendingBlock(rpc) : rpc.all<unknown>(senders.map((w) => ({ method: 'eth_getTransactionCount', params: [w, 'pending'] })));
   const [perWallet, out, walletReads] = await Promise.all([
     Promise.all([atHead, (fromBlock ? pendingAhead : undefined)?.then((ahead) => ahead ?? readLive()) ?? readLive()]).then(([states, live]) => [
       ...states.flatMap((state, i) => [fromBlock ? state.count : live[i], state.balance]),
@@ -128,6 +124,11 @@ export async function readSenders(
     }
   }
   return senderState(senders, perWallet as string[], out, walletIntents, walletReads);
+}
+
+/** The node's pending block with its transactions, as `[block]` (PENDING_NONCES `block`). */
+export function readPendingBlock(rpc: Pick<ExecutedChain['rpc'], 'all'>): Promise<unknown[]> {
+  return rpc.all<unknown>([{ method: 'eth_getBlockByNumber', params: ['pending', true] }]);
 }
 
 /** What the pending-nonce reads need of a pending block (`eth_getBlockByNumber('pending', true)`). */

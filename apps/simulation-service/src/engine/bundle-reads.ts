@@ -133,9 +133,10 @@ export class BundleReads implements StateReads {
       return firstWrong;
     };
     const earlyValues = Promise.all(early.map((batch) => batch.values));
-    const allSent = [...misses.keys()].every((key) => sent.has(key));
+    // Every miss went early: their answers alone say whether the run was exact.
+    const allEarly = early.length > 0 && [...misses.keys()].every((key) => sent.has(key));
     let firstWrong = -1;
-    if (allSent && early.length > 0) {
+    if (allEarly) {
       for (const values of await earlyValues) firstWrong = firstWrongOf(values, firstWrong);
       if (firstWrong === -1) {
         this.fetches++;
@@ -159,7 +160,7 @@ export class BundleReads implements StateReads {
     for (const key of sent) keys.delete(key);
     this.fetches++;
     const [sentValues, rest] = await Promise.all([
-      allSent && early.length > 0 ? [] : earlyValues,
+      allEarly ? [] : earlyValues,
       keys.size > 0 ? this.chain.fetchMisses(this.block, keys, this.budget) : undefined,
     ]);
     for (const values of sentValues) firstWrong = firstWrongOf(values, firstWrong);
