@@ -53,6 +53,7 @@ describe('launch watcher on a local chain', () => {
     addresses.tokenA = await deploy(ERC20.bytecode, (10n ** 24n).toString(16).padStart(64, '0'));
     addresses.tokenB = await deploy(ERC20.bytecode, (10n ** 24n).toString(16).padStart(64, '0'));
     addresses.tokenC = await deploy(ERC20.bytecode, (10n ** 24n).toString(16).padStart(64, '0'));
+    addresses.tokenD = await deploy(ERC20.bytecode, (10n ** 24n).toString(16).padStart(64, '0'));
     stack = await Stack.start({
       CHAIN_IDS: '1',
       RPC_URL_1: node.url,
@@ -99,6 +100,24 @@ describe('launch watcher on a local chain', () => {
     await eventually('reorg undone', async () => !(await launches()).some((l) => l.token === addresses.tokenB), 15_000);
     expect((await launches()).map((l) => l.token)).toEqual([addresses.tokenA]);
     await eventually('following the new chain', async () => (await cursor()) >= (await head()));
+  });
+
+  it('undoes a launch in the newest block once a block of the same height replaced it, as the next block comes', async () => {
+    expect((await stack.request('POST', '/v1/intent', { key, body: intentBody({ tokenAddress: addresses.tokenD }) })).status).toBe(201);
+    await eventually('caught up', async () => (await cursor()) >= (await head()));
+    const snapshot = await node.rpc.call<string>('evm_snapshot', []);
+    const before = await head();
+    await launch(addresses.tokenD!);
+    const tip = await head();
+    await eventually('launch of D recorded', async () => (await launches()).some((l) => l.token === addresses.tokenD));
+    await node.rpc.call('evm_revert', [snapshot]);
+    // Other blocks up to the same height, then the next one.
+    for (let n = before; n < tip; n++) await node.rpc.call('evm_mine', []);
+    expect(await head()).toBe(tip);
+    await node.rpc.call('evm_mine', []);
+    await eventually('replaced launch undone', async () => !(await launches()).some((l) => l.token === addresses.tokenD), 15_000);
+    await eventually('following the new chain', async () => (await cursor()) >= (await head()));
+    expect(await launches()).not.toContainEqual(expect.objectContaining({ token: addresses.tokenD }));
   });
 
   it('sees that a token registered after its launch is already liquid', async () => {

@@ -4,6 +4,7 @@ import { IntentsModule } from '../intents/intents.module.js';
 import { NotificationsModule } from '../notifications/notifications.module.js';
 import { OutboxModule } from '../outbox/outbox.module.js';
 import { EXECUTED_CHAINS, executedChains } from './chain-clients.js';
+import { ChainHeads } from './chain-heads.js';
 import { ExecutionRepository } from './execution.repository.js';
 import { Executor } from './executor.js';
 import { SimulationClient } from './simulation-client.js';
@@ -13,11 +14,12 @@ import { TokenProber } from './token-prober.js';
   imports: [IntentsModule, OutboxModule, NotificationsModule],
   providers: [
     ExecutionRepository,
+    ChainHeads,
     SimulationClient,
     TokenProber,
     { provide: EXECUTED_CHAINS, useFactory: (e: IntentServiceEnv) => executedChains(e.watchedChains, e.RELAY_AUTH_KEY ?? null), inject: [ENV] },
     Executor,
   ],
-  exports: [Executor, ExecutionRepository, SimulationClient],
+  exports: [Executor, ExecutionRepository, SimulationClient, ChainHeads],
 })
 export class ExecutionModule {}

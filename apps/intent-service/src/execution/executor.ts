@@ -7,10 +7,11 @@ import { SigningSecrets } from '../notifications/signing-secrets.js';
 import { OutboxRelay } from '../outbox/outbox.relay.js';
 import { followSubmitted, planResends, type Block } from './buy-follower.js';
 import { EXECUTED_CHAINS, type ExecutedChain } from './chain-clients.js';
+import { ChainHeads } from './chain-heads.js';
 import { ChainScheduler } from './chain-scheduler.js';
-import { ExecutionRepository, type ClaimedIntent, type LaunchedToken } from './execution.repository.js';
+import { ExecutionRepository, type ClaimedIntent, type LaunchedToken, type SubmittedIntent } from './execution.repository.js';
 import { planRound, type Job, type Plan } from './round-planner.js';
-import { readLaunchPool, readPendingBlock, readSenders, SenderHeads } from './round-reads.js';
+import { readLaunchPool, readPool, readSenders, SenderHeads } from './round-reads.js';
 import { signingUnits, WebhookSigner, type SignJob, type SigningUnit, type SignResult } from './signer.js';
 import { mapLimit, SubmissionPipeline } from './submission-pipeline.js';
 import { claimableProbeIntent, probeIntent, TokenProber, type ProbeResult } from './token-prober.js';
@@ -104,6 +105,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly intents: IntentsRepository,
     private readonly prober: TokenProber,
     private readonly relay: OutboxRelay,
+    private readonly heads: ChainHeads,
     secrets: SigningSecrets,
     webhooks: WebhookClient,
     @Inject(ENV) private readonly env: IntentServiceEnv,
@@ -156,12 +158,11 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
    * the launch is stored, checks and has the buys signed, and waits for the store only before
    * it settles anything: a token the store did not record as this launch's (another launch of it
    * stored first, or the store failed) is handed back untouched, for the stored launch's round.
-   * The head is read now, and where the node gives pending nonces as one pending block (hardhat,
-   * which builds that block on each read: ~20 ms behind a launch, and a head's read waits behind
-   * it) that block too; the round uses them if it starts within AHEAD_MS (a block or a sender's
+   * The head is read now, and where the node's pool is read as one (PENDING_NONCES `pool` or
+   * `block`) that too; the round uses them if it starts within AHEAD_MS (a block or a sender's
    * transaction that comes after these reads is as unseen as one that comes after the round's
-   * own). Read earlier (as the candidate is simulated), the pending block would take the node's
-   * time from the simulation's reads.
+   * own). Read earlier (as the candidate is simulated), they would take the node's time from the
+   * simulation's reads.
    */
   launchSeen(chainId: number, launches: LaunchedToken[], stored: Promise<string[]>): void {
     const chain = this.chains.get(chainId);
@@ -170,7 +171,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     const head = readHead(chain).catch(() => null);
     const live = chain
       .traits()
-      .then((t) => (t.pendingNonces === 'block' ? readPendingBlock(chain.rpc) : null))
+      .then((t) => (t.pendingNonces !== 'sender' ? readPool(chain.rpc, t.pendingNonces) : null))
       .catch(() => null);
     chain.ahead = { at: Date.now(), launches, stored, head, live };
     this.wake(chainId);
@@ -223,7 +224,19 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async stepLocked(chain: Chain): Promise<boolean> {
+    const { chainId } = chain.config;
     const ahead = this.takeAhead(chain);
+    let submitted: SubmittedIntent[] | undefined;
+    if (!ahead) {
+      // Nothing to follow or execute (most ticks): the node is not asked for its head, unless the
+      // launch watcher has not seen one lately (the senders are read ahead at each new head).
+      submitted = await this.repo.submitted(chainId);
+      if (submitted.length === 0 && (await this.repo.launchedTokens(chainId, chain.config.mempool !== 'off')).length === 0) {
+        const known = this.heads.recent(chainId, 2 * this.env.LAUNCH_POLL_INTERVAL_MS);
+        this.prefetchSenders(chain, known ?? BigInt((await readHead(chain)).number));
+        return false;
+      }
+    }
     const head = (await ahead?.head) ?? (await readHead(chain));
     this.prefetchSenders(chain, BigInt(head.number));
     // Under the lock (only its holder claims), beside following the buys out and the launch's store.
@@ -242,7 +255,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     };
     let more = false;
     try {
-      await this.follow(chain, head);
+      await this.follow(chain, head, submitted);
       // The pending launch just recognised, from memory (its store is awaited before settling).
       for (const launch of ahead?.launches ?? []) {
         more = (await this.execute(chain, launch, head, ahead!.live, claimOf(launch), ahead!.stored)) || more;
@@ -261,8 +274,9 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     return more;
   }
 
-  private async follow(chain: Chain, head: Block): Promise<void> {
-    const submitted = await this.repo.submitted(chain.config.chainId);
+  /** `read`: the buys submitted, as just read (else read now). */
+  private async follow(chain: Chain, head: Block, read?: SubmittedIntent[]): Promise<void> {
+    const submitted = read ?? (await this.repo.submitted(chain.config.chainId));
     if (submitted.length === 0) return;
     const { outcomes, resend } = await followSubmitted(chain, submitted, head);
     if (outcomes.length > 0) {
@@ -296,7 +310,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     const read = async () => {
       const senders = await this.repo.waitingSenders(chain.config.chainId, most, chain.wallets?.relayerAddress ?? null);
       if (senders.length === 0) return;
-      const fromBlock = (await chain.traits()).pendingNonces === 'block';
+      const fromBlock = (await chain.traits()).pendingNonces !== 'sender';
       await Promise.all(chain.senders.read(chain.rpc, head, senders, fromBlock));
     };
     // A failed read is read again by the round that needs it.

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { ENV, type IntentServiceEnv, type WatchedChain } from '../config/env.js';
+import { ChainHeads } from '../execution/chain-heads.js';
 import { ChainScheduler } from '../execution/chain-scheduler.js';
 import { Executor } from '../execution/executor.js';
 import { IntentsRepository } from '../intents/intents.repository.js';
@@ -27,7 +28,7 @@ const hex = (n: bigint) => `0x${n.toString(16)}`;
 export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(LaunchWatcher.name);
   private readonly scheduler: ChainScheduler;
-  private readonly heads: NewHeads[] = [];
+  private readonly subscriptions: NewHeads[] = [];
   private readonly detector = new LaunchDetector();
   /**
    * Chains whose node failed the last poll; at start every chain, so that the first good poll
@@ -40,6 +41,7 @@ export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly intents: IntentsRepository,
     @Inject(ENV) private readonly env: IntentServiceEnv,
     private readonly executor: Executor,
+    private readonly heads: ChainHeads,
     @Inject(WATCHED_CHAIN_RPCS) rpcs: Map<number, ChainRpc>,
   ) {
     this.unreachable = new Set(env.watchedChains.map((c) => c.chainId));
@@ -47,18 +49,22 @@ export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
     for (const chain of env.watchedChains) {
       const rpc = rpcs.get(chain.chainId)!;
       this.scheduler.add(chain.chainId, () => this.poll(chain, rpc));
-      if (chain.wsUrl) this.heads.push(new NewHeads(chain.wsUrl, () => this.scheduler.wake(chain.chainId), this.logger));
+      const onHead = (head: bigint) => {
+        this.heads.seen(chain.chainId, head);
+        this.scheduler.wake(chain.chainId);
+      };
+      if (chain.wsUrl) this.subscriptions.push(new NewHeads(chain.wsUrl, onHead, this.logger));
     }
   }
 
   onApplicationBootstrap(): void {
     this.scheduler.start();
-    for (const heads of this.heads) heads.start();
+    for (const subscription of this.subscriptions) subscription.start();
     if (this.env.watchedChains.length > 0) this.logger.log(`watching chains ${this.env.watchedChains.map((c) => c.chainId).join(', ')} for launches`);
   }
 
   async onModuleDestroy(): Promise<void> {
-    for (const heads of this.heads) heads.stop();
+    for (const subscription of this.subscriptions) subscription.stop();
     await this.scheduler.stop();
   }
 
@@ -92,12 +98,16 @@ export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async step(chain: WatchedChain, rpc: ChainRpc, launches: ChainLaunches): Promise<{ more: boolean; advanced: boolean }> {
     const head = BigInt(await rpc.call<string>('eth_blockNumber', []));
+    this.heads.seen(chain.chainId, head);
     const seenAt = new Date();
     const recent = await launches.recentBlocks();
     if (recent.length === 0) {
       await this.remember(launches, rpc, head);
       return { more: false, advanced: true };
     }
+    // No new block: nothing to read. (The newest block replaced by another of the same height is
+    // found as the next block comes, as the reorg of any other remembered block is.)
+    if (BigInt(recent[0]!.number) === head) return { more: false, advanced: false };
     if (!(await this.canonical(rpc, recent[0]!))) {
       await this.undoReorg(launches, rpc, recent);
       return { more: true, advanced: false };

@@ -2,6 +2,7 @@ import { getAddress } from 'ethers';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { PeriodicTask } from '../../common/periodic-task.js';
 import { ENV, type IntentServiceEnv, type WatchedChain } from '../../config/env.js';
+import { ChainHeads } from '../../execution/chain-heads.js';
 import { ExecutionRepository } from '../../execution/execution.repository.js';
 import { Executor } from '../../execution/executor.js';
 import { getAmountOut, getPairCall, pairFromResult } from '../../execution/uniswap-v2.js';
@@ -28,6 +29,8 @@ interface ChainWatch {
   state: { watch: LaunchWatch; knownPairs: Map<string, readonly [string, string]> };
   /** token → its pair with the wrapped native token, once looked up (null: none yet). */
   pairs: Map<string, string | null>;
+  /** The head at which the tokens without a pair were last looked up (a pair comes only with a block). */
+  pairsAt: bigint | null;
   /** token → the intent whose amounts probe it (the first a claim would take with something to buy), once looked up. */
   probeIntents: Map<string, ClaimedIntent>;
 }
@@ -52,7 +55,8 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
     private readonly executor: Executor,
     private readonly execution: ExecutionRepository,
     private readonly intents: IntentsRepository,
-    @Inject(ENV) env: IntentServiceEnv,
+    private readonly heads: ChainHeads,
+    @Inject(ENV) private readonly env: IntentServiceEnv,
   ) {
     for (const config of env.watchedChains) {
       if (config.mempool === 'off' || !config.router) continue;
@@ -62,6 +66,7 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
         rpc,
         state: { watch: { router: config.router, factory: config.factory, tokens: new Set<string>() }, knownPairs: new Map() },
         pairs: new Map(),
+        pairsAt: null,
         probeIntents: new Map(),
       } as unknown as ChainWatch;
       const detector = new PendingLaunchDetector({
@@ -184,11 +189,16 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
   private async refresh(chain: ChainWatch): Promise<boolean> {
     const { config, rpc } = chain;
     const tokens = await this.repo.watchedTokens(config.chainId);
-    const unknown = tokens.filter((t) => !chain.pairs.has(t) || chain.pairs.get(t) === null);
+    // A token seen for the first time, and those without a pair at each new head (or on every
+    // refresh while the launch watcher has seen no head lately).
+    const head = this.heads.recent(config.chainId, 2 * this.env.LAUNCH_POLL_INTERVAL_MS);
+    const newHead = head === null || head !== chain.pairsAt;
+    const unknown = tokens.filter((t) => !chain.pairs.has(t) || (newHead && chain.pairs.get(t) === null));
     if (unknown.length > 0) {
       const pairs = await rpc.all<string>(unknown.map((t) => getPairCall(config.factory, t, config.wrappedNative, 'latest')));
       unknown.forEach((t, i) => chain.pairs.set(t, pairFromResult(pairs[i])));
     }
+    if (newHead) chain.pairsAt = head;
     const knownPairs = new Map<string, readonly [string, string]>();
     for (const t of tokens) {
       const pair = chain.pairs.get(t);
