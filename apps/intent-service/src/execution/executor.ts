@@ -9,7 +9,7 @@ import { followSubmitted, planResends, type Block } from './buy-follower.js';
 import { EXECUTED_CHAINS, type ExecutedChain } from './chain-clients.js';
 import { ChainHeads } from './chain-heads.js';
 import { ChainScheduler } from './chain-scheduler.js';
-import { ExecutionRepository, type ClaimedIntent, type LaunchedToken, type SubmittedIntent } from './execution.repository.js';
+import { ExecutionRepository, type ClaimedIntent, type LaunchedToken } from './execution.repository.js';
 import { planRound, type Job, type Plan } from './round-planner.js';
 import { readLaunchPool, readPool, readSenders, SenderHeads } from './round-reads.js';
 import { signingUnits, WebhookSigner, type SignJob, type SigningUnit, type SignResult } from './signer.js';
@@ -219,24 +219,28 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async step(chain: Chain): Promise<boolean> {
+    // Most ticks find no buys to follow and no launch to act on: that is asked without the lock.
+    if (!chain.ahead && (await this.idle(chain))) return false;
     // Another replica executing this chain: it has the work; this one checks again next tick.
     return (await this.repo.withChainLock(chain.config.chainId, () => this.stepLocked(chain))) ?? false;
   }
 
+  /**
+   * Whether the chain has no buys to follow and no launched token with intents to execute (two
+   * reads, without the chain's lock). When so, the senders are read ahead at the head the launch
+   * watcher saw last (the node is asked for it only when the watcher has seen none lately).
+   */
+  private async idle(chain: Chain): Promise<boolean> {
+    const { chainId, mempool } = chain.config;
+    const [submitted, launched] = await Promise.all([this.repo.submitted(chainId), this.repo.launchedTokens(chainId, mempool !== 'off')]);
+    if (submitted.length > 0 || launched.length > 0) return false;
+    const known = this.heads.recent(chainId, 2 * this.env.LAUNCH_POLL_INTERVAL_MS);
+    this.prefetchSenders(chain, known ?? BigInt((await readHead(chain)).number));
+    return true;
+  }
+
   private async stepLocked(chain: Chain): Promise<boolean> {
-    const { chainId } = chain.config;
     const ahead = this.takeAhead(chain);
-    let submitted: SubmittedIntent[] | undefined;
-    if (!ahead) {
-      // Nothing to follow or execute (most ticks): the node is not asked for its head, unless the
-      // launch watcher has not seen one lately (the senders are read ahead at each new head).
-      submitted = await this.repo.submitted(chainId);
-      if (submitted.length === 0 && (await this.repo.launchedTokens(chainId, chain.config.mempool !== 'off')).length === 0) {
-        const known = this.heads.recent(chainId, 2 * this.env.LAUNCH_POLL_INTERVAL_MS);
-        this.prefetchSenders(chain, known ?? BigInt((await readHead(chain)).number));
-        return false;
-      }
-    }
     const head = (await ahead?.head) ?? (await readHead(chain));
     this.prefetchSenders(chain, BigInt(head.number));
     // Under the lock (only its holder claims), beside following the buys out and the launch's store.
@@ -255,7 +259,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     };
     let more = false;
     try {
-      await this.follow(chain, head, submitted);
+      await this.follow(chain, head);
       // The pending launch just recognised, from memory (its store is awaited before settling).
       for (const launch of ahead?.launches ?? []) {
         more = (await this.execute(chain, launch, head, ahead!.live, claimOf(launch), ahead!.stored)) || more;
@@ -274,9 +278,8 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     return more;
   }
 
-  /** `read`: the buys submitted, as just read (else read now). */
-  private async follow(chain: Chain, head: Block, read?: SubmittedIntent[]): Promise<void> {
-    const submitted = read ?? (await this.repo.submitted(chain.config.chainId));
+  private async follow(chain: Chain, head: Block): Promise<void> {
+    const submitted = await this.repo.submitted(chain.config.chainId);
     if (submitted.length === 0) return;
     const { outcomes, resend } = await followSubmitted(chain, submitted, head);
     if (outcomes.length > 0) {

@@ -16,6 +16,13 @@ export const CHAIN_UNREACHABLE = 'chain_unreachable';
 
 const hex = (n: bigint) => `0x${n.toString(16)}`;
 
+/** A poll's outcome: more blocks wait, the cursor moved, and the newest block stored after it (null: unknown, after a reorg). */
+interface Step {
+  more: boolean;
+  advanced: boolean;
+  tip: bigint | null;
+}
+
 /**
  * Follows each configured chain block by block (polling every LAUNCH_POLL_INTERVAL_MS, and at
  * once on every head a `WS_URL_<id>` subscription announces) and records the first liquidity of a pending
@@ -30,6 +37,8 @@ export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly scheduler: ChainScheduler;
   private readonly subscriptions: NewHeads[] = [];
   private readonly detector = new LaunchDetector();
+  /** Per chain, the newest block this replica stored or found stored (committed), while it holds: a poll that finds it still the head reads nothing more. */
+  private readonly tips = new Map<number, bigint>();
   /**
    * Chains whose node failed the last poll; at start every chain, so that the first good poll
    * clears a note a replica that has since stopped left behind.
@@ -73,14 +82,20 @@ export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
    * moved the cursor, the executor runs at once (new launches to act on, buys to follow).
    */
   async poll(chain: WatchedChain, rpc: ChainRpc): Promise<boolean> {
-    let result: { more: boolean; advanced: boolean };
+    let result: Step;
     try {
-      result = await this.launches.withChain(chain.chainId, { more: false, advanced: false }, (launches) => this.step(chain, rpc, launches));
+      const head = BigInt(await rpc.call<string>('eth_blockNumber', []));
+      this.heads.seen(chain.chainId, head);
+      // The head this replica last stored: no new block, nothing to read (and no transaction).
+      if (this.tips.get(chain.chainId) === head) result = { more: false, advanced: false, tip: head };
+      else result = await this.launches.withChain(chain.chainId, { more: false, advanced: false, tip: null }, (launches) => this.step(chain, rpc, launches, head));
     } catch (err) {
       // A failure of the node (HTTP, timeout, refused connection), as opposed to one of the database.
       if (err instanceof RpcUnavailable) await this.noteUnreachable(chain.chainId, true);
       throw err;
     }
+    if (result.tip === null) this.tips.delete(chain.chainId);
+    else this.tips.set(chain.chainId, result.tip);
     if (this.unreachable.has(chain.chainId)) await this.noteUnreachable(chain.chainId, false);
     if (result.advanced) this.executor.wake(chain.chainId);
     return result.more;
@@ -96,24 +111,23 @@ export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
     if (!down) this.unreachable.delete(chainId);
   }
 
-  private async step(chain: WatchedChain, rpc: ChainRpc, launches: ChainLaunches): Promise<{ more: boolean; advanced: boolean }> {
-    const head = BigInt(await rpc.call<string>('eth_blockNumber', []));
-    this.heads.seen(chain.chainId, head);
+  private async step(chain: WatchedChain, rpc: ChainRpc, launches: ChainLaunches, head: bigint): Promise<Step> {
     const seenAt = new Date();
     const recent = await launches.recentBlocks();
     if (recent.length === 0) {
       await this.remember(launches, rpc, head);
-      return { more: false, advanced: true };
+      return { more: false, advanced: true, tip: head };
     }
+    const tip = BigInt(recent[0]!.number);
     // No new block: nothing to read. (The newest block replaced by another of the same height is
     // found as the next block comes, as the reorg of any other remembered block is.)
-    if (BigInt(recent[0]!.number) === head) return { more: false, advanced: false };
+    if (tip === head) return { more: false, advanced: false, tip };
     if (!(await this.canonical(rpc, recent[0]!))) {
       await this.undoReorg(launches, rpc, recent);
-      return { more: true, advanced: false };
+      return { more: true, advanced: false, tip: null };
     }
-    const from = BigInt(recent[0]!.number) + 1n;
-    if (from > head) return { more: false, advanced: false };
+    const from = tip + 1n;
+    if (from > head) return { more: false, advanced: false, tip };
     const to = head - from + 1n > BigInt(this.env.LAUNCH_MAX_BLOCK_RANGE) ? from + BigInt(this.env.LAUNCH_MAX_BLOCK_RANGE) - 1n : head;
     const tokens = await launches.awaitedTokens();
     if (tokens.size > 0) {
@@ -123,7 +137,7 @@ export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
       }
     }
     await this.remember(launches, rpc, to);
-    return { more: to < head, advanced: true };
+    return { more: to < head, advanced: true, tip: to };
   }
 
   private async canonical(rpc: ChainRpc, block: StoredBlock): Promise<boolean> {
