@@ -121,13 +121,10 @@ export interface WatchedChain {
    * How the senders' pending nonces are read (`PENDING_NONCES_<id>`): `sender` asks the node for
    * each sender's `pending` transaction count; `block` reads one pending block and each sender's
    * `latest` count (for nodes that rebuild the pending block on every `pending` read, as hardhat
-   * does: 100 senders behind a pending launch then cost 100 block builds); `pool` reads the node's
-   * pending transactions (`eth_pendingTransactions`, which must list every sender's: hardhat's
-   * does, geth's only its own accounts') and each sender's `latest` count, a sender's
-   * transactions counting while their nonces follow on without a gap; `auto` (the default) picks
-   * `pool` for hardhat and `sender` for every other node.
+   * does: 100 senders behind a pending launch then cost 100 block builds); `auto` (the default)
+   * picks `block` for hardhat and `sender` for every other node.
    */
-  pendingNonces: 'sender' | 'block' | 'pool' | 'auto';
+  pendingNonces: 'sender' | 'block' | 'auto';
   /**
    * Whether the node handles a JSON-RPC batch's calls in their order (`ORDERED_BATCHES_<id>`):
    * `yes` sends a round's buys as one batch, `no` one after the other (each answered before the
@@ -185,8 +182,8 @@ function watchedChains(chainIds: number[], source: NodeJS.ProcessEnv, problems: 
     if (relayerKey && !PRIVATE_KEY.test(relayerKey)) problems.push(`  RELAYER_KEY_${chainId}: must be a 32-byte hex private key`);
     if (executor && !relayerKey) problems.push(`  RELAYER_KEY_${chainId}: required with EXECUTOR_${chainId} (the relayer sends wallet intents' buys)`);
     const pendingNonces = source[`PENDING_NONCES_${chainId}`] || 'auto';
-    if (pendingNonces !== 'sender' && pendingNonces !== 'block' && pendingNonces !== 'pool' && pendingNonces !== 'auto')
-      problems.push(`  PENDING_NONCES_${chainId}: must be sender, block, pool or auto`);
+    if (pendingNonces !== 'sender' && pendingNonces !== 'block' && pendingNonces !== 'auto')
+      problems.push(`  PENDING_NONCES_${chainId}: must be sender, block or auto`);
     const orderedBatches = source[`ORDERED_BATCHES_${chainId}`] || 'auto';
     if (orderedBatches !== 'yes' && orderedBatches !== 'no' && orderedBatches !== 'auto')
       problems.push(`  ORDERED_BATCHES_${chainId}: must be yes, no or auto`);
@@ -204,7 +201,7 @@ function watchedChains(chainIds: number[], source: NodeJS.ProcessEnv, problems: 
         mempool: mempool === 'ws' || mempool === 'poll' ? mempool : 'off',
         executor,
         relayerKey: relayerKey && PRIVATE_KEY.test(relayerKey) ? relayerKey : null,
-        pendingNonces: pendingNonces === 'sender' || pendingNonces === 'block' || pendingNonces === 'pool' ? pendingNonces : 'auto',
+        pendingNonces: pendingNonces === 'sender' || pendingNonces === 'block' ? pendingNonces : 'auto',
         orderedBatches: orderedBatches === 'yes' || orderedBatches === 'no' ? orderedBatches : 'auto',
       });
     }

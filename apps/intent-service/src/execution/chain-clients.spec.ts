@@ -18,11 +18,11 @@ function node(answer: () => Promise<string>) {
 const AUTO = { pendingNonces: 'auto', orderedBatches: 'auto' } as const;
 
 describe('nodeTraits', () => {
-  it('reads hardhat’s pending transactions once and sends it buys one by one, asking the node once', async () => {
+  it('reads one pending block on hardhat and sends it buys one by one, asking the node once', async () => {
     const hardhat = node(() => Promise.resolve('HardhatNetwork/2.29.1/@nomicfoundation/edr/0.3.8'));
     const traits = nodeTraits(AUTO, hardhat.rpc);
-    expect(await traits()).toEqual({ pendingNonces: 'pool', orderedBatches: false });
-    expect(await traits()).toEqual({ pendingNonces: 'pool', orderedBatches: false });
+    expect(await traits()).toEqual({ pendingNonces: 'block', orderedBatches: false });
+    expect(await traits()).toEqual({ pendingNonces: 'block', orderedBatches: false });
     expect(hardhat.asked()).toBe(1);
   });
 

@@ -24,8 +24,8 @@ export interface ExecutedChain {
 
 /** How a node is best asked. */
 export interface NodeTraits {
-  /** `block` (one pending block) or `pool` (the pending transactions), and each sender's latest count, instead of each sender's pending count. */
-  pendingNonces: 'sender' | 'block' | 'pool';
+  /** `block`: one pending block and each sender's latest count, instead of each sender's pending count. */
+  pendingNonces: 'sender' | 'block';
   /** The node handles a batch's calls in their order: a round's buys go in one batch. */
   orderedBatches: boolean;
 }
@@ -54,14 +54,13 @@ export function executedChains(chains: WatchedChain[], relayAuthKey: string | nu
 
 /**
  * A chain's node traits, its settings' `auto` resolved by asking the node once what it is
- * (`web3_clientVersion`): hardhat rebuilds its pending block on every `pending` read, so there its
- * pending transactions are read once (`pool`) instead of each sender's pending count; geth runs a
- * batch's calls in their order. A node that says neither: each sender's pending count, buys sent
- * one by one.
+ * (`web3_clientVersion`): hardhat rebuilds its pending block on every `pending` read, so there one
+ * pending block is read instead of each sender's pending count; geth runs a batch's calls in their
+ * order. A node that says neither: each sender's pending count, buys sent one by one.
  */
 export function nodeTraits(settings: Pick<WatchedChain, 'pendingNonces' | 'orderedBatches'>, rpc: Pick<ChainRpc, 'call'>): () => Promise<NodeTraits> {
   const resolve = (version: string): NodeTraits => ({
-    pendingNonces: settings.pendingNonces === 'auto' ? (/^hardhat/i.test(version) ? 'pool' : 'sender') : settings.pendingNonces,
+    pendingNonces: settings.pendingNonces === 'auto' ? (/^hardhat/i.test(version) ? 'block' : 'sender') : settings.pendingNonces,
     orderedBatches: settings.orderedBatches === 'auto' ? /^geth\//i.test(version) : settings.orderedBatches === 'yes',
   });
   if (settings.pendingNonces !== 'auto' && settings.orderedBatches !== 'auto') {

@@ -11,7 +11,7 @@ import { ChainHeads } from './chain-heads.js';
 import { ChainScheduler } from './chain-scheduler.js';
 import { ExecutionRepository, type ClaimedIntent, type LaunchedToken } from './execution.repository.js';
 import { planRound, type Job, type Plan } from './round-planner.js';
-import { readLaunchPool, readPool, readSenders, SenderHeads } from './round-reads.js';
+import { readLaunchPool, readPendingBlock, readSenders, SenderHeads } from './round-reads.js';
 import { signingUnits, WebhookSigner, type SignJob, type SigningUnit, type SignResult } from './signer.js';
 import { mapLimit, SubmissionPipeline } from './submission-pipeline.js';
 import { claimableProbeIntent, probeIntent, TokenProber, type ProbeResult } from './token-prober.js';
@@ -158,11 +158,12 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
    * the launch is stored, checks and has the buys signed, and waits for the store only before
    * it settles anything: a token the store did not record as this launch's (another launch of it
    * stored first, or the store failed) is handed back untouched, for the stored launch's round.
-   * The head is read now, and where the node's pool is read as one (PENDING_NONCES `pool` or
-   * `block`) that too; the round uses them if it starts within AHEAD_MS (a block or a sender's
+   * The head is read now, and where the node gives pending nonces as one pending block (hardhat,
+   * which builds that block on each read: ~20 ms behind a launch, and a head's read waits behind
+   * it) that block too; the round uses them if it starts within AHEAD_MS (a block or a sender's
    * transaction that comes after these reads is as unseen as one that comes after the round's
-   * own). Read earlier (as the candidate is simulated), they would take the node's time from the
-   * simulation's reads.
+   * own). Read earlier (as the candidate is simulated), the pending block would take the node's
+   * time from the simulation's reads.
    */
   launchSeen(chainId: number, launches: LaunchedToken[], stored: Promise<string[]>): void {
     const chain = this.chains.get(chainId);
@@ -171,7 +172,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     const head = readHead(chain).catch(() => null);
     const live = chain
       .traits()
-      .then((t) => (t.pendingNonces !== 'sender' ? readPool(chain.rpc, t.pendingNonces) : null))
+      .then((t) => (t.pendingNonces === 'block' ? readPendingBlock(chain.rpc) : null))
       .catch(() => null);
     chain.ahead = { at: Date.now(), launches, stored, head, live };
     this.wake(chainId);
@@ -313,7 +314,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     const read = async () => {
       const senders = await this.repo.waitingSenders(chain.config.chainId, most, chain.wallets?.relayerAddress ?? null);
       if (senders.length === 0) return;
-      const fromBlock = (await chain.traits()).pendingNonces !== 'sender';
+      const fromBlock = (await chain.traits()).pendingNonces === 'block';
       await Promise.all(chain.senders.read(chain.rpc, head, senders, fromBlock));
     };
     // A failed read is read again by the round that needs it.

@@ -59,14 +59,8 @@ describe('senderOf', () => {
 });
 
 describe('mempoolNonces', () => {
-  const counts = new Map([
-    ['0xaa', 4n],
-    ['0xbb', 0n],
-    ['0xcc', 2n],
-  ]);
-
-  it('gives each sender the nonce after its transactions in the pool that follow on from its count at the head', () => {
-    const pool = {
+  it('gives each sender the nonce after its last transaction in the pending block', () => {
+    const block = {
       transactions: [
         { from: '0xAA', nonce: '0x4' },
         { from: '0xbb', nonce: '0x0' },
@@ -74,7 +68,7 @@ describe('mempoolNonces', () => {
         { from: '0xAa', nonce: '0x5' },
       ],
     };
-    expect(mempoolNonces(pool, counts)).toEqual(
+    expect(mempoolNonces(block)).toEqual(
       new Map([
         ['0xaa', 7n],
         ['0xbb', 1n],
@@ -82,22 +76,9 @@ describe('mempoolNonces', () => {
     );
   });
 
-  it('stops at a gap (a transaction past it waits in the pool), and ignores spent nonces and senders not asked about', () => {
-    const pool = {
-      transactions: [
-        { from: '0xaa', nonce: '0x4' },
-        { from: '0xaa', nonce: '0x6' },
-        { from: '0xcc', nonce: '0x1' },
-        { from: '0xcc', nonce: '0x3' },
-        { from: '0xdd', nonce: '0x0' },
-      ],
-    };
-    expect(mempoolNonces(pool, counts)).toEqual(new Map([['0xaa', 5n]]));
-  });
-
   it('reads nothing from a missing block or one listing hashes only', () => {
-    expect(mempoolNonces(null, counts).size).toBe(0);
-    expect(mempoolNonces({ transactions: ['0x12'] }, counts).size).toBe(0);
+    expect(mempoolNonces(null).size).toBe(0);
+    expect(mempoolNonces({ transactions: ['0x12'] }).size).toBe(0);
   });
 });
 
@@ -188,35 +169,11 @@ describe('readSenders', () => {
     expect(calls).toContain('eth_getBlockByNumber:pending');
   });
 
-  it('reads the pending transactions where the node lists every sender’s (PENDING_NONCES pool), counting those that follow on', async () => {
-    const calls: string[] = [];
-    const chain = {
-      config: { chainId: 31337, wrappedNative: `0x${'ee'.repeat(20)}` },
-      wallets: null,
-      traits: () => Promise.resolve({ pendingNonces: 'pool', orderedBatches: false }),
-      rpc: {
-        all: <T>(batch: { method: string; params: unknown[] }[]) => {
-          calls.push(...batch.map((c) => c.method));
-          const pool = [
-            { from: '0xA', nonce: '0x3' },
-            { from: '0xa', nonce: '0x5' },
-          ];
-          return Promise.resolve(batch.map((c) => (c.method === 'eth_pendingTransactions' ? pool : c.method === 'eth_getBalance' ? '0x64' : '0x3')) as T[]);
-        },
-      },
-    } as unknown as ExecutedChain;
-    const state = await readSenders(chain, intents, 7n, none);
-    // Nonce 3 follows the count at the head (3); 5 waits behind the gap at 4, which the buy fills.
-    expect(state.nonce.get('0xA')).toBe(4n);
-    expect(calls).toContain('eth_pendingTransactions');
-    expect(calls).not.toContain('eth_getBlockByNumber');
-  });
-
   it('takes the pending block read ahead (as the launch was recognised) instead of reading it again', async () => {
     const { chain, calls } = hardhat();
-    const ahead = Promise.resolve([{ transactions: [3, 4, 5].map((n) => ({ from: '0xa', nonce: `0x${n}` })) }]);
+    const ahead = Promise.resolve([{ transactions: [{ from: '0xa', nonce: '0x9' }] }]);
     const state = await readSenders(chain, intents, 7n, none, new SenderHeads(), ahead);
-    expect(state.nonce.get('0xA')).toBe(6n);
+    expect(state.nonce.get('0xA')).toBe(10n);
     expect(calls).not.toContain('eth_getBlockByNumber:pending');
     // A read ahead that failed (null): the round reads the block itself.
     const again = hardhat();

@@ -37,7 +37,7 @@ export async function readLaunchPool(
   return pool;
 }
 
-/** What a sender's state at a head is while that head stays the head: its balance and, where the node's pool gives the pending nonces (PENDING_NONCES `block`, `pool`), its transaction count (hex). */
+/** What a sender's state at a head is while that head stays the head: its balance and, where a pending block gives the pending nonces, its transaction count (hex). */
 interface HeadState {
   count: string | null;
   balance: string;
@@ -90,19 +90,18 @@ export async function readSenders(
   head: bigint,
   outstanding: (senders: string[]) => Promise<Map<string, bigint>>,
   heads: SenderHeads = new SenderHeads(),
-  /** The node's pool (PENDING_NONCES `block`, `pool`: readPool) read already; null or none: read here. */
+  /** The pending block (PENDING_NONCES `block`) read already, as `[block]`; null or none: read here. */
   pendingAhead?: Promise<unknown[] | null>,
 ): Promise<SenderState> {
   const { config, rpc, wallets: execution } = chain;
   const at = hexQ(head);
   const senders = [...new Set(intents.map((i) => senderOf(chain, i)))];
   const walletIntents = execution ? intents.filter((i) => i.signature) : [];
-  // Each sender's pending count, or (PENDING_NONCES `block`, `pool`) its count at the head and the node's pool as one read.
-  const mode = (await chain.traits()).pendingNonces;
-  const fromBlock = mode !== 'sender';
+  // Each sender's pending count, or (PENDING_NONCES `block`) its count at the head and one pending block.
+  const fromBlock = (await chain.traits()).pendingNonces === 'block';
   const atHead = Promise.all(heads.read(rpc, head, senders, fromBlock));
   const readLive = () =>
-    mode !== 'sender' ? readPool(rpc, mode) : rpc.all<unknown>(senders.map((w) => ({ method: 'eth_getTransactionCount', params: [w, 'pending'] })));
+    fromBlock ? readPendingBlock(rpc) : rpc.all<unknown>(senders.map((w) => ({ method: 'eth_getTransactionCount', params: [w, 'pending'] })));
   const [perWallet, out, walletReads] = await Promise.all([
     Promise.all([atHead, (fromBlock ? pendingAhead : undefined)?.then((ahead) => ahead ?? readLive()) ?? readLive()]).then(([states, live]) => [
       ...states.flatMap((state, i) => [fromBlock ? state.count : live[i], state.balance]),
@@ -118,53 +117,33 @@ export async function readSenders(
     ),
   ]);
   if (fromBlock) {
-    const pool = perWallet.pop() as PoolView | null;
-    const counts = new Map(senders.map((w, i) => [w.toLowerCase(), BigInt(perWallet[2 * i] as string)]));
+    const pendingBlock = perWallet.pop() as PendingBlock | null;
     // A sender's transactions in the node's pool count as out, like its buys still out.
-    for (const [wallet, next] of mempoolNonces(pool, counts)) {
+    for (const [wallet, next] of mempoolNonces(pendingBlock)) {
       if (next - 1n > (out.get(wallet) ?? -1n)) out.set(wallet, next - 1n);
     }
   }
   return senderState(senders, perWallet as string[], out, walletIntents, walletReads);
 }
 
-/**
- * The node's pool as one read, as `[{transactions}]`: PENDING_NONCES `block`, its pending block
- * (which the node builds by running every transaction in it: on hardhat, 20–40 ms behind a
- * launch that creates a pair); `pool`, its pending transactions (`eth_pendingTransactions`, run
- * by nothing: hardhat lists every sender's, geth only its own accounts').
- */
-export async function readPool(rpc: Pick<ExecutedChain['rpc'], 'all'>, mode: 'block' | 'pool'): Promise<unknown[]> {
-  if (mode === 'block') return rpc.all<unknown>([{ method: 'eth_getBlockByNumber', params: ['pending', true] }]);
-  const [transactions] = await rpc.all<unknown>([{ method: 'eth_pendingTransactions', params: [] }]);
-  return [{ transactions: Array.isArray(transactions) ? transactions : [] }];
+/** The node's pending block with its transactions, as `[block]` (PENDING_NONCES `block`). */
+export function readPendingBlock(rpc: Pick<ExecutedChain['rpc'], 'all'>): Promise<unknown[]> {
+  return rpc.all<unknown>([{ method: 'eth_getBlockByNumber', params: ['pending', true] }]);
 }
 
-/** What the pending-nonce reads need of the node's pool (a pending block, or its pending transactions). */
-export interface PoolView {
+/** What the pending-nonce reads need of a pending block (`eth_getBlockByNumber('pending', true)`). */
+export interface PendingBlock {
   transactions: ({ from: string; nonce: string } | string)[];
 }
 
-/**
- * Per sender (lowercase) with a count at the head in `counts`, the nonce after its transactions in
- * the pool that follow on from that count without a gap (one past a gap waits in the pool until
- * the gap is filled, and a pending block leaves it out). Pure.
- */
-export function mempoolNonces(pool: PoolView | null, counts: ReadonlyMap<string, bigint>): Map<string, bigint> {
-  const nonces = new Map<string, Set<bigint>>();
-  for (const tx of pool?.transactions ?? []) {
+/** Per sender (lowercase), the nonce after its last transaction in the pending block. Pure. */
+export function mempoolNonces(block: PendingBlock | null): Map<string, bigint> {
+  const next = new Map<string, bigint>();
+  for (const tx of block?.transactions ?? []) {
     if (typeof tx === 'string') continue;
     const from = tx.from.toLowerCase();
-    if (!counts.has(from)) continue;
-    let own = nonces.get(from);
-    if (!own) nonces.set(from, (own = new Set()));
-    own.add(BigInt(tx.nonce));
-  }
-  const next = new Map<string, bigint>();
-  for (const [from, own] of nonces) {
-    let after = counts.get(from)!;
-    while (own.has(after)) after++;
-    if (after > counts.get(from)!) next.set(from, after);
+    const after = BigInt(tx.nonce) + 1n;
+    if (after > (next.get(from) ?? 0n)) next.set(from, after);
   }
   return next;
 }

@@ -2,12 +2,13 @@ import { ChainRpc } from '@tradeinfra/service-kit';
 import { HardhatNode } from '@tradeinfra/test-support';
 import type { ExecutedChain } from '../execution/chain-clients.js';
 import type { ClaimedIntent } from '../execution/execution.repository.js';
-import { readPool, readSenders, SenderHeads } from '../execution/round-reads.js';
+import { readPendingBlock, readSenders, SenderHeads } from '../execution/round-reads.js';
 
 /**
  * The senders' next nonces on a real hardhat node (automine off) whose pool holds a sender's
- * transactions with a gap: each way of reading the pool (PENDING_NONCES `block`, `pool`, and
- * `sender`) gives the nonce right after those that follow on from the sender's count.
+ * transactions with a gap: both ways of reading them (PENDING_NONCES `block`: one pending block
+ * and each sender's count; `sender`: each sender's pending count) give the nonce right after
+ * those that follow on from the sender's count, never one past the gap.
  */
 describe('pending nonces on hardhat, a sender with a gap in the pool', () => {
   let node: HardhatNode;
@@ -31,7 +32,7 @@ describe('pending nonces on hardhat, a sender with a gap in the pool', () => {
     await node?.stop();
   });
 
-  const chainWith = (pendingNonces: 'sender' | 'block' | 'pool') =>
+  const chainWith = (pendingNonces: 'sender' | 'block') =>
     ({
       config: { chainId: 31337, wrappedNative: `0x${'ee'.repeat(20)}` },
       wallets: null,
@@ -41,15 +42,15 @@ describe('pending nonces on hardhat, a sender with a gap in the pool', () => {
   const intents = () => [a, b].map((wallet) => ({ wallet, signature: null })) as unknown as ClaimedIntent[];
   const none = () => Promise.resolve(new Map<string, bigint>());
 
-  it.each(['pool', 'block', 'sender'] as const)('PENDING_NONCES %s: the nonce after those that follow on, not one past the gap', async (mode) => {
+  it.each(['block', 'sender'] as const)('PENDING_NONCES %s: the nonce after those that follow on, not one past the gap', async (mode) => {
     const state = await readSenders(chainWith(mode), intents(), head, none, new SenderHeads());
     expect(state.nonce.get(a)).toBe(3n);
     expect(state.nonce.get(b)).toBe(0n);
   });
 
-  it('the pool read ahead (as a launch is recognised) gives the same', async () => {
-    const ahead = readPool(rpc, 'pool');
-    const state = await readSenders(chainWith('pool'), intents(), head, none, new SenderHeads(), ahead);
+  it('the pending block read ahead (as a launch is recognised) gives the same', async () => {
+    const ahead = readPendingBlock(rpc);
+    const state = await readSenders(chainWith('block'), intents(), head, none, new SenderHeads(), ahead);
     expect([state.nonce.get(a), state.nonce.get(b)]).toEqual([3n, 0n]);
   });
 });
