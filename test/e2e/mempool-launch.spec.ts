@@ -143,6 +143,26 @@ describe('same-block launches: buys right behind a launch seen in the mempool', 
     }
   }, 90_000);
 
+  it('a wallet with a transaction of its own in the node’s pool: its buy takes the nonce after it and still lands in the launch block', async () => {
+    const token = await approvedToken();
+    const w = wallets[0]!;
+    const intent = await create({ wallet: w.address, tokenAddress: token, bribe: '1000' });
+    await watching(token);
+    // The wallet's own transfer waits in the pool (no automine), ahead of the launch.
+    const nonce = BigInt(await rpc<string>('eth_getTransactionCount', [w.address, 'latest']));
+    const transfer = await rpc<string>('eth_sendTransaction', [{ from: w.address, to: dex.owner, value: '0x1' }]);
+    const addLiquidity = dex.a.UniswapV2Router02!.iface.encodeFunctionData('addLiquidityETH', [token, SUPPLY / 10n, 0, 0, dex.owner, expiry()]);
+    const launchBlock = BigInt(await rpc<string>('eth_blockNumber')) + 1n;
+    const launch = await pendingTx(dex.router, addLiquidity, 5n * ETH);
+    const { records, block } = await mineWhenDecided([intent]);
+    const record = records.get(intent.id)!;
+    expect(record).toMatchObject({ status: 'completed', statusReason: null });
+    expect(BigInt(block.number)).toBe(launchBlock);
+    expect(block.transactions).toEqual([transfer, launch, record.txHash]);
+    const buy = await rpc<{ nonce: string }>('eth_getTransactionByHash', [record.txHash]);
+    expect(BigInt(buy.nonce)).toBe(nonce + 1n);
+  }, 90_000);
+
   it('a private launch (first seen in its block although the mempool is followed): the block path buys in the next block', async () => {
     const token = await approvedToken();
     const addLiquidity = dex.a.UniswapV2Router02!.iface.encodeFunctionData('addLiquidityETH', [token, SUPPLY / 10n, 0, 0, dex.owner, expiry()]);

@@ -11,7 +11,7 @@ import { ChainHeads } from './chain-heads.js';
 import { ChainScheduler } from './chain-scheduler.js';
 import { ExecutionRepository, type ClaimedIntent, type LaunchedToken } from './execution.repository.js';
 import { planRound, type Job, type Plan } from './round-planner.js';
-import { readLaunchPool, readPendingBlock, readSenders, SenderHeads } from './round-reads.js';
+import { poolClashes, readLaunchPool, readPendingBlock, readSenders, SenderHeads, type PendingBlock } from './round-reads.js';
 import { signingUnits, WebhookSigner, type SignJob, type SigningUnit, type SignResult } from './signer.js';
 import { mapLimit, SubmissionPipeline } from './submission-pipeline.js';
 import { claimableProbeIntent, probeIntent, TokenProber, type ProbeResult } from './token-prober.js';
@@ -367,6 +367,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     if (plan.release.length > 0) pipeline.release(plan.release);
     // Nonces are per sender: the wallet, or for wallet intents the relayer.
     pipeline.expect(plan.jobs.map((j) => ({ id: j.intent.id, wallet: j.tx.from.toLowerCase(), nonce: BigInt(j.tx.nonce) })));
+    if (plan.poolCheck) pipeline.gate(plan.poolCheck.then((clashing) => clashing.map((j) => ({ wallet: j.tx.from.toLowerCase(), nonce: BigInt(j.tx.nonce) }))));
     await mapLimit(signingUnits(plan.jobs), SIGNING_CONCURRENCY, async (unit) => {
       const results = await this.sign(chain, unit, plan.targetBlock);
       pipeline.signedAll(unit.jobs.map((job, i) => [job.intent.id, results[i]!]));
@@ -432,9 +433,21 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
       const early = launch.pending ? await this.earlyProbe(config.chainId, launch.token, launch.pending.txHash, headNumber) : null;
       return early ?? this.prober.probe(config, launch, headNumber, launchPool, probeFor);
     };
+    // Behind a pending launch, with the node's pending block asked for as the launch was
+    // recognised (launchSeen): the buys are numbered without waiting for it (on hardhat, busy
+    // behind a launch, it takes 20–60 ms), and it is checked before anything is settled
+    // (poolCheck): a buy that meets a transaction of its sender's in the pool goes back to the queue.
+    const numberFirst = pendingAhead !== undefined && (await chain.traits()).pendingNonces === 'block';
     const [probe, state] = await Promise.all([
       probeToken(),
-      readSenders(chain, intents, headNumber, (senders) => this.repo.pendingNonces(config.chainId, senders), chain.senders, pendingAhead),
+      readSenders(
+        chain,
+        intents,
+        headNumber,
+        (senders) => this.repo.pendingNonces(config.chainId, senders),
+        chain.senders,
+        numberFirst ? Promise.resolve([null]) : pendingAhead,
+      ),
     ]);
     const decided = planRound({
       chain: config,
@@ -450,7 +463,8 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
       state,
       devSignerHolds: (wallet) => chain.devSigner.holds(wallet),
     });
-    return { targetBlock, ...decided, release: [] };
+    const poolCheck = numberFirst ? clashingBuys(chain, decided.jobs, pendingAhead!) : undefined;
+    return { targetBlock, ...decided, release: [], ...(poolCheck ? { poolCheck } : {}) };
   }
 
   /** Which side of the stable pair is the native token, and the stable's decimals (read once). */
@@ -464,6 +478,24 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
       throw err;
     });
     return chain.stable;
+  }
+}
+
+/**
+ * The buys that meet a transaction of their sender's in the node's pending block (`pending`: read
+ * ahead, or read now when that read failed), with the sender's later buys; every buy when the
+ * block cannot be read (nothing goes out on nonces the pool was not checked for).
+ */
+async function clashingBuys(chain: Pick<ExecutedChain, 'rpc'>, jobs: Job[], pending: Promise<unknown[] | null>): Promise<Job[]> {
+  const first = new Map<string, bigint>();
+  for (const { tx } of jobs) if (!first.has(tx.from.toLowerCase())) first.set(tx.from.toLowerCase(), BigInt(tx.nonce));
+  if (first.size === 0) return [];
+  try {
+    const [block] = (await pending) ?? (await readPendingBlock(chain.rpc));
+    const clashes = poolClashes((block ?? null) as PendingBlock | null, first);
+    return jobs.filter(({ tx }) => clashes.has(tx.from.toLowerCase()));
+  } catch {
+    return jobs;
   }
 }
 

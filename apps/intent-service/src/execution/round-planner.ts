@@ -26,6 +26,12 @@ export interface Plan {
   jobs: Job[];
   /** Intents handed back untouched (the pool is empty: a reorg undid the launch). */
   release: string[];
+  /**
+   * Behind a pending launch, where the senders' nonces were numbered before the node's pending
+   * block was in (see Executor.plan): the buys that meet a transaction of their sender's in the
+   * node's pool, to hand back rather than send (with the sender's later ones).
+   */
+  poolCheck?: Promise<Job[]>;
 }
 
 /**

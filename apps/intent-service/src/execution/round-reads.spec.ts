@@ -1,6 +1,6 @@
 import type { ExecutedChain } from './chain-clients.js';
 import type { ClaimedIntent } from './execution.repository.js';
-import { mempoolNonces, readSenders, SenderHeads, senderOf, senderState } from './round-reads.js';
+import { mempoolNonces, poolClashes, readSenders, SenderHeads, senderOf, senderState } from './round-reads.js';
 
 describe('senderState', () => {
   it('starts each sender past its buys still out, or at the node’s pending nonce when that is ahead', () => {
@@ -79,6 +79,25 @@ describe('mempoolNonces', () => {
   it('reads nothing from a missing block or one listing hashes only', () => {
     expect(mempoolNonces(null).size).toBe(0);
     expect(mempoolNonces({ transactions: ['0x12'] }).size).toBe(0);
+  });
+});
+
+describe('poolClashes', () => {
+  it('names the senders whose pooled transactions reach their first nonce in the round', () => {
+    const block = {
+      transactions: [
+        { from: '0xAA', nonce: '0x4' },
+        { from: '0xbb', nonce: '0x1' },
+        { from: '0xcc', nonce: '0x7' },
+      ],
+    };
+    const first = new Map([
+      ['0xaa', 4n], // its own transaction has nonce 4: clash
+      ['0xbb', 2n], // its pooled transaction is before the round's (an earlier buy of ours): none
+      ['0xdd', 0n], // nothing in the pool
+    ]);
+    expect(poolClashes(block, first)).toEqual(new Set(['0xaa']));
+    expect(poolClashes(null, first).size).toBe(0);
   });
 });
 

@@ -131,6 +131,20 @@ export function readPendingBlock(rpc: Pick<ExecutedChain['rpc'], 'all'>): Promis
   return rpc.all<unknown>([{ method: 'eth_getBlockByNumber', params: ['pending', true] }]);
 }
 
+/**
+ * The senders (lowercase) whose buys, numbered as if the node's pool held none of their own
+ * transactions, meet one of them there: `first` is each sender's first nonce in the round, and
+ * a sender clashes when the pending block has its transaction at that nonce or past it. Pure.
+ */
+export function poolClashes(block: PendingBlock | null, first: ReadonlyMap<string, bigint>): Set<string> {
+  const clashes = new Set<string>();
+  for (const [sender, next] of mempoolNonces(block)) {
+    const nonce = first.get(sender);
+    if (nonce !== undefined && next > nonce) clashes.add(sender);
+  }
+  return clashes;
+}
+
 /** What the pending-nonce reads need of a pending block (`eth_getBlockByNumber('pending', true)`). */
 export interface PendingBlock {
   transactions: ({ from: string; nonce: string } | string)[];

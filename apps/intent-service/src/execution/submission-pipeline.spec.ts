@@ -55,6 +55,40 @@ describe('SubmissionPipeline', () => {
     expect(f.launches.every((l) => l === LAUNCH)).toBe(true);
   });
 
+  it('settles nothing before its gate answers, then holds back the buys it names with their wallets’ later ones', async () => {
+    const f = fakes();
+    const p = new SubmissionPipeline(f.repo, f.submitter, 'claim', 101n, LAUNCH, f.logger);
+    let open!: (clashing: { wallet: string; nonce: bigint }[]) => void;
+    p.gate(new Promise((resolve) => (open = resolve)));
+    p.expect([
+      { id: 'a', wallet: W, nonce: 4n },
+      { id: 'x', wallet: '0xbb', nonce: 0n },
+      { id: 'b', wallet: W, nonce: 5n },
+    ]);
+    p.signedAll([
+      ['a', ok('a')],
+      ['x', ok('x')],
+      ['b', ok('b')],
+    ]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(f.rounds).toHaveLength(0);
+    // W has its own transaction at nonce 4 in the node's pool: a and b go back to the queue.
+    open([{ wallet: W, nonce: 4n }]);
+    expect(await p.finish()).toEqual({ submitted: 1, failed: 0, deferred: 2 });
+    expect(f.sent.flat().map((s) => s.intentId)).toEqual(['x']);
+    expect(f.rounds.flatMap((r) => r.release).sort()).toEqual(['a', 'b']);
+  });
+
+  it('a gate that answers nothing clashing lets every buy out, once', async () => {
+    const f = fakes();
+    const p = new SubmissionPipeline(f.repo, f.submitter, 'claim', 101n, LAUNCH, f.logger);
+    p.gate(Promise.resolve([]));
+    p.expect([{ id: 'a', wallet: W, nonce: 0n }]);
+    p.signedAll([['a', ok('a')]]);
+    expect(await p.finish()).toEqual({ submitted: 1, failed: 0, deferred: 0 });
+    expect(f.sent.flat().map((s) => s.intentId)).toEqual(['a']);
+  });
+
   it('after a failed signing, holds back the wallet’s later buys (no nonce gap) but sends other wallets’', async () => {
     const f = fakes();
     const p = new SubmissionPipeline(f.repo, f.submitter, 'claim', 101n, LAUNCH, f.logger);

@@ -40,6 +40,8 @@ export class SubmissionPipeline {
   private ready: ToSubmit[] = [];
   private held: string[] = [];
   private flushing: Promise<void> | null = null;
+  /** While set, nothing is settled (see gate). */
+  private gated: Promise<void> | null = null;
   /** Every buy submitted in this round, in order. */
   private readonly bundled: Submission[] = [];
   private error: unknown = null;
@@ -81,6 +83,26 @@ export class SubmissionPipeline {
     this.kick();
   }
 
+  /**
+   * Nothing is settled before `check` answers: the buys it names (each a wallet and nonce) do not
+   * go out, nor do their wallets' later buys; they go back to the queue, for a later round.
+   */
+  gate(check: Promise<Pick<Expected, 'wallet' | 'nonce'>[]>): void {
+    this.gated = check
+      .then(
+        (clashing) => {
+          for (const b of clashing) this.block(b.wallet, b.nonce - 1n);
+        },
+        (err: unknown) => {
+          this.error = err;
+        },
+      )
+      .finally(() => {
+        this.gated = null;
+        this.kick();
+      });
+  }
+
   /** Signing results as they come (a batch's answer at once: one wave for them, not one per buy). */
   signedAll(results: Iterable<[string, SignResult]>): void {
     for (const [id, result] of results) this.results.set(id, result);
@@ -93,6 +115,7 @@ export class SubmissionPipeline {
     this.advance();
     for (const b of this.expected.slice(this.next)) this.held.push(b.id);
     this.next = this.expected.length;
+    if (this.gated) await this.gated; // it kicks as it opens
     this.kick();
     while (this.flushing) await this.flushing;
     if (this.error) throw this.error;
@@ -129,7 +152,7 @@ export class SubmissionPipeline {
   }
 
   private kick(): void {
-    if (this.flushing || this.error) return;
+    if (this.flushing || this.gated || this.error) return;
     if (this.ready.length === 0 && this.failures.length === 0 && this.held.length === 0) return;
     // One bundle at the end: nothing is sent early, so a wave is settled only once it is large
     // (a batch's answer) or the last signature is in; many small transactions would only slow

@@ -88,7 +88,8 @@ export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
       this.heads.seen(chain.chainId, head);
       // The head this replica last stored: no new block, nothing to read (and no transaction).
       if (this.tips.get(chain.chainId) === head) result = { more: false, advanced: false, tip: head };
-      else result = await this.launches.withChain(chain.chainId, { more: false, advanced: false, tip: null }, (launches) => this.step(chain, rpc, launches, head));
+      else
+        result = await this.launches.withChain(chain.chainId, { more: false, advanced: false, tip: null }, (launches) => this.step(chain, rpc, launches, head));
     } catch (err) {
       // A failure of the node (HTTP, timeout, refused connection), as opposed to one of the database.
       if (err instanceof RpcUnavailable) await this.noteUnreachable(chain.chainId, true);
