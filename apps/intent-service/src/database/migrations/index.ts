@@ -10,6 +10,7 @@ import { TenantSearch1764500000000 } from './1764500000000-TenantSearch.js';
 import { PendingLaunches1764700000000 } from './1764700000000-PendingLaunches.js';
 import { LaunchKind1764800000000 } from './1764800000000-LaunchKind.js';
 import { WebhookBatch1764900000000 } from './1764900000000-WebhookBatch.js';
+import { SignedTxStorage1765000000000 } from './1765000000000-SignedTxStorage.js';
 
 /** Every migration of the intent schema, oldest first. */
 export const migrations = [
@@ -25,4 +26,5 @@ export const migrations = [
   PendingLaunches1764700000000,
   LaunchKind1764800000000,
   WebhookBatch1764900000000,
+  SignedTxStorage1765000000000,
 ];
