@@ -14,4 +14,6 @@ export const ADVISORY_LOCKS = {
   launchWatcher: 7_340_000,
   /** Class, per chain id: the executor of launched intents. */
   executor: 7_340_001,
+  /** Class, per hash of (source, chain, asset): a payout claiming its entries (transaction-level). */
+  payoutClaim: 7_350_000,
 } as const;

@@ -1,6 +1,10 @@
 import type { MevCaptureEvent, PayoutViewer } from '@tradeinfra/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { ADVISORY_LOCKS } from '@tradeinfra/service-kit';
+
+/** The advisory lock class of a payout's claim of its entries (see claimEntries). */
+const CLAIM_LOCK_CLASS = ADVISORY_LOCKS.payoutClaim;
 
 export interface EntryFilters {
   status?: string;
@@ -97,14 +101,18 @@ export class LedgerRepository {
 
   /**
    * Claims every unclaimed PENDING entry of (source, chain, asset) for the payout `payoutId`, in
-   * the payout's transaction `tx`. Rows another request is claiming are skipped, so no entry is
-   * claimed twice. Returns how many were claimed and their sum (`amount` as summed, `total`
-   * without trailing zeros; null when none).
+   * the payout's transaction `tx`. Claims of one (source, chain, asset) take turns (an advisory
+   * lock held to the end of the transaction): a request that comes while another claims waits for
+   * it, then finds what it left, so concurrent requests never split the entries between them (row
+   * locks alone, skipping what another claims, did: two payouts of one balance). Rows another
+   * claimer holds are still skipped, and no entry is claimed twice. Returns how many were claimed
+   * and their sum (`amount` as summed, `total` without trailing zeros; null when none).
    */
   async claimEntries(
     tx: EntityManager,
     c: { payoutId: string; sourceId: string; chainId: number; asset: string },
   ): Promise<{ n: number; amount: string | null; total: string | null }> {
+    await tx.query(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, [CLAIM_LOCK_CLASS, `${c.sourceId}:${c.chainId}:${c.asset}`]);
     const [row] = (await tx.query(
       `WITH claimed AS (
          UPDATE payout.entries SET claimed_by = $1

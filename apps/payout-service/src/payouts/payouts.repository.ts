@@ -47,7 +47,8 @@ export class PayoutsRepository {
 
   /**
    * Claims every unclaimed PENDING entry of (source, chain, asset) into a new payout, in one
-   * transaction. Rows another request is claiming are skipped, so no entry is claimed twice.
+   * transaction. Claims of one balance take turns (LedgerRepository.claimEntries): of concurrent
+   * requests, the first takes every entry and the others find none; no entry is claimed twice.
    * Nothing to claim, or a total below `minimum`, rolls everything back. With `audit`, the
    * audit row is written in the same transaction as the payout (one never exists without the other).
    */

@@ -14,6 +14,7 @@ import { eventually, TestDatabase, TestNatsServer, TestRpcClient } from '@tradei
 import { createPayoutService } from '../bootstrap.js';
 import { loadEnv, type PayoutServiceEnv } from '../config/env.js';
 import { createDataSource, runMigrations } from '../database/data-source.js';
+import { LedgerRepository } from '../ledger/ledger.repository.js';
 import { CONSUMER_NAME } from '../ledger/mev-consumer.js';
 
 /** Keeps the warnings the service logs (the audit line among them). */
@@ -157,5 +158,36 @@ describe('payout service on Postgres and NATS', () => {
       await expect(claim(operator, empty)).rejects.toMatchObject({ name: 'Conflict' });
       expect(await auditOf(empty)).toHaveLength(1);
     });
+  });
+
+  it('claims of one balance take turns: one that comes while another holds the entries waits, then takes what the first left', async () => {
+    const viewer: PayoutViewer = { tenantId: randomUUID(), admin: true, keyId: randomUUID() };
+    const source = `turns-${randomBytes(4).toString('hex')}`;
+    for (const amount of ['1', '2', '3']) await rpc.request(PAYOUT_ENTRY_RECORD, { viewer, body: event({ sourceId: source, amount }) });
+    const ds = await createDataSource(env).initialize();
+    const ledger = new LedgerRepository(ds);
+    const [first, second] = [ds.createQueryRunner(), ds.createQueryRunner()];
+    const of = (payoutId: string) => ({ payoutId, sourceId: source, chainId: 1, asset: 'ETH' });
+    try {
+      await first.startTransaction();
+      expect(await ledger.claimEntries(first.manager, of(randomUUID()))).toMatchObject({ n: 3, total: '6' });
+      await second.startTransaction();
+      const later = randomUUID();
+      const claiming = ledger.claimEntries(second.manager, of(later));
+      // It waits for the first claim's transaction (skipping the rows the first holds, it would find nothing at once).
+      await eventually(
+        'the second claim waiting for the first',
+        async () => (await db.query(`SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`)).length > 0,
+      );
+      // The first gives up (a total below the minimum, say): the second takes every entry, not none.
+      await first.rollbackTransaction();
+      expect(await claiming).toMatchObject({ n: 3, total: '6' });
+      await second.commitTransaction();
+      expect(await db.query(`SELECT count(*)::int AS n FROM payout.entries WHERE source_id = $1 AND claimed_by = $2`, [source, later])).toEqual([{ n: 3 }]);
+    } finally {
+      await first.release();
+      await second.release();
+      await ds.destroy();
+    }
   });
 });
