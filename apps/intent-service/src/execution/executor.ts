@@ -9,7 +9,7 @@ import { followSubmitted, planResends, type Block } from './buy-follower.js';
 import { EXECUTED_CHAINS, type ExecutedChain } from './chain-clients.js';
 import { ChainHeads } from './chain-heads.js';
 import { ChainScheduler } from './chain-scheduler.js';
-import { ExecutionRepository, type ClaimedIntent, type LaunchedToken } from './execution.repository.js';
+import { ExecutionRepository, type ClaimedIntent, type LaunchedToken, type SubmittedIntent } from './execution.repository.js';
 import { planRound, type Job, type Plan } from './round-planner.js';
 import { poolClashes, readLaunchPool, readPendingBlock, readSenders, SenderHeads, type PendingBlock } from './round-reads.js';
 import { signingUnits, WebhookSigner, type SignJob, type SigningUnit, type SignResult } from './signer.js';
@@ -242,9 +242,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async stepLocked(chain: Chain): Promise<boolean> {
     const ahead = this.takeAhead(chain);
-    const head = (await ahead?.head) ?? (await readHead(chain));
-    this.prefetchSenders(chain, BigInt(head.number));
-    // Under the lock (only its holder claims), beside following the buys out and the launch's store.
+    // Under the lock (only its holder claims), beside reading the head, following the buys out and the launch's store.
     const early = new Map<string, EarlyClaim>();
     for (const { token } of ahead?.launches ?? []) {
       const claimToken = randomUUID();
@@ -258,9 +256,14 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
       early.delete(launch.token.toLowerCase());
       return claimed;
     };
+    // The buys to follow are read beside the head too.
+    const submitted = this.repo.submitted(chain.config.chainId);
+    submitted.catch(() => undefined); // follow() takes the error
     let more = false;
     try {
-      await this.follow(chain, head);
+      const head = (await ahead?.head) ?? (await readHead(chain));
+      this.prefetchSenders(chain, BigInt(head.number));
+      await this.follow(chain, head, submitted);
       // The pending launch just recognised, from memory (its store is awaited before settling).
       for (const launch of ahead?.launches ?? []) {
         more = (await this.execute(chain, launch, head, ahead!.live, claimOf(launch), ahead!.stored)) || more;
@@ -279,8 +282,9 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     return more;
   }
 
-  private async follow(chain: Chain, head: Block): Promise<void> {
-    const submitted = await this.repo.submitted(chain.config.chainId);
+  /** `reading`: the buys submitted, as being read. */
+  private async follow(chain: Chain, head: Block, reading: Promise<SubmittedIntent[]>): Promise<void> {
+    const submitted = await reading;
     if (submitted.length === 0) return;
     const { outcomes, resend } = await followSubmitted(chain, submitted, head);
     if (outcomes.length > 0) {
