@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { bytesToHex, toChecksumAddress } from '@ethereumjs/util';
 import type { AccountChange } from './forked-state-manager.js';
 import { checksum, hexOf, stateUpdate } from './state-update.js';
 
@@ -19,6 +21,25 @@ describe('hexOf and checksum', () => {
     expect(hexOf(255n)).toBe('0xff');
     expect(checksum(A)).toBe('0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed');
     expect(checksum(A)).toBe('0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed');
+  });
+
+  it("gives EIP-55's examples, and what ethereumjs gives for any address", () => {
+    for (const address of [
+      '0x52908400098527886E0F7030069857D2E4169EE7',
+      '0x8617E340B3D01FA5F11F306F4090FD50E238070D',
+      '0xde709f2102306220921060314715629080e2fb77',
+      '0x27b1fdb04752bbc536007a920d24acb045561c26',
+      '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+      '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359',
+      '0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB',
+      '0xD1220A0cf47c7B9Be7A2E6BA89F429762e7b9aDb',
+    ]) {
+      expect(checksum(address.toLowerCase())).toBe(address);
+    }
+    for (let i = 0; i < 200; i++) {
+      const address = bytesToHex(randomBytes(20));
+      expect(checksum(address)).toBe(toChecksumAddress(address));
+    }
   });
 });
 

@@ -1,4 +1,5 @@
-import { bytesToHex, toChecksumAddress } from '@ethereumjs/util';
+import { bytesToHex } from '@ethereumjs/util';
+import { keccak256Bytes } from '@tradeinfra/service-kit';
 import type { StateUpdate } from '@tradeinfra/contracts';
 import { LRUCache } from 'lru-cache';
 import { sameBytes, type AccountChange } from './forked-state-manager.js';
@@ -12,7 +13,19 @@ const checksums = new LRUCache<string, string>({ max: 50_000 });
 /** The EIP-55 form of a lowercase address (cached). */
 export function checksum(address: string): string {
   let out = checksums.get(address);
-  if (out === undefined) checksums.set(address, (out = toChecksumAddress(address)));
+  if (out === undefined) checksums.set(address, (out = eip55(address)));
+  return out;
+}
+
+/** EIP-55: a hex letter is upper case where the Keccak-256 of the lowercase hex has a nibble of 8 or more. */
+function eip55(address: string): string {
+  const hex = address.slice(2).toLowerCase();
+  const hash = keccak256Bytes(Buffer.from(hex, 'ascii'));
+  let out = '0x';
+  for (let i = 0; i < 40; i++) {
+    const nibble = i % 2 === 0 ? hash[i >> 1]! >> 4 : hash[i >> 1]! & 0x0f;
+    out += nibble >= 8 ? hex[i]!.toUpperCase() : hex[i]!;
+  }
   return out;
 }
 
