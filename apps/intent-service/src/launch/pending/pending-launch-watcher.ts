@@ -114,8 +114,22 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
   private async stored(chain: ChainWatch, launch: PendingLaunch): Promise<void> {
     // When the transaction was first announced, on the wall clock (what the executor's latency counts from).
     const seenAt = new Date(Date.now() - (performance.now() - launch.seenAt));
-    // The token probe: made behind the launch in its own simulation, or started now, beside
-    // storing the launch and the round's lock and claim.
+    // The round starts on the launch as recognised, while it is stored (see Executor.launchSeen).
+    const recorded = this.repo.record(launch, chain.config.wrappedNative, seenAt);
+    const txHash = launch.txHash.toLowerCase(); // as stored
+    const launched = launch.launches
+      .filter((l) => l.quote === chain.config.wrappedNative)
+      .map((l): LaunchedToken => ({
+        token: getAddress(l.token),
+        pair: l.pair,
+        blockNumber: null,
+        seenAt,
+        pending: { txHash, raw: launch.raw, tokenReserve: l.tokenReserve, nativeReserve: l.quoteReserve, stateAfter: launch.stateAfter },
+        launch: { type: 'public_transaction', txHash },
+      }));
+    this.executor.launchSeen(chain.config.chainId, launched, recorded);
+    // The token probe: made behind the launch in its own simulation, or started now (with the
+    // intent the round claimed), beside storing the launch and the round's lock.
     for (const l of launch.launches) {
       if (l.quote !== chain.config.wrappedNative || !chain.state.watch.tokens.has(l.token)) continue;
       const recognised = {
@@ -131,20 +145,6 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
       if (probe) this.executor.probeKnown(chain.config.chainId, recognised, probe);
       else this.executor.probeEarly(chain.config.chainId, recognised);
     }
-    // The round starts on the launch as recognised, while it is stored (see Executor.launchSeen).
-    const recorded = this.repo.record(launch, chain.config.wrappedNative, seenAt);
-    const txHash = launch.txHash.toLowerCase(); // as stored
-    const launched = launch.launches
-      .filter((l) => l.quote === chain.config.wrappedNative)
-      .map((l): LaunchedToken => ({
-        token: getAddress(l.token),
-        pair: l.pair,
-        blockNumber: null,
-        seenAt,
-        pending: { txHash, raw: launch.raw, tokenReserve: l.tokenReserve, nativeReserve: l.quoteReserve, stateAfter: launch.stateAfter },
-        launch: { type: 'public_transaction', txHash },
-      }));
-    this.executor.launchSeen(chain.config.chainId, launched, recorded);
     const stored = await recorded;
     if (stored.length === 0) return;
     const watch = chain.state.watch;
