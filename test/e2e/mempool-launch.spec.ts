@@ -1,5 +1,5 @@
 import { connect } from '@nats-io/transport-node';
-import { SIMULATION_SIMULATE, type IntentRecord } from '@tradeinfra/contracts';
+import { SIMULATION_SIMULATE, SIMULATION_SIMULATE_STREAM, type IntentRecord } from '@tradeinfra/contracts';
 import { devWallet, eventually, HardhatNode, LocalDex, LocalRelay, mined } from '@tradeinfra/test-support';
 import { keccak256, MaxUint256 } from 'ethers';
 import { LaunchDriver } from './execution-support.js';
@@ -99,17 +99,19 @@ describe('same-block launches: buys right behind a launch seen in the mempool', 
     // Every simulation the services ask for (a plain subscription gets a copy of each request).
     const nc = await connect({ servers: stack.nats.url });
     const simulations: string[] = [];
-    const spy = nc.subscribe(SIMULATION_SIMULATE, {
-      callback: (_err, msg) => {
-        simulations.push(msg.string());
-      },
-    });
+    const spies = [SIMULATION_SIMULATE, SIMULATION_SIMULATE_STREAM].map((subject) =>
+      nc.subscribe(subject, {
+        callback: (_err, msg) => {
+          simulations.push(msg.string());
+        },
+      }),
+    );
     await nc.flush();
     const addLiquidity = dex.a.UniswapV2Router02!.iface.encodeFunctionData('addLiquidityETH', [token, SUPPLY / 10n, 0, 0, dex.owner, expiry()]);
     const launchBlock = BigInt(await rpc<string>('eth_blockNumber')) + 1n;
     const launch = await pendingTx(dex.router, addLiquidity, 5n * ETH);
     await eventually('every intent decided', () => driver.decided([low, high, mid].map((i) => i.id)), 30_000);
-    spy.unsubscribe();
+    for (const spy of spies) spy.unsubscribe();
     await nc.close();
     // One simulation of this token for the whole launch: the launch transaction, with the token
     // probe (a buy, then a sale) run right behind it in the same simulation; the round does not

@@ -284,3 +284,10 @@ export type SimulationResult = z.output<typeof SimulationResultSchema>;
 export interface SimulateMessage {
   body: unknown;
 }
+
+/**
+ * What `simulation.simulate.stream` answers, in order: the first call's result once nothing can
+ * change it any more (the block it ran on, hex), unless the simulation fails first; then the whole
+ * result, whose first call is that one.
+ */
+export type SimulationStreamed = { first: SimulatedCall; blockNumber: string } | { result: SimulationResult };

@@ -27,6 +27,11 @@ export const REQUEST_ID_HEADER = 'x-request-id';
 
 export const SIMULATION_SERVICE_QUEUE = 'simulation-service';
 export const SIMULATION_SIMULATE = 'simulation.simulate';
+/**
+ * The same simulation, answered twice (services only, never the public API): the first call's
+ * result as soon as it is final (`SimulationStreamed`'s `first`), then the whole result.
+ */
+export const SIMULATION_SIMULATE_STREAM = 'simulation.simulate.stream';
 /** Answers `{ ok: true, chains: number[] }` when the service is up. */
 export const SIMULATION_HEALTH = 'simulation.health';
 

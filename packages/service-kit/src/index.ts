@@ -240,7 +240,15 @@ export { NatsSimulationClient, type SimulationRequest } from './simulation-clien
 export { ADVISORY_LOCKS } from './locks.js';
 export { ensureConsumer, ensureStream } from './jetstream.js';
 export { envFlag, envInt, loadServiceEnv, LOG_ENV, NATS_ENV, POSTGRES_ENV } from './env.js';
-export { NATS_HEADERS_BYTES, natsRequest, NatsRequestFailed, ServiceReplyError, type NatsRequestFailure, type NatsRequestOptions } from './nats-request.js';
+export {
+  NATS_HEADERS_BYTES,
+  natsRequest,
+  NatsRequestFailed,
+  natsRequestStream,
+  ServiceReplyError,
+  type NatsRequestFailure,
+  type NatsRequestOptions,
+} from './nats-request.js';
 export { ServiceError } from './service-error.js';
 export { keccak256Bytes, useFastKeccak } from './keccak.js';
 export { ethersTransaction, matchSigned, signedTransaction, signingHash, unsignedFields, type SignedParts } from './eip1559.js';

@@ -43,26 +43,68 @@ export interface NatsRequestOptions {
  * a NatsRequestFailed when no service answered (no responders, timeout, too large, transport).
  */
 export async function natsRequest<T>(nc: NatsConnection, subject: string, data: unknown, options: NatsRequestOptions): Promise<T> {
-  const h = natsHeaders();
-  h.set(REQUEST_ID_HEADER, options.requestId ?? randomUUID());
+  const { packet, headers } = requestPacket(subject, data, options);
+  let raw: string;
+  try {
+    raw = (await nc.request(subject, packet, { timeout: options.timeoutMs, headers })).string();
+  } catch (err) {
+    throw transportFailure(err, subject, options.timeoutMs);
+  }
+  const reply = decodeRpcReply<T>(raw);
+  if (!reply.ok) throw new ServiceReplyError(reply.error);
+  return reply.value;
+}
+
+/**
+ * One request a service answers with several values (its handler returns an Observable), in the
+ * same envelope and with the same failures as natsRequest: `onValue` gets each value in order and
+ * says whether it is the last one; resolves once it is. A service error ends it at once.
+ */
+export async function natsRequestStream<T>(
+  nc: NatsConnection,
+  subject: string,
+  data: unknown,
+  options: NatsRequestOptions,
+  onValue: (value: T) => boolean,
+): Promise<void> {
+  const { packet, headers } = requestPacket(subject, data, options);
+  let replies: AsyncIterable<{ string(): string }>;
+  try {
+    replies = await nc.requestMany(subject, packet, { strategy: 'timer', maxWait: options.timeoutMs, headers });
+  } catch (err) {
+    throw transportFailure(err, subject, options.timeoutMs);
+  }
+  try {
+    for await (const msg of replies) {
+      const reply = decodeRpcReply<T>(msg.string());
+      if (!reply.ok) throw new ServiceReplyError(reply.error);
+      if (reply.value === undefined) continue; // the stream's end, sent apart from its last value
+      if (onValue(reply.value)) return;
+    }
+  } catch (err) {
+    if (err instanceof ServiceReplyError) throw err;
+    throw transportFailure(err, subject, options.timeoutMs);
+  }
+  throw new NatsRequestFailed('timeout', `${subject}: no last answer within ${options.timeoutMs} ms`);
+}
+
+function requestPacket(subject: string, data: unknown, options: NatsRequestOptions): { packet: string; headers: ReturnType<typeof natsHeaders> } {
+  const headers = natsHeaders();
+  headers.set(REQUEST_ID_HEADER, options.requestId ?? randomUUID());
   const packet = encodeRpcRequest(subject, data, randomUUID());
   const size = Buffer.byteLength(packet) + NATS_HEADERS_BYTES;
   if (options.maxPayload !== undefined && size > options.maxPayload) {
     throw new NatsRequestFailed('too_large', `${size} bytes, more than the server's max_payload ${options.maxPayload}`, { size, limit: options.maxPayload });
   }
-  let raw: string;
-  try {
-    raw = (await nc.request(subject, packet, { timeout: options.timeoutMs, headers: h })).string();
-  } catch (err) {
-    if (err instanceof errors.NoRespondersError || (err instanceof errors.RequestError && err.isNoResponders())) {
-      throw new NatsRequestFailed('no_responders', `no service answers ${subject}`);
-    }
-    if (err instanceof errors.TimeoutError || (err as Error).name === 'TimeoutError') {
-      throw new NatsRequestFailed('timeout', `${subject}: no answer within ${options.timeoutMs} ms`);
-    }
-    throw new NatsRequestFailed('transport', `${subject}: ${(err as Error).message}`);
+  return { packet, headers };
+}
+
+function transportFailure(err: unknown, subject: string, timeoutMs: number): NatsRequestFailed {
+  if (err instanceof errors.NoRespondersError || (err instanceof errors.RequestError && err.isNoResponders())) {
+    return new NatsRequestFailed('no_responders', `no service answers ${subject}`);
   }
-  const reply = decodeRpcReply<T>(raw);
-  if (!reply.ok) throw new ServiceReplyError(reply.error);
-  return reply.value;
+  if (err instanceof errors.TimeoutError || (err as Error).name === 'TimeoutError') {
+    return new NatsRequestFailed('timeout', `${subject}: no answer within ${timeoutMs} ms`);
+  }
+  return new NatsRequestFailed('transport', `${subject}: ${(err as Error).message}`);
 }

@@ -1,6 +1,13 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { SIMULATION_SIMULATE, type SimulationResult, type StateUpdate } from '@tradeinfra/contracts';
-import { natsRequest, ServiceReplyError } from './nats-request.js';
+import {
+  SIMULATION_SIMULATE,
+  SIMULATION_SIMULATE_STREAM,
+  type SimulatedCall,
+  type SimulationResult,
+  type SimulationStreamed,
+  type StateUpdate,
+} from '@tradeinfra/contracts';
+import { natsRequest, natsRequestStream, ServiceReplyError } from './nats-request.js';
 
 export interface SimulationRequest {
   chainId: number;
@@ -33,6 +40,40 @@ export class NatsSimulationClient {
       if (err instanceof ServiceReplyError) throw new Error(`simulation: ${err.message}`);
       throw err;
     }
+  }
+
+  /**
+   * The same simulation, with `onFirstCall` given the first call's result (and the block it ran
+   * on, hex) as soon as it is final, while the later calls still run: once, before the answer
+   * (with the answer at the latest); not called when the simulation fails before. `onFirstCall`
+   * must not throw.
+   */
+  async simulateStream(
+    request: SimulationRequest,
+    onFirstCall: (call: SimulatedCall, blockNumber: string) => void,
+    timeoutMs = 5_000,
+    requestId?: string,
+  ): Promise<SimulationResult> {
+    this.nc ??= connect({ servers: this.natsUrl, name: this.name, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+    const nc = await this.nc;
+    let result: SimulationResult | undefined;
+    let told = false;
+    try {
+      await natsRequestStream<SimulationStreamed>(nc, SIMULATION_SIMULATE_STREAM, { body: request }, { timeoutMs, requestId }, (value) => {
+        if ('result' in value) {
+          result = value.result;
+          if (!told && result.calls[0]) onFirstCall(result.calls[0], result.blockNumber);
+          return true;
+        }
+        if (!told) onFirstCall(value.first, value.blockNumber);
+        told = true;
+        return false;
+      });
+    } catch (err) {
+      if (err instanceof ServiceReplyError) throw new Error(`simulation: ${err.message}`);
+      throw err;
+    }
+    return result!;
   }
 
   async close(): Promise<void> {

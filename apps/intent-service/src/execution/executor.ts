@@ -217,12 +217,14 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * A pending launch was just recognised (after launchSeen): probes the token now, on the state
-   * the launch leaves and with the amount of the first intent its round claimed, while the launch
-   * is stored and its round locks the chain. The round uses this probe when its head is the one the
-   * launch was simulated on (else, or when this one failed, it probes again).
+   * A pending launch was just recognised (after launchSeen): its token probe, for its round to use
+   * when its head is the one the launch was simulated on (else, or when this one failed, it probes
+   * again). `behind`: the probe made right behind the launch in the launch's own simulation (still
+   * running); where it gives none, the token is probed now, on the state the launch leaves and
+   * with the amount of the first intent the round claimed, while the launch is stored and its
+   * round locks the chain.
    */
-  probeEarly(chainId: number, launch: RecognisedLaunch): void {
+  probeEarly(chainId: number, launch: RecognisedLaunch, behind: Promise<ProbeResult | null> = Promise.resolve(null)): void {
     const chain = this.chains.get(chainId);
     if (!chain) return;
     const now = Date.now();
@@ -230,18 +232,14 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     const pool = { reserveNative: launch.nativeReserve, reserveToken: launch.tokenReserve, liquidityCents: null };
     // With the first intent the round's claim took (see launchSeen), else the first a claim would take.
     const claim = chain.ahead?.claims.get(launch.token.toLowerCase());
-    const probeFor = claim ? claim.intents.then((claimed) => probeIntent(claimed)) : claimableProbeIntent(this.intents, chainId, launch.token);
-    const probe = probeFor.then((probeFor) => {
+    const probeNow = async () => {
+      const probeFor = await (claim ? claim.intents.then((claimed) => probeIntent(claimed)) : claimableProbeIntent(this.intents, chainId, launch.token));
       if (!probeFor) return null;
       return this.prober.probe(chain.config, { token: launch.token, pair: launch.pair, pending: launch }, launch.headBlock, pool, probeFor);
-    });
+    };
+    const probe = behind.catch(() => null).then((known) => known ?? probeNow());
     probe.catch(() => undefined); // the round probes again
     this.earlyProbes.set(earlyKey(chainId, launch.token, launch.txHash, launch.headBlock), { at: now, probe });
-  }
-
-  /** A pending launch's probe already made (behind it, in its own simulation): the round uses it as an early one. */
-  probeKnown(chainId: number, launch: Pick<RecognisedLaunch, 'token' | 'txHash' | 'headBlock'>, probe: ProbeResult): void {
-    this.earlyProbes.set(earlyKey(chainId, launch.token, launch.txHash, launch.headBlock), { at: Date.now(), probe: Promise.resolve(probe) });
   }
 
   /** The early probe of this launch at this head, once (null: none, or it failed or found nothing to probe with). */

@@ -52,6 +52,26 @@ export class BundleReads implements StateReads {
     return this.misses.size;
   }
 
+  /**
+   * Whether every read `call` had to assume this round went upstream early (fetchEarly) and came
+   * back as assumed: then its result stands whatever the later calls read. False when one did not,
+   * was not sent early, or could not be read.
+   */
+  async confirmed(call: number): Promise<boolean> {
+    const assumed = [...this.misses].filter(([, miss]) => miss.call === call);
+    const batches = [...this.early];
+    try {
+      const fetched = await Promise.all(batches.map((batch) => batch.values));
+      return assumed.every(([key, miss]) => {
+        const i = batches.findIndex((batch) => batch.keys.has(key));
+        const value = i === -1 ? undefined : fetched[i]!.get(key);
+        return value !== undefined && sameValue(miss.assumed, value);
+      });
+    } catch {
+      return false;
+    }
+  }
+
   /** The first call that read a key this round had to assume, or -1. */
   get firstMissingCall(): number {
     let first = -1;

@@ -26,6 +26,12 @@ export interface SimulateOptions {
   id?: string;
   /** Upstream reads this simulation may make (SIM_MAX_UPSTREAM_READS); none: unbounded. */
   budget?: ReadBudget;
+  /**
+   * Called once with the first call's result as soon as it is final: it read nothing it had to
+   * assume, or the reads it assumed turned out right (a later run starts after it). Never called
+   * when the simulation fails before.
+   */
+  onFirstCall?: (call: SimulatedCall, blockNumber: bigint) => void;
 }
 
 /** What a simulation did besides its answer (for logs and benchmarks). */
@@ -110,6 +116,14 @@ export async function simulateBundle(
   let from = 0;
   let rounds = 0;
   let callRuns = 0;
+  let firstTold = !options.onFirstCall;
+  let yieldBetweenCalls = false;
+  /** Set once the simulation has answered or failed: nothing is told after. */
+  let over = false;
+  const tellFirst = () => {
+    firstTold = true;
+    options.onFirstCall!(out[0]!, block.number);
+  };
   try {
     for (;;) {
       checkDeadline(options.deadline);
@@ -134,6 +148,19 @@ export async function simulateBundle(
           out[i] = await runCall(vm, state, reads, simBlock, request.calls[i]!, i, gasCap, context);
           // What this call could not read goes upstream now, while the later calls run.
           if (i < request.calls.length - 1) reads.fetchEarly();
+          if (i === 0 && !firstTold) {
+            if (reads.missCount === 0) tellFirst();
+            else {
+              // Told once what it assumed comes back as assumed (the later calls yield to let the answer in).
+              const round = rounds;
+              yieldBetweenCalls = true;
+              void reads.confirmed(0).then((right) => {
+                if (right && !firstTold && !over && rounds === round) tellFirst();
+              });
+            }
+          } else if (yieldBetweenCalls && !firstTold) {
+            await new Promise((resolve) => setImmediate(resolve));
+          }
         } catch (err) {
           if (err instanceof SimulationError && err.code === SimulationErrorCode.Rule) {
             refused = err;
@@ -150,6 +177,7 @@ export async function simulateBundle(
       const fetchStart = performance.now();
       const wrong = await reads.fetchMisses(extra.splice(0));
       upstreamMs += performance.now() - fetchStart;
+      if (!firstTold && out.length > 0 && wrong !== 0) tellFirst(); // what the first call assumed was right
       if (wrong === -1) {
         if (refused) throw refused;
         break;
@@ -157,12 +185,14 @@ export async function simulateBundle(
       from = wrong;
     }
   } catch (err) {
+    over = true;
     if (err instanceof DeadlineExceeded) throw timeout();
     // A call the rules refused left the VM clean (refused before its transaction, or rolled back
     // by runTx); any other error may have left it mid-transaction: it is dropped.
     if (err instanceof SimulationError && err.code === SimulationErrorCode.Rule) releaseVm(rules, vm);
     throw err;
   }
+  over = true;
   releaseVm(rules, vm);
   remembered.set(shape, { keys: [...reads.touched], named });
   if (stats) Object.assign(stats, { rounds, fetches: reads.fetches, callRuns, rules: rules.label, upstreamMs });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { connect } from '@nats-io/transport-node';
-import { parseInput, SimulateRequestSchema, type SimulateMessage, type SimulationResult } from '@tradeinfra/contracts';
+import { parseInput, SimulateRequestSchema, type SimulateMessage, type SimulatedCall, type SimulationResult } from '@tradeinfra/contracts';
 import { ChainRegistry } from '../chain/chain-registry.js';
 import { ReadBudget } from '../chain/chain-state.js';
 import { ENV, type SimulationEnv } from '../config/env.js';
@@ -55,7 +55,12 @@ export class SimulationService implements OnModuleInit, OnModuleDestroy {
    * its id (the result's `id`), the gateway's request id, the block, the rules, the runs and
    * upstream batches and reads it took.
    */
-  async simulate(message: SimulateMessage, requestId = '-'): Promise<SimulationResult> {
+  async simulate(
+    message: SimulateMessage,
+    requestId = '-',
+    /** Given the first call's result as soon as it is final (simulation.simulate.stream). */
+    onFirstCall?: (call: SimulatedCall, blockNumber: bigint) => void,
+  ): Promise<SimulationResult> {
     const id = randomUUID();
     const started = performance.now();
     const stats: SimulationStats = { rounds: 0, fetches: 0, callRuns: 0, rules: '-' };
@@ -66,7 +71,7 @@ export class SimulationService implements OnModuleInit, OnModuleDestroy {
       const request = parseInput(SimulateRequestSchema, message.body);
       const chain = this.chains.get(request.chainId);
       if (!this.pool) throw new Error('the simulation service is not started');
-      result = await this.pool.run(chain, request, { id, maxCallGas: this.env.SIM_MAX_CALL_GAS, budget, started }, stats);
+      result = await this.pool.run(chain, request, { id, maxCallGas: this.env.SIM_MAX_CALL_GAS, budget, started }, stats, onFirstCall);
       const size = Buffer.byteLength(JSON.stringify(result));
       const limit = this.maxPayload - REPLY_ENVELOPE_BYTES;
       if (size > limit) {

@@ -130,6 +130,67 @@ describe('simulating on a chain read over JSON-RPC', () => {
     expect(roundTrips).toBe(2);
   });
 
+  describe("the first call's result as soon as it is final (onFirstCall)", () => {
+    /** Runs `body` telling the first call: what was told, in order with the answer. */
+    const told = async (body: Record<string, unknown>) => {
+      const events: unknown[] = [];
+      chain.reset();
+      const result = await simulateBundle(state, request(body), {
+        deadline: performance.now() + 10_000,
+        maxCallGas: 0,
+        onFirstCall: (call, block) => events.push({ call, block }),
+      });
+      events.push('answered');
+      return { events, result };
+    };
+    const twoCalls = {
+      calls: [
+        { from: USER, to: READER },
+        { from: USER, to: SUMMER },
+      ],
+    };
+
+    it('tells it once, before the answer, as the answer has it: warm, cold, and with a later call that assumed wrong', async () => {
+      for (const body of [twoCalls, twoCalls]) {
+        const { events, result } = await told(body);
+        expect(events).toEqual([{ call: result.calls[0], block: 100n }, 'answered']);
+      }
+      chain.mine({ [SUMMER]: { storage: { '2': 40n } } });
+      const { events, result } = await told(twoCalls);
+      expect(result.calls.map((c) => c.result)).toEqual([word(5n), word(41n)]);
+      expect(events).toEqual([{ call: result.calls[0], block: 101n }, 'answered']);
+    });
+
+    it('never tells what the first call made of a value it assumed wrong: only its run on the real one', async () => {
+      await told(twoCalls);
+      chain.mine({ [READER]: { storage: { '1': 50n } } });
+      const { events, result } = await told(twoCalls);
+      expect(result.calls[0]!.result).toBe(word(50n));
+      expect(events).toEqual([{ call: result.calls[0], block: 101n }, 'answered']);
+    });
+
+    it('tells nothing when the first call is refused', async () => {
+      const events: unknown[] = [];
+      const refused = simulateBundle(
+        state,
+        request({
+          blockNumber: 100,
+          calls: [
+            { from: OTHER, to: READER, value: '0x1' },
+            { from: USER, to: READER },
+          ],
+        }),
+        {
+          deadline: performance.now() + 10_000,
+          maxCallGas: 0,
+          onFirstCall: (call) => events.push(call),
+        },
+      );
+      await expect(refused).rejects.toThrow(/fund|balance/i);
+      expect(events).toEqual([]);
+    });
+  });
+
   it('reports what a call changed, against the state before it (overrides and earlier calls included)', async () => {
     const { result } = await run({
       blockNumber: 100,

@@ -1,5 +1,5 @@
 import type { MessagePort } from 'node:worker_threads';
-import type { SimulateRequest, SimulationResult } from '@tradeinfra/contracts';
+import type { SimulateRequest, SimulatedCall, SimulationResult } from '@tradeinfra/contracts';
 import { ChainError, type ChainErrorCode } from '../chain/chain.errors.js';
 import type { ChainConfig } from '../config/env.js';
 import type { SimulationStats } from '../engine/simulator.js';
@@ -17,8 +17,10 @@ export interface SimTask {
   deadlineEpochMs: number;
   maxCallGas: number;
   id: string;
-  /** Where the worker asks the main thread for chain state. */
+  /** Where the worker asks the main thread for chain state (and tells it the first call's result, with `streamFirst`). */
   port: MessagePort;
+  /** Post the first call's result on `port` as soon as it is final (a WorkerFirstCall). */
+  streamFirst?: boolean;
 }
 
 /**
@@ -30,6 +32,13 @@ export interface WarmupTask {
   arrived: SharedArrayBuffer;
   of: number;
   timeoutMs: number;
+}
+
+/** The first call's result, final, posted by a worker while the rest still runs (SimTask.streamFirst). */
+export interface WorkerFirstCall {
+  op: 'first';
+  call: SimulatedCall;
+  blockNumber: bigint;
 }
 
 /** What a worker asks the main thread for (chain state is read and cached there). */

@@ -3,9 +3,9 @@ import { installFastInterpreter } from '../engine/fast-interpreter.js';
 import { installJumpAnalysisCache } from '../engine/jump-analysis-cache.js';
 import { simulateBundle, type SimulationStats } from '../engine/simulator.js';
 import { KECCAK256_NULL } from '@ethereumjs/util';
-import { parseInput, SimulateRequestSchema } from '@tradeinfra/contracts';
+import { parseInput, SimulateRequestSchema, type SimulatedCall } from '@tradeinfra/contracts';
 import type { AccountState, BlockEnv, ChainSource } from '../chain/chain-state.js';
-import { toWire, type SimOutcome, type SimTask, type WarmupTask } from './protocol.js';
+import { toWire, type SimOutcome, type SimTask, type WarmupTask, type WorkerFirstCall } from './protocol.js';
 import { RemoteChain, WorkerChainCache } from './remote-chain.js';
 
 /**
@@ -26,7 +26,10 @@ export default async function simulate(task: SimTask | WarmupTask): Promise<SimO
   const chain = new RemoteChain(task.chain, task.hasAccessLists, task.port, cache);
   const stats: SimulationStats = { rounds: 0, fetches: 0, callRuns: 0, rules: '-' };
   try {
-    const result = await simulateBundle(chain, task.request, { deadline, maxCallGas: task.maxCallGas, id: task.id }, stats);
+    const onFirstCall = task.streamFirst
+      ? (call: SimulatedCall, blockNumber: bigint) => task.port.postMessage({ op: 'first', call, blockNumber } satisfies WorkerFirstCall)
+      : undefined;
+    const result = await simulateBundle(chain, task.request, { deadline, maxCallGas: task.maxCallGas, id: task.id, onFirstCall }, stats);
     return { ok: true, result, stats };
   } catch (err) {
     return { ok: false, error: toWire(err), stats };

@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
-import type { SimulateRequest, SimulationResult } from '@tradeinfra/contracts';
+import type { SimulateRequest, SimulatedCall, SimulationResult } from '@tradeinfra/contracts';
 import { Piscina } from 'piscina';
 import type { ChainState, ReadBudget } from '../chain/chain-state.js';
 import type { SimulationStats } from '../engine/simulator.js';
 import { simulationTimeout, SimulationError, SimulationErrorCode } from '../simulation/simulation.errors.js';
-import { fromWire, toWire, type MainAnswer, type SimOutcome, type SimTask, type WarmupTask, type WorkerAsk } from './protocol.js';
+import { fromWire, toWire, type MainAnswer, type SimOutcome, type SimTask, type WarmupTask, type WorkerAsk, type WorkerFirstCall } from './protocol.js';
 
 export interface PoolSettings {
   workers: number;
@@ -78,6 +78,8 @@ export class SimulationPool {
     request: SimulateRequest,
     options: { id: string; maxCallGas: number; budget: ReadBudget; started: number },
     stats: SimulationStats,
+    /** Given the first call's result as soon as it is final (see SimulateOptions.onFirstCall). */
+    onFirstCall?: (call: SimulatedCall, blockNumber: bigint) => void,
   ): Promise<SimulationResult> {
     const { port1, port2 } = new MessageChannel();
     const elapsed = performance.now() - options.started;
@@ -93,7 +95,16 @@ export class SimulationPool {
         hard = setTimeout(() => abort.abort(), this.settings.killGraceMs);
       }, remainingMs);
     });
-    serve(port1, chain, options.budget, () => timedOut, this.settings.timeoutMs);
+    serve(
+      port1,
+      chain,
+      options.budget,
+      () => timedOut,
+      this.settings.timeoutMs,
+      (first) => {
+        if (!timedOut) onFirstCall?.(first.call, first.blockNumber);
+      },
+    );
     const task: SimTask = {
       request,
       chain: chain.config,
@@ -102,6 +113,7 @@ export class SimulationPool {
       maxCallGas: options.maxCallGas,
       id: options.id,
       port: port2,
+      ...(onFirstCall ? { streamFirst: true } : {}),
     };
     const running = (this.pool.run(task, { transferList: [port2] as never, signal: abort.signal }) as Promise<SimOutcome>).finally(() => {
       clearTimeout(soft);
@@ -127,8 +139,16 @@ export class SimulationPool {
 }
 
 /** Answers a worker's questions from the main thread's ChainState, within the simulation's budget. */
-function serve(port: MessagePort, chain: ChainState, budget: ReadBudget, timedOut: () => boolean, timeoutMs: number): void {
-  port.on('message', (ask: WorkerAsk) => {
+function serve(
+  port: MessagePort,
+  chain: ChainState,
+  budget: ReadBudget,
+  timedOut: () => boolean,
+  timeoutMs: number,
+  onFirst: (first: WorkerFirstCall) => void,
+): void {
+  port.on('message', (ask: WorkerAsk | WorkerFirstCall) => {
+    if (ask.op === 'first') return onFirst(ask);
     const answer = async (): Promise<unknown> => {
       switch (ask.op) {
         case 'block':

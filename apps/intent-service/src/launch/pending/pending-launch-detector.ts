@@ -1,5 +1,5 @@
 import type { Logger } from '@nestjs/common';
-import type { SimulationResult, StateUpdate } from '@tradeinfra/contracts';
+import type { SimulatedCall, SimulationResult, StateUpdate } from '@tradeinfra/contracts';
 import type { ProbeResult } from '../../execution/token-prober.js';
 import type { ChainRpc, SimulationRequest } from '@tradeinfra/service-kit';
 import { isLaunchCandidate, type LaunchWatch } from './candidates.js';
@@ -20,8 +20,12 @@ export interface PendingLaunch {
   headBlock: bigint;
   /** When the transaction's hash was first announced (performance.now()). */
   seenAt: number;
-  /** Token probes run behind the launch in its own simulation, by token (see `behind`). */
-  probes: Map<string, ProbeResult>;
+  /**
+   * Token probes run behind the launch in its own simulation, by token (see `behind`): known once
+   * that simulation ends (the launch is reported as soon as its own call is final); empty when
+   * there were none, or the calls behind failed.
+   */
+  probes: Promise<Map<string, ProbeResult>>;
 }
 
 /** Calls to run right behind a candidate in its own simulation, and what their results say once its launches are known. */
@@ -33,7 +37,8 @@ export interface BehindLaunch {
 export interface PendingLaunchDetectorOptions {
   chainId: number;
   rpc: Pick<ChainRpc, 'batch'>;
-  simulate: (request: SimulationRequest) => Promise<SimulationResult>;
+  /** `onFirstCall`: given the first call's result (and the block it ran on, hex) as soon as it is final, while the rest runs. */
+  simulate: (request: SimulationRequest, onFirstCall?: (call: SimulatedCall, blockNumber: string) => void) => Promise<SimulationResult>;
   /** What is watched right now (tokens with pending intents and no liquidity), with pairs created before their liquidity. */
   watch: () => { watch: LaunchWatch; knownPairs?: ReadonlyMap<string, readonly [string, string]> };
   onLaunch: (launch: PendingLaunch) => void | Promise<void>;
@@ -49,7 +54,8 @@ export interface PendingLaunchDetectorOptions {
  * candidates (a cheap look at `to` and calldata), simulates each on the head state through the
  * simulation service, and reports those whose logs give a watched token its first liquidity, with
  * the signed bytes rebuilt and checked. A transaction that reverts in simulation, or whose bytes
- * cannot be rebuilt, is not a launch.
+ * cannot be rebuilt, is not a launch. With a token probe behind the candidate in its simulation,
+ * the launch is reported as soon as the candidate's own call is final, while the probe still runs.
  */
 export class PendingLaunchDetector {
   private readonly seen = new Set<string>();
@@ -79,10 +85,10 @@ export class PendingLaunchDetector {
       .filter((tx): tx is RpcTransaction => tx !== null && (tx.blockNumber ?? null) === null && isLaunchCandidate(tx, watch));
     const found = await Promise.all(candidates.map((tx) => this.inspect(tx, headBlock, watch, knownPairs, seenAt)));
     const launches = found.filter((l): l is PendingLaunch => l !== null);
-    for (const launch of launches) await this.options.onLaunch(launch);
     return launches;
   }
 
+  /** The launch `tx` is, reported (onLaunch) as soon as it is known, or null. */
   private async inspect(
     tx: RpcTransaction,
     headBlock: string,
@@ -92,21 +98,62 @@ export class PendingLaunchDetector {
   ): Promise<PendingLaunch | null> {
     const { chainId, logger } = this.options;
     const launchCall = { from: tx.from, to: tx.to, data: tx.input, value: tx.value, gas: tx.gas };
-    const simulate = (calls: SimulationRequest['calls']) =>
-      this.options.simulate({ chainId, blockNumber: headBlock, calls }).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
     let behind = this.options.behind?.(tx) ?? null;
+    let reportProbes!: (probes: Map<string, ProbeResult>) => void;
+    const probes = new Promise<Map<string, ProbeResult>>((resolve) => (reportProbes = resolve));
+    /** The launch the candidate's own call makes (its result final), once; null when it is none. */
+    let launch = undefined as PendingLaunch | null | undefined;
+    /** onLaunch's run, and what went wrong recognising or reporting (thrown once the simulation is over). */
+    let reported: Promise<void> = Promise.resolve();
+    let failure: { error: unknown } | null = null;
+    const recognise = (call: SimulatedCall | undefined, blockNumber: string) => {
+      if (launch !== undefined) return;
+      try {
+        launch = call ? this.launchOf(tx, call, blockNumber, watch, knownPairs, seenAt, probes) : null;
+      } catch (error) {
+        [launch, failure] = [null, { error }];
+        return;
+      }
+      const found = launch;
+      if (found) {
+        reported = Promise.resolve()
+          .then(() => this.options.onLaunch(found))
+          .catch((error: unknown) => void (failure = { error }));
+      }
+    };
+    const simulate = (calls: SimulationRequest['calls']) =>
+      this.options
+        .simulate({ chainId, blockNumber: headBlock, calls }, calls.length > 1 ? recognise : undefined)
+        .catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
     let result = await simulate([launchCall, ...(behind?.calls ?? [])]);
-    if (result instanceof Error && behind) {
+    if (result instanceof Error && behind && launch === undefined) {
       // Without the calls behind it (which the simulation may have refused): the launch alone.
       behind = null;
       result = await simulate([launchCall]);
     }
     if (result instanceof Error) {
-      logger.warn(`pending ${tx.hash}: could not simulate (${result.message})`);
-      return null;
+      if (launch === undefined) logger.warn(`pending ${tx.hash}: could not simulate (${result.message})`);
+      reportProbes(new Map());
+    } else {
+      recognise(result.calls[0], result.blockNumber);
+      reportProbes(launch && behind ? behind.read(result.calls.slice(1), launch.launches) : new Map());
     }
-    const call = result.calls[0];
-    if (!call || call.status !== 1) return null;
+    await reported;
+    if (failure) throw (failure as { error: unknown }).error;
+    return launch ?? null;
+  }
+
+  /** The launch a candidate's call makes (its logs give watched tokens their first liquidity), with its signed bytes; or null. */
+  private launchOf(
+    tx: RpcTransaction,
+    call: SimulatedCall,
+    blockNumber: string,
+    watch: LaunchWatch,
+    knownPairs: ReadonlyMap<string, readonly [string, string]> | undefined,
+    seenAt: number,
+    probes: Promise<Map<string, ProbeResult>>,
+  ): PendingLaunch | null {
+    if (call.status !== 1) return null;
     const launches = firstLiquidity(call.logs, watch, knownPairs);
     if (launches.length === 0) return null;
     let raw: string;
@@ -114,11 +161,11 @@ export class PendingLaunchDetector {
       raw = rebuildRawTransaction(tx);
     } catch (err) {
       if (!(err instanceof UnverifiableTransaction)) throw err;
-      logger.warn(`pending launch ${tx.hash} ignored: ${err.message}`);
+      this.options.logger.warn(`pending launch ${tx.hash} ignored: ${err.message}`);
       return null;
     }
-    const probes = behind ? behind.read(result.calls.slice(1), launches) : new Map<string, ProbeResult>();
-    return { chainId, txHash: tx.hash, raw, transaction: tx, launches, stateAfter: call.updated, headBlock: BigInt(result.blockNumber), seenAt, probes };
+    const { chainId } = this.options;
+    return { chainId, txHash: tx.hash, raw, transaction: tx, launches, stateAfter: call.updated, headBlock: BigInt(blockNumber), seenAt, probes };
   }
 
   private remember(hashes: string[]): void {

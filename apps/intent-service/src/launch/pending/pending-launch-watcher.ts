@@ -72,7 +72,8 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
       const detector = new PendingLaunchDetector({
         chainId: config.chainId,
         rpc,
-        simulate: (request) => this.simulation.simulate(request, SIMULATION_TIMEOUT_MS),
+        simulate: (request, onFirstCall) =>
+          onFirstCall ? this.simulation.simulateStream(request, onFirstCall, SIMULATION_TIMEOUT_MS) : this.simulation.simulate(request, SIMULATION_TIMEOUT_MS),
         watch: () => chain.state,
         onLaunch: (launch) => this.stored(chain, launch),
         behind: (tx) => this.probeBehind(chain, tx),
@@ -128,8 +129,8 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
         launch: { type: 'public_transaction', txHash },
       }));
     this.executor.launchSeen(chain.config.chainId, launched, recorded);
-    // The token probe: made behind the launch in its own simulation, or started now (with the
-    // intent the round claimed), beside storing the launch and the round's lock.
+    // The token probe: made behind the launch in its own simulation (still running), else made
+    // now (with the intent the round claimed), beside storing the launch and the round's lock.
     for (const l of launch.launches) {
       if (l.quote !== chain.config.wrappedNative || !chain.state.watch.tokens.has(l.token)) continue;
       const recognised = {
@@ -141,9 +142,11 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
         tokenReserve: l.tokenReserve,
         nativeReserve: l.quoteReserve,
       };
-      const probe = launch.probes.get(l.token);
-      if (probe) this.executor.probeKnown(chain.config.chainId, recognised, probe);
-      else this.executor.probeEarly(chain.config.chainId, recognised);
+      this.executor.probeEarly(
+        chain.config.chainId,
+        recognised,
+        launch.probes.then((probes) => probes.get(l.token) ?? null),
+      );
     }
     const stored = await recorded;
     if (stored.length === 0) return;
