@@ -90,8 +90,13 @@ export interface BuySummary {
   bribe: string;
   /** Unix seconds after which the buy reverts (the intent's expiry). */
   deadline: string;
-  /** The only block that may include it (firstOrFail), else null. */
+  /** The only block that may include it (firstOrFail, a launch seen in a block), else null. */
   onlyInBlock: string | null;
+  /**
+   * firstOrFail behind a launch still pending: the pair whose first liquidity must come in the
+   * block that includes the buy (the launch's block, whichever it turns out to be), else null.
+   */
+  onlyInLaunchBlockOf: string | null;
 }
 
 /** Reasons (`statusReason`) an intent fails at or after launch: the one list, by name. */

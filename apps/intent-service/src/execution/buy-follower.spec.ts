@@ -13,6 +13,7 @@ const buy = (id: string, over: Partial<SubmittedIntent> = {}): SubmittedIntent =
   expiry: 2_000n,
   bribe: 10n,
   behind: null,
+  launchBlock: null,
   ...over,
 });
 
@@ -35,6 +36,22 @@ describe('settleMined', () => {
     const { outcomes } = settleMined([buy('f', { firstOrFail: true })], [{ status: '0x0', blockNumber: '0x65' }], new Map());
     expect(outcomes).toEqual([
       { id: 'f', status: 'failed', reason: FailureReason.NotIncluded, executedAt: null, data: { txHash: '0xhash-f', targetBlock: '100' } },
+    ]);
+  });
+
+  it("behind a pending launch mined later than the block it was first sent for: judges a firstOrFail buy by the launch's block", () => {
+    const behind = { firstOrFail: true, targetBlock: 100n, launchBlock: 102n };
+    const { outcomes } = settleMined(
+      [buy('in', behind), buy('after', behind)],
+      [
+        { status: '0x0', blockNumber: '0x66' },
+        { status: '0x0', blockNumber: '0x67' },
+      ],
+      new Map(),
+    );
+    expect(outcomes).toEqual([
+      { id: 'in', status: 'failed', reason: FailureReason.Reverted, executedAt: null, data: { txHash: '0xhash-in' } },
+      { id: 'after', status: 'failed', reason: FailureReason.NotIncluded, executedAt: null, data: { txHash: '0xhash-after', targetBlock: '102' } },
     ]);
   });
 

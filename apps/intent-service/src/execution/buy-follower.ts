@@ -15,17 +15,19 @@ export interface Receipt {
   blockNumber: string;
 }
 
+/** A firstOrFail buy that missed its block: the one after its launch's, or its pending launch's own once mined. */
 const notIncluded = (s: SubmittedIntent): Outcome => ({
   id: s.id,
   status: 'failed',
   reason: FailureReason.NotIncluded,
   executedAt: null,
-  data: { txHash: s.txHash, targetBlock: String(s.targetBlock) },
+  data: { txHash: s.txHash, targetBlock: String(s.launchBlock ?? s.targetBlock) },
 });
 
 /**
  * The buys whose receipt is in: mined → `completed`; reverted → `failed` (`not_included` when a
- * firstOrFail buy landed outside its target block, else `reverted`). Pure.
+ * firstOrFail buy landed outside its block: the one after a launch seen in a block, or the block
+ * of the pending launch it was sent behind, once recorded; else `reverted`). Pure.
  * `receipts[i]` belongs to `submitted[i]`; `timestampOf` maps a block number (hex) to its time.
  */
 export function settleMined(
@@ -40,7 +42,7 @@ export function settleMined(
     const executedAt = timestampOf.get(receipt.blockNumber) ?? null;
     const txHash = { txHash: s.txHash };
     if (receipt.status === '0x1') outcomes.push({ id: s.id, status: 'completed', reason: null, executedAt, data: txHash });
-    else if (s.firstOrFail && BigInt(receipt.blockNumber) !== s.targetBlock) outcomes.push(notIncluded(s));
+    else if (s.firstOrFail && BigInt(receipt.blockNumber) !== (s.launchBlock ?? s.targetBlock)) outcomes.push(notIncluded(s));
     else outcomes.push({ id: s.id, status: 'failed', reason: FailureReason.Reverted, executedAt: null, data: txHash });
     return false;
   });

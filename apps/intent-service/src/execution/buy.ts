@@ -4,7 +4,9 @@ import { AbiCoder } from 'ethers';
  * The buy as one transaction that needs no contract of ours and no custody: a contract creation
  * from the user's wallet whose init code (run once, never deployed) does, atomically,
  *
- *   1. optionally (firstOrFail) revert unless `block.number == targetBlock`;
+ *   1. optionally (firstOrFail) revert unless `block.number == targetBlock` (a launch seen in a
+ *      block: the buy goes in the next one), or, behind a launch still pending, unless the pair got
+ *      its first liquidity in this very block (the block the launch lands in, whichever it is);
  *   2. `router.swapExactETHForTokensSupportingFeeOnTransferTokens{value: swapValue}
  *      (amountOutMin, [wrappedNative, token], wallet, deadline)`: the tokens go straight to the
  *      wallet, the router checks the wallet received at least amountOutMin after any token tax;
@@ -31,6 +33,15 @@ export interface BuyPlan {
   bribe: bigint;
   /** Only this block may include the buy (firstOrFail), or null. */
   onlyInBlock: bigint | null;
+  /**
+   * Only the block that gives this pair its first liquidity may include the buy (firstOrFail
+   * behind a pending launch), or null. Uniswap V2's pair adds to its cumulative prices only when
+   * time has passed since its last update and it held reserves before it: with both still 0 and
+   * its last update at this block's timestamp, the first liquidity came at this block's time (on
+   * chains where blocks share a timestamp, in any of them). The wallet executor's firstOrFail
+   * check is the same.
+   */
+  onlyInLaunchBlockOf: string | null;
 }
 
 /** swapExactETHForTokensSupportingFeeOnTransferTokens(uint256,address[],address,uint256) */
@@ -87,6 +98,7 @@ const OP = {
   PUSH1: '60',
   PUSH2: '61',
   PUSH8: '67',
+  PUSH4: '63',
   PUSH20: '73',
   PUSH32: '7f',
   CODECOPY: '39',
@@ -102,7 +114,19 @@ const OP = {
   REVERT: 'fd',
   COINBASE: '41',
   SELFDESTRUCT: 'ff',
+  STATICCALL: 'fa',
+  TIMESTAMP: '42',
+  AND: '16',
+  SHL: '1b',
+  MLOAD: '51',
+  MSTORE: '52',
+  DUP1: '80',
 } as const;
+
+/** getReserves(), price0CumulativeLast(), price1CumulativeLast() */
+const GET_RESERVES = '0902f1ac';
+const PRICE0_CUMULATIVE_LAST = '5909c0d5';
+const PRICE1_CUMULATIVE_LAST = '5a3d5493';
 
 /** The init code of the buy (see BuyPlan). Deterministic: the same plan gives the same bytes. */
 export function buyInitCode(plan: BuyPlan): string {
@@ -110,10 +134,29 @@ export function buyInitCode(plan: BuyPlan): string {
   const calldata = routerBuyCalldata(plan).slice(2);
   const length = calldata.length / 2;
   const jumpIfFailed = (failAt: number) => OP.ISZERO + OP.PUSH2 + hex(BigInt(failAt), 2) + OP.JUMPI;
-  const build = (failAt: number, codeAt: number): string => {
+  const jumpIf = (to: number) => OP.PUSH2 + hex(BigInt(to), 2) + OP.JUMPI;
+  /** memory[0..outSize) = pair.<selector>() (memory[0..32) holds the selector first); reverts (plain) if the call fails. */
+  const pairView = (pair: string, selector: string, outSize: number, plainAt: number) =>
+    [
+      ...[OP.PUSH4 + selector, OP.PUSH1 + 'e0', OP.SHL, OP.PUSH1 + '00', OP.MSTORE],
+      // staticcall(gas, pair, 0, 4, 0, outSize)
+      ...[OP.PUSH1 + hex(BigInt(outSize), 1), OP.PUSH1 + '00', OP.PUSH1 + '04', OP.PUSH1 + '00', OP.PUSH20 + addr(pair), OP.GAS, OP.STATICCALL],
+      jumpIfFailed(plainAt),
+    ].join('');
+  const build = (failAt: number, plainAt: number, codeAt: number): string => {
     let code = '';
     if (plan.onlyInBlock !== null) {
       code += OP.PUSH8 + hex(plan.onlyInBlock, 8) + OP.NUMBER + OP.EQ + jumpIfFailed(failAt);
+    }
+    if (plan.onlyInLaunchBlockOf) {
+      const pair = plan.onlyInLaunchBlockOf;
+      // blockTimestampLast (the third word of getReserves; 0 from a pair with no code) == uint32(block.timestamp)
+      code += pairView(pair, GET_RESERVES, 0x60, plainAt);
+      code += OP.PUSH1 + '40' + OP.MLOAD + OP.PUSH4 + 'ffffffff' + OP.TIMESTAMP + OP.AND + OP.EQ + jumpIfFailed(plainAt);
+      // both cumulative prices still 0 (a pair with no code leaves the selector, not 0)
+      for (const selector of [PRICE0_CUMULATIVE_LAST, PRICE1_CUMULATIVE_LAST]) {
+        code += pairView(pair, selector, 0x20, plainAt) + OP.PUSH1 + '00' + OP.MLOAD + jumpIf(plainAt);
+      }
     }
     // memory[0..length) = router calldata, copied from the end of this code
     code += OP.PUSH2 + hex(BigInt(length), 2) + OP.PUSH2 + hex(BigInt(codeAt), 2) + OP.PUSH1 + '00' + OP.CODECOPY;
@@ -127,12 +170,16 @@ export function buyInitCode(plan: BuyPlan): string {
     code += OP.COINBASE + OP.SELFDESTRUCT;
     return code;
   };
-  // Two passes: the first finds where the failure handler and the calldata land.
-  const body = build(0, 0);
+  // Two passes: the first finds where the failure handlers and the calldata land.
+  const body = build(0, 0, 0);
   const failAt = body.length / 2;
+  // The last call's revert data (the router's reason), or none.
   const failure = OP.JUMPDEST + OP.RETURNDATASIZE + OP.PUSH1 + '00' + OP.PUSH1 + '00' + OP.RETURNDATACOPY + OP.RETURNDATASIZE + OP.PUSH1 + '00' + OP.REVERT;
-  const codeAt = failAt + failure.length / 2;
-  return `0x${build(failAt, codeAt)}${failure}${calldata}`;
+  // A check of the pair failed: no data (what its views returned is no reason).
+  const plainAt = failAt + failure.length / 2;
+  const plain = OP.JUMPDEST + OP.PUSH1 + '00' + OP.DUP1 + OP.REVERT;
+  const codeAt = plainAt + plain.length / 2;
+  return `0x${build(failAt, plainAt, codeAt)}${failure}${plain}${calldata}`;
 }
 
 /** Uniswap V2's quote: what `amountIn` buys from a pool with these reserves (0.3 % fee). */

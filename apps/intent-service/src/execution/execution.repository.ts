@@ -128,7 +128,10 @@ export class ExecutionRepository {
          coalesce(x.first_or_fail, false) AS first_or_fail, extract(epoch FROM x.expires_at)::bigint::text AS expiry, x.bribe::text,
          (SELECT p.raw FROM intent.pending_launches p
           WHERE p.chain_id = x.chain_id AND p.tx_hash = x.launch_tx_hash AND x.launch_type = 'public_transaction'
-            AND NOT EXISTS (SELECT 1 FROM intent.launches l WHERE l.chain_id = p.chain_id AND l.token = p.token)) AS behind
+            AND NOT EXISTS (SELECT 1 FROM intent.launches l WHERE l.chain_id = p.chain_id AND l.token = p.token)) AS behind,
+         (SELECT l.block_number::text FROM intent.launches l
+          WHERE x.launch_type = 'public_transaction' AND l.chain_id = x.chain_id AND l.token = lower(x.token_address)
+            AND l.tx_hash = x.launch_tx_hash) AS launch_block
        FROM intent.intents x WHERE x.chain_id = $1 AND x.status = 'pending' AND x.phase = 'submitted'
        ORDER BY 2, x.tx_nonce`,
       [chainId],
@@ -144,6 +147,7 @@ export class ExecutionRepository {
       expiry: BigInt(r.expiry as string),
       bribe: BigInt(r.bribe as string),
       behind: r.behind as string | null,
+      launchBlock: r.launch_block === null ? null : BigInt(r.launch_block as string),
     }));
   }
 }

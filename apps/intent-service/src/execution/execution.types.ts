@@ -69,6 +69,8 @@ export interface SubmittedIntent {
    * it, in its block, so it is sent again behind it. Null otherwise.
    */
   behind: string | null;
+  /** The block of the pending launch the buy was sent behind, once that launch is recorded mined; else null. */
+  launchBlock: bigint | null;
 }
 
 export interface Outcome {

@@ -487,7 +487,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
       token: launch.token,
       targetBlock,
       baseFee,
-      behindLaunch: launch.pending ? { tipCap: chain.submitter.kind === 'rpc' ? effectiveTip(launch.pending.raw, baseFee) : null } : null,
+      behindLaunch: launch.pending ? { tipCap: chain.submitter.kind === 'rpc' ? effectiveTip(launch.pending.raw, baseFee) : null, pair: launch.pair } : null,
       defaultGasTip: BigInt(this.env.EXECUTION_DEFAULT_GAS_TIP_WEI),
       launchPool,
       probe,

@@ -8,6 +8,7 @@ const WALLET = getAddress('0x00000000000000000000000000000000000000aa');
 const OTHER = getAddress('0x00000000000000000000000000000000000000bb');
 const RELAYER = getAddress('0x00000000000000000000000000000000000000cc');
 const EXECUTOR = '0x00000000000000000000000000000000000000dd';
+const PAIR = '0x00000000000000000000000000000000000000ee';
 const pool: PoolState = { reserveNative: 10n * ETH, reserveToken: 1_000_000n * ETH, liquidityCents: null };
 
 const intent = (id: string, over: Partial<ClaimedIntent> = {}): ClaimedIntent => ({
@@ -89,6 +90,7 @@ describe('planRound', () => {
     expect(jobs[0]!.tx.maxPriorityFeePerGas).toBe('5');
     expect(jobs[0]!.tx.maxFeePerGas).toBe(String(2_000_000_000n + 5n));
     expect(jobs[0]!.tx.summary.onlyInBlock).toBe('101');
+    expect(jobs[0]!.tx.summary.onlyInLaunchBlockOf).toBeNull();
   });
 
   it('fails a buy the wallet cannot pay for, and spends its balance for the next ones', () => {
@@ -149,18 +151,30 @@ describe('planRound', () => {
 
   describe('behind a pending launch', () => {
     it('caps each buy’s tip at the launch’s on a node’s pool, and leaves lower tips as they are', () => {
-      const { jobs } = planRound(input([intent('a', { gasTip: '5000' }), intent('b', { gasTip: '7', wallet: OTHER })], { behindLaunch: { tipCap: 100n } }));
+      const { jobs } = planRound(
+        input([intent('a', { gasTip: '5000' }), intent('b', { gasTip: '7', wallet: OTHER })], { behindLaunch: { tipCap: 100n, pair: PAIR } }),
+      );
       expect(jobs.map((j) => j.tx.maxPriorityFeePerGas)).toEqual(['100', '7']);
       // Through relays the bundle orders them: no cap.
-      const relayed = planRound(input([intent('a', { gasTip: '5000' })], { behindLaunch: { tipCap: null } }));
+      const relayed = planRound(input([intent('a', { gasTip: '5000' })], { behindLaunch: { tipCap: null, pair: PAIR } }));
       expect(relayed.jobs[0]!.tx.maxPriorityFeePerGas).toBe('5000');
+    });
+
+    it("pins a firstOrFail buy to the launch's block, whichever it is (the pair's first liquidity), not to a block number", () => {
+      const { jobs } = planRound(input([intent('a', { firstOrFail: true }), intent('b', { wallet: OTHER })], { behindLaunch: { tipCap: null, pair: PAIR } }));
+      expect(jobs.map((j) => j.tx.summary.onlyInBlock)).toEqual([null, null]);
+      expect(jobs.map((j) => j.tx.summary.onlyInLaunchBlockOf)).toEqual([getAddress(PAIR), null]);
+      // The pair's views in the firstOrFail buy's code only: getReserves, price0CumulativeLast, price1CumulativeLast.
+      const views = (data: string) => ['0902f1ac', '5909c0d5', '5a3d5493'].filter((sel) => data.includes(`63${sel}`));
+      expect(views(jobs[0]!.tx.data)).toHaveLength(3);
+      expect(views(jobs[1]!.tx.data)).toHaveLength(0);
     });
 
     it('buys a firstOrFail wallet intent in the launch block (a launch seen in a block cannot qualify)', () => {
       const signed = intent('w', { webhookUrl: null, signature: `0x${'11'.repeat(65)}`, nonce: '9', firstOrFail: true });
       const wallets = { executor: EXECUTOR, relayerAddress: RELAYER };
       const funded = state({ wrapped: new Map([[WALLET.toLowerCase(), { balance: ETH, allowance: ETH }]]) });
-      const r = planRound(input([signed], { wallets, state: funded, behindLaunch: { tipCap: null } }));
+      const r = planRound(input([signed], { wallets, state: funded, behindLaunch: { tipCap: null, pair: PAIR } }));
       expect(r.failures).toEqual([]);
       expect(r.jobs).toHaveLength(1);
     });

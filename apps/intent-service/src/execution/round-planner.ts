@@ -61,10 +61,11 @@ export interface RoundInput {
   launchPool: PoolState;
   /**
    * Behind a pending launch: the buys go in its block, and on a node's pool (no relays) a buy's
-   * tip never exceeds the launch's (ordered by tip it would come first and find no pool). Null
-   * for a launch seen in a block.
+   * tip never exceeds the launch's (ordered by tip it would come first and find no pool); a
+   * firstOrFail buy lands only in the block that gives `pair` its first liquidity. Null for a
+   * launch seen in a block.
    */
-  behindLaunch?: { tipCap: bigint | null } | null;
+  behindLaunch?: { tipCap: bigint | null; pair: string } | null;
   /** The token probe; null when no intent had anything to buy. */
   probe: ProbeResult | null;
   intents: ClaimedIntent[];
@@ -78,6 +79,8 @@ export interface BuyTerms {
   targetBlock: bigint;
   /** The buy goes right behind a pending launch, in its block. */
   inLaunchBlock: boolean;
+  /** Behind a pending launch: the pair it gives its first liquidity. */
+  launchPair: string | null;
   probeGas: bigint;
   maxFeePerGas: bigint;
   tip: bigint;
@@ -123,6 +126,7 @@ export function planRound(input: RoundInput): Pick<Plan, 'failures' | 'jobs'> {
     const terms: BuyTerms = {
       targetBlock,
       inLaunchBlock: !!input.behindLaunch,
+      launchPair: input.behindLaunch ? getAddress(input.behindLaunch.pair) : null,
       probeGas: probe.buyGas,
       maxFeePerGas: 2n * input.baseFee + tip,
       tip,
@@ -166,7 +170,10 @@ function botBuy(
     return null;
   }
   state.balance.set(intent.wallet, left - cost);
-  const onlyInBlock = intent.firstOrFail ? t.targetBlock : null;
+  // firstOrFail: in the block after a launch seen in a block; behind a pending launch, in the
+  // block it lands in (checked on the pair, so the buy sent again behind it for a later block still holds).
+  const onlyInBlock = intent.firstOrFail && !t.launchPair ? t.targetBlock : null;
+  const onlyInLaunchBlockOf = intent.firstOrFail && t.launchPair ? t.launchPair : null;
   const n = state.nonce.get(intent.wallet)!;
   state.nonce.set(intent.wallet, n + 1n);
   const data = buyInitCode({
@@ -181,6 +188,7 @@ function botBuy(
     feeRecipient: intent.feeRecipient,
     bribe,
     onlyInBlock,
+    onlyInLaunchBlockOf,
   });
   return {
     intent,
@@ -197,6 +205,7 @@ function botBuy(
       bribe,
       deadline: intent.expiry,
       onlyInBlock,
+      onlyInLaunchBlockOf,
     }),
   };
 }
@@ -218,6 +227,7 @@ export function buyTransaction(
     bribe: bigint;
     deadline: bigint;
     onlyInBlock: bigint | null;
+    onlyInLaunchBlockOf: string | null;
   },
 ): UnsignedTransaction {
   const { quote } = t;
@@ -245,6 +255,7 @@ export function buyTransaction(
       bribe: b.bribe.toString(),
       deadline: b.deadline.toString(),
       onlyInBlock: b.onlyInBlock === null ? null : b.onlyInBlock.toString(),
+      onlyInLaunchBlockOf: b.onlyInLaunchBlockOf,
     },
   };
 }

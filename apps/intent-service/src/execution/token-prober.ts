@@ -90,6 +90,7 @@ export function probePlan(config: Pick<WatchedChain, 'wrappedNative'> & { router
     feeRecipient: intent.feeRecipient,
     bribe: BigInt(intent.bribe),
     onlyInBlock: null,
+    onlyInLaunchBlockOf: null,
   };
   const wallet = intent.wallet.toLowerCase();
   const lower = token.toLowerCase();

@@ -85,6 +85,7 @@ export function walletIntentBuy(
       bribe: terms.bribe,
       deadline: intent.expiry,
       onlyInBlock: null,
+      onlyInLaunchBlockOf: null,
     }),
   };
 }
