@@ -146,7 +146,12 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     await this.scheduler.stop();
-    for (const chain of this.chains.values()) if (chain.ahead) this.takeAhead(chain, { stale: true });
+    // Claims of a launch no round took: back before the database goes.
+    for (const chain of this.chains.values()) {
+      const ahead = chain.ahead;
+      chain.ahead = null;
+      if (ahead) await this.handBackClaims(ahead.claims);
+    }
   }
 
   /** A new block or launch on the chain: act now rather than at the next tick. */
@@ -187,33 +192,36 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
       claims.set(token.toLowerCase(), { claimToken, intents });
     }
     // A launch recognised before a round took the one before it: that one's stored row is executed instead.
-    if (chain.ahead) this.handBackClaims(chain.ahead.claims);
+    if (chain.ahead) void this.handBackClaims(chain.ahead.claims);
     chain.ahead = { at: Date.now(), launches, stored, head, live, claims };
     this.wake(chainId);
   }
 
   /** What launchSeen read and claimed for the round starting now, if it is recent enough (null: the round reads its own). */
-  private takeAhead(chain: Chain, { stale = false } = {}): Ahead | null {
+  private takeAhead(chain: Chain): Ahead | null {
     const ahead = chain.ahead;
     chain.ahead = null;
-    if (!ahead || (!stale && Date.now() - ahead.at <= AHEAD_MS)) return ahead;
-    this.handBackClaims(ahead.claims);
+    if (!ahead || Date.now() - ahead.at <= AHEAD_MS) return ahead;
+    void this.handBackClaims(ahead.claims);
     return null;
   }
 
-  /** Claims no round took: back to the queue, untouched (a claim that fails to hand back lapses). */
-  private handBackClaims(claims: Map<string, EarlyClaim>): void {
-    for (const { claimToken, intents } of claims.values()) {
-      intents
-        .then((claimed) =>
-          this.intents.handBack(
-            claimToken,
-            claimed.map((i) => i.id),
-          ),
-        )
-        .catch((err: Error) => this.logger.warn(`intents claimed for a pending launch not handed back (their claim lapses): ${err.message}`));
-    }
+  /** Claims no round took: back to the queue, untouched (a claim that fails to hand back lapses). Never rejects. */
+  private async handBackClaims(claims: Map<string, EarlyClaim>): Promise<void> {
+    const all = [...claims.values()];
     claims.clear();
+    await Promise.all(
+      all.map(({ claimToken, intents }) =>
+        intents
+          .then((claimed) =>
+            this.intents.handBack(
+              claimToken,
+              claimed.map((i) => i.id),
+            ),
+          )
+          .catch((err: Error) => this.logger.warn(`intents claimed for a pending launch not handed back (their claim lapses): ${err.message}`)),
+      ),
+    );
   }
 
   /**
