@@ -134,6 +134,63 @@ describe('pending launches, detected before they are mined', () => {
     await node.rpc.call('evm_mine', []);
   }, 60_000);
 
+  describe('with calls behind the launch in its simulation (the token probe)', () => {
+    /** Init code that counts down from 60,000 before it returns: a probe that takes a while. */
+    const SPIN = '0x62' + (60_000).toString(16).padStart(6, '0') + '5b6001900380600457' + '00';
+    const probe = { reverted: 'a probe as read' } as const;
+
+    /** A detector of its own whose simulations stream, with `read` reading the calls behind. */
+    function streamingDetector(read: () => Map<string, typeof probe>) {
+      const seen: { launch: PendingLaunch; simulationOver: boolean }[] = [];
+      let simulationOver = false;
+      const detector = new PendingLaunchDetector({
+        chainId: 1,
+        rpc: new ChainRpc(node.url),
+        simulate: (request, onFirstCall) => {
+          simulationOver = false;
+          const done = onFirstCall ? simulations.simulateStream(request, onFirstCall, 30_000) : simulations.simulate(request, 30_000);
+          return done.finally(() => (simulationOver = true));
+        },
+        watch: () => ({ watch: { router: dex.router, factory: dex.factory, tokens: watched } }),
+        behind: () => ({ calls: [{ from: dex.owner, to: null, data: SPIN }], read }),
+        onLaunch: (launch) => void seen.push({ launch, simulationOver }),
+        logger: { log: () => undefined, warn: (m: string) => warnings.push(m) },
+      });
+      return { detector, seen };
+    }
+
+    it('reports the launch on its own call, before the calls behind it end, and their probe once they have', async () => {
+      const token = await plainToken();
+      watched.add(token);
+      const { detector, seen } = streamingDetector(() => new Map([[token, probe]]));
+      const hash = await addLiquidityETH(token, SUPPLY / 10n, 2n * ETH);
+      const found = await detector.handle([hash]);
+      expect(found.map((l) => l.txHash)).toEqual([hash]);
+      expect(seen).toHaveLength(1);
+      expect(seen[0]).toMatchObject({
+        simulationOver: false,
+        launch: { txHash: hash, launches: [{ token, tokenReserve: SUPPLY / 10n, quoteReserve: 2n * ETH }] },
+      });
+      expect(await seen[0]!.launch.probes).toEqual(new Map([[token, probe]]));
+      await settled(hash); // the feed's detector has looked at it too
+      await node.rpc.call('evm_mine', []);
+    }, 60_000);
+
+    it('a probe that cannot be read: the launch stands, its probes come as none (a round waiting on them goes on), and the error surfaces', async () => {
+      const token = await plainToken();
+      watched.add(token);
+      const { detector, seen } = streamingDetector(() => {
+        throw new Error('unreadable probe');
+      });
+      const hash = await addLiquidityETH(token, SUPPLY / 10n, 2n * ETH);
+      await expect(detector.handle([hash])).rejects.toThrow('unreadable probe');
+      expect(seen.map((s) => s.launch.txHash)).toEqual([hash]);
+      expect(await seen[0]!.launch.probes).toEqual(new Map());
+      await settled(hash);
+      await node.rpc.call('evm_mine', []);
+    }, 60_000);
+  });
+
   it('ignores a launch of a token nobody waits for, a launch that would revert, and unrelated transactions', async () => {
     const before = launches.length;
     const unwatched = await plainToken();

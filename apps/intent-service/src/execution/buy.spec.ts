@@ -13,6 +13,7 @@ const plan: BuyPlan = {
   feeRecipient: '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359',
   bribe: 7n,
   onlyInBlock: null,
+  onlyInLaunchBlockOf: null,
 };
 
 describe('buyInitCode', () => {

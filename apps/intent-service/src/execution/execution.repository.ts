@@ -131,7 +131,9 @@ export class ExecutionRepository {
             AND NOT EXISTS (SELECT 1 FROM intent.launches l WHERE l.chain_id = p.chain_id AND l.token = p.token)) AS behind,
          (SELECT l.block_number::text FROM intent.launches l
           WHERE x.launch_type = 'public_transaction' AND l.chain_id = x.chain_id AND l.token = lower(x.token_address)
-            AND l.tx_hash = x.launch_tx_hash) AS launch_block
+            AND l.tx_hash = x.launch_tx_hash
+            -- sent behind it while it was pending (a later round, after it was mined, targets a later block)
+            AND x.target_block <= l.block_number) AS launch_block
        FROM intent.intents x WHERE x.chain_id = $1 AND x.status = 'pending' AND x.phase = 'submitted'
        ORDER BY 2, x.tx_nonce`,
       [chainId],

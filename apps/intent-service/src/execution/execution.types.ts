@@ -69,7 +69,10 @@ export interface SubmittedIntent {
    * it, in its block, so it is sent again behind it. Null otherwise.
    */
   behind: string | null;
-  /** The block of the pending launch the buy was sent behind, once that launch is recorded mined; else null. */
+  /**
+   * The block of the pending launch the buy was sent behind, once that launch is recorded mined
+   * (a buy of a later round, after the launch was mined, has none); else null.
+   */
   launchBlock: bigint | null;
 }
 

@@ -65,11 +65,9 @@ interface Ahead {
   stored: Promise<string[]>;
   head: Promise<Block | null>;
   live: Promise<unknown[] | null>;
-  /** The launched tokens' intents, claimed as the launch was recognised (by token, lowercase). */
-  claims: Map<string, EarlyClaim>;
 }
 
-/** A claim made before the round found its launch (see launchSeen). */
+/** A claim made before the round found its launch (see stepLocked). */
 interface EarlyClaim {
   claimToken: string;
   intents: Promise<ClaimedIntent[]>;
@@ -146,12 +144,6 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     await this.scheduler.stop();
-    // Claims of a launch no round took: back before the database goes.
-    for (const chain of this.chains.values()) {
-      const ahead = chain.ahead;
-      chain.ahead = null;
-      if (ahead) await this.handBackClaims(ahead.claims);
-    }
   }
 
   /** A new block or launch on the chain: act now rather than at the next tick. */
@@ -161,13 +153,11 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
 
   /**
    * A pending launch was just recognised and is being stored (`stored`: the tokens it recorded):
-   * its round starts now, on the launch as recognised (`launches`), not on the stored row. The
-   * launched tokens' intents are claimed at once, while the round takes the chain's lock (a claim
-   * is a lease on rows; what a buy is numbered and checked against is read under the lock). The
-   * round follows the buys out while the launch is stored, checks and has the buys signed, and
-   * waits for the store only before it settles anything: a token the store did not record as this
-   * launch's (another launch of it stored first, or the store failed) is handed back untouched,
-   * for the stored launch's round; so are claims no round takes within AHEAD_MS.
+   * its round starts now, on the launch as recognised (`launches`), not on the stored row. It
+   * takes the chain's lock, claims the launched tokens' intents and follows the buys out while
+   * the launch is stored, checks and has the buys signed, and waits for the store only before
+   * it settles anything: a token the store did not record as this launch's (another launch of it
+   * stored first, or the store failed) is handed back untouched, for the stored launch's round.
    * The head is read now, and where the node gives pending nonces as one pending block (hardhat,
    * which builds that block on each read: ~20 ms behind a launch, and a head's read waits behind
    * it) that block too; the round uses them if it starts within AHEAD_MS (a block or a sender's
@@ -184,44 +174,15 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
       .traits()
       .then((t) => (t.pendingNonces === 'block' ? readPendingBlock(chain.rpc) : null))
       .catch(() => null);
-    const claims = new Map<string, EarlyClaim>();
-    for (const { token } of launches) {
-      const claimToken = randomUUID();
-      const intents = this.intents.claim(chainId, token, claimToken, this.env.EXECUTION_BATCH);
-      intents.catch(() => undefined); // the round that takes it sees the error
-      claims.set(token.toLowerCase(), { claimToken, intents });
-    }
-    // A launch recognised before a round took the one before it: that one's stored row is executed instead.
-    if (chain.ahead) void this.handBackClaims(chain.ahead.claims);
-    chain.ahead = { at: Date.now(), launches, stored, head, live, claims };
+    chain.ahead = { at: Date.now(), launches, stored, head, live };
     this.wake(chainId);
   }
 
-  /** What launchSeen read and claimed for the round starting now, if it is recent enough (null: the round reads its own). */
+  /** What launchSeen read for the round starting now, if it is recent enough (null: the round reads its own). */
   private takeAhead(chain: Chain): Ahead | null {
     const ahead = chain.ahead;
     chain.ahead = null;
-    if (!ahead || Date.now() - ahead.at <= AHEAD_MS) return ahead;
-    void this.handBackClaims(ahead.claims);
-    return null;
-  }
-
-  /** Claims no round took: back to the queue, untouched (a claim that fails to hand back lapses). Never rejects. */
-  private async handBackClaims(claims: Map<string, EarlyClaim>): Promise<void> {
-    const all = [...claims.values()];
-    claims.clear();
-    await Promise.all(
-      all.map(({ claimToken, intents }) =>
-        intents
-          .then((claimed) =>
-            this.intents.handBack(
-              claimToken,
-              claimed.map((i) => i.id),
-            ),
-          )
-          .catch((err: Error) => this.logger.warn(`intents claimed for a pending launch not handed back (their claim lapses): ${err.message}`)),
-      ),
-    );
+    return ahead && Date.now() - ahead.at <= AHEAD_MS ? ahead : null;
   }
 
   /**
@@ -229,8 +190,8 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
    * when its head is the one the launch was simulated on (else, or when this one failed, it probes
    * again). `behind`: the probe made right behind the launch in the launch's own simulation (still
    * running); where it gives none, the token is probed now, on the state the launch leaves and
-   * with the amount of the first intent the round claimed, while the launch is stored and its
-   * round locks the chain.
+   * with the amount of the first intent a claim would take, while the launch is stored and its
+   * round locks the chain and claims.
    */
   probeEarly(chainId: number, launch: RecognisedLaunch, behind: Promise<ProbeResult | null> = Promise.resolve(null)): void {
     const chain = this.chains.get(chainId);
@@ -238,10 +199,8 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     const now = Date.now();
     for (const [key, early] of this.earlyProbes) if (now - early.at > EARLY_PROBE_TTL_MS) this.earlyProbes.delete(key);
     const pool = { reserveNative: launch.nativeReserve, reserveToken: launch.tokenReserve, liquidityCents: null };
-    // With the first intent the round's claim took (see launchSeen), else the first a claim would take.
-    const claim = chain.ahead?.claims.get(launch.token.toLowerCase());
     const probeNow = async () => {
-      const probeFor = await (claim ? claim.intents.then((claimed) => probeIntent(claimed)) : claimableProbeIntent(this.intents, chainId, launch.token));
+      const probeFor = await claimableProbeIntent(this.intents, chainId, launch.token);
       if (!probeFor) return null;
       return this.prober.probe(chain.config, { token: launch.token, pair: launch.pair, pending: launch }, launch.headBlock, pool, probeFor);
     };
@@ -260,8 +219,6 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async step(chain: Chain): Promise<boolean> {
-    // A launch's claims that waited too long for the lock (another replica's rounds) go back.
-    if (chain.ahead && Date.now() - chain.ahead.at > AHEAD_MS) this.takeAhead(chain);
     // Most ticks find no buys to follow and no launch to act on: that is asked without the lock.
     if (!chain.ahead && (await this.idle(chain))) return false;
     // Another replica executing this chain: it has the work; this one checks again next tick.
@@ -284,8 +241,14 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async stepLocked(chain: Chain): Promise<boolean> {
     const ahead = this.takeAhead(chain);
-    // Claimed as the launch was recognised (see launchSeen).
-    const early = ahead?.claims ?? new Map<string, EarlyClaim>();
+    // Under the lock (only its holder claims), beside reading the head, following the buys out and the launch's store.
+    const early = new Map<string, EarlyClaim>();
+    for (const { token } of ahead?.launches ?? []) {
+      const claimToken = randomUUID();
+      const intents = this.intents.claim(chain.config.chainId, token, claimToken, this.env.EXECUTION_BATCH);
+      intents.catch(() => undefined); // the round that takes it sees the error
+      early.set(token.toLowerCase(), { claimToken, intents });
+    }
     /** The early claim of a launch's token, once (the launch stored and the one recognised are the same launch). */
     const claimOf = (launch: LaunchedToken) => {
       const claimed = early.get(launch.token.toLowerCase());

@@ -41,14 +41,22 @@ describe('launch stamps on intents (ExecutionRepository, IntentsRepository, reco
   });
 
   /** An intent whose buy was sent behind `launchTx` (kind `type`), or one in `status`. */
-  async function sentIntent(over: { status?: string; type?: string; launchTx?: string | null } = {}): Promise<string> {
+  async function sentIntent(over: { status?: string; type?: string; launchTx?: string | null; targetBlock?: number } = {}): Promise<string> {
     const [{ id }] = (await ds.query(
       `INSERT INTO intent.intents (id, tenant_id, status, chain_id, wallet, token_address, bribe, buy_amount, expires_at,
          phase, tx_hash, signed_tx, tx_nonce, target_block, submitted_at, status_data, launch_type, launch_tx_hash)
        VALUES (intent.uuid_v7(), gen_random_uuid(), $1, $2, '0x00000000000000000000000000000000000000b0', $3, 7, 1, now() + interval '1 hour',
-         CASE WHEN $1 = 'pending' THEN 'submitted' END, $4, '0xsigned', 3, 10, now(), jsonb_build_object('txHash', $4::text), $5, $6)
+         CASE WHEN $1 = 'pending' THEN 'submitted' END, $4, '0xsigned', 3, $7, now(), jsonb_build_object('txHash', $4::text), $5, $6)
        RETURNING id`,
-      [over.status ?? 'pending', CHAIN, TOKEN, `0x${'b'.repeat(64)}`, over.type ?? 'public_transaction', over.launchTx === undefined ? LAUNCH : over.launchTx],
+      [
+        over.status ?? 'pending',
+        CHAIN,
+        TOKEN,
+        `0x${'b'.repeat(64)}`,
+        over.type ?? 'public_transaction',
+        over.launchTx === undefined ? LAUNCH : over.launchTx,
+        over.targetBlock ?? 10,
+      ],
     )) as { id: string }[];
     return id;
   }
@@ -86,6 +94,16 @@ describe('launch stamps on intents (ExecutionRepository, IntentsRepository, reco
     expect((await repo.submitted(CHAIN)).find((s) => s.id === id)!.behind).toBe(RAW);
     await minedLaunch(LAUNCH);
     expect((await repo.submitted(CHAIN)).find((s) => s.id === id)!.behind).toBeNull();
+  });
+
+  it("gives a buy sent behind a pending launch that launch's block once mined, and none to a buy of a later round or of another launch", async () => {
+    const behind = await sentIntent({ targetBlock: 10 });
+    const later = await sentIntent({ targetBlock: 13 });
+    const other = await sentIntent({ targetBlock: 10, launchTx: `0x${'3'.repeat(64)}` });
+    const launchBlock = async (id: string) => (await repo.submitted(CHAIN)).find((s) => s.id === id)!.launchBlock;
+    expect(await launchBlock(behind)).toBeNull(); // still pending
+    await minedLaunch(LAUNCH, 12);
+    expect([await launchBlock(behind), await launchBlock(later), await launchBlock(other)]).toEqual([12n, null, null]);
   });
 
   it('sends the intents behind a dropped launch back to waiting, and nothing else', async () => {

@@ -5,7 +5,7 @@ import { create2Address, installFastInterpreter } from './fast-interpreter.js';
 
 describe('create2Address', () => {
   it("gives EIP-1014's example addresses", () => {
-    const vectors: [string, string, string, string][] = [
+    const vectors: [`0x${string}`, `0x${string}`, `0x${string}`, string][] = [
       ['0x0000000000000000000000000000000000000000', `0x${'00'.repeat(32)}`, '0x00', '0x4d1a2e2bb4f88f0250f26ffff098b0b30b26bf38'],
       ['0xdeadbeef00000000000000000000000000000000', `0x${'00'.repeat(32)}`, '0x00', '0xb928f69bb1d91cd65274e3c79d8986362984fda3'],
       [
@@ -35,7 +35,7 @@ describe('installFastInterpreter', () => {
     const evm = await createEVM();
     const self = createAddressFromString('0x00000000000000000000000000000000000000c0');
     // memory[0] = 0x00 (init code: STOP); CREATE2(0, 0, 1, 0x2a), then CREATE(0, 0, 1); return both addresses.
-    const code = hexToBytes('0x600060005360' + '2a' + '600160006000f5' + '600052' + '600160006000f0' + '602052' + '60406000f3');
+    const code = hexToBytes(`0x${'600060005360' + '2a' + '600160006000f5' + '600052' + '600160006000f0' + '602052' + '60406000f3'}`);
     await evm.stateManager.putAccount(self, new Account());
     await evm.stateManager.putCode(self, code);
     const { returnValue, exceptionError } = (

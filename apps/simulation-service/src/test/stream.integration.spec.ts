@@ -45,7 +45,7 @@ describe('the first call of a simulation, streamed ahead of the answer', () => {
   });
 
   /** Simulates `calls`, recording the first call as told and the answer, in order. */
-  async function streamed(calls: { from: string; to: string }[], chainId = 1) {
+  async function streamed(calls: { from: string; to: string; data: string }[], chainId = 1) {
     const events: ({ first: SimulatedCall; block: string } | 'answered')[] = [];
     const result = await client.simulateStream({ chainId, blockNumber: '100', calls }, (first, block) => events.push({ first, block }), 30_000);
     events.push('answered');
@@ -55,8 +55,8 @@ describe('the first call of a simulation, streamed ahead of the answer', () => {
   it('tells the first call once, then answers with the same first call; cold (the first call read nothing known yet) and warm', async () => {
     for (let i = 0; i < 2; i++) {
       const { events, result } = await streamed([
-        { from: USER, to: READER },
-        { from: USER, to: SPINNER },
+        { from: USER, to: READER, data: '0x' },
+        { from: USER, to: SPINNER, data: '0x' },
       ]);
       expect(result.calls.map((c) => c.status)).toEqual([1, 1]);
       expect(result.calls[0]!.result).toBe(`0x${'5'.padStart(64, '0')}`);
@@ -66,8 +66,8 @@ describe('the first call of a simulation, streamed ahead of the answer', () => {
 
   it('sends the first call in a message of its own, ahead of the answer, where its reads are known', async () => {
     const calls = [
-      { from: USER, to: READER },
-      { from: USER, to: SPINNER },
+      { from: USER, to: READER, data: '0x' },
+      { from: USER, to: SPINNER, data: '0x' },
     ];
     await streamed(calls); // warm: the first call then reads nothing it must wait for
     const nc = await connect({ servers: nats.url });
@@ -92,8 +92,8 @@ describe('the first call of a simulation, streamed ahead of the answer', () => {
 
   it('answers as simulation.simulate does', async () => {
     const calls = [
-      { from: USER, to: READER },
-      { from: USER, to: READER },
+      { from: USER, to: READER, data: '0x' },
+      { from: USER, to: READER, data: '0x' },
     ];
     const { result } = await streamed(calls);
     const plain = await client.simulate({ chainId: 1, blockNumber: '100', calls }, 30_000);
@@ -102,7 +102,11 @@ describe('the first call of a simulation, streamed ahead of the answer', () => {
 
   it('fails as simulation.simulate does, telling nothing', async () => {
     const told: unknown[] = [];
-    const failed = client.simulateStream({ chainId: 999, blockNumber: '100', calls: [{ from: USER, to: READER }] }, (first) => told.push(first), 30_000);
+    const failed = client.simulateStream(
+      { chainId: 999, blockNumber: '100', calls: [{ from: USER, to: READER, data: '0x' }] },
+      (first) => told.push(first),
+      30_000,
+    );
     await expect(failed).rejects.toThrow(/^simulation: .*999/);
     expect(told).toEqual([]);
   });
@@ -111,7 +115,7 @@ describe('the first call of a simulation, streamed ahead of the answer', () => {
     const empty = await TestNatsServer.start();
     const alone = new NatsSimulationClient(empty.url, 'stream-test-alone');
     try {
-      const failed = alone.simulateStream({ chainId: 1, calls: [{ from: USER, to: READER }] }, () => undefined, 60_000);
+      const failed = alone.simulateStream({ chainId: 1, calls: [{ from: USER, to: READER, data: '0x' }] }, () => undefined, 60_000);
       await expect(failed).rejects.toBeInstanceOf(NatsRequestFailed);
       await expect(failed).rejects.toMatchObject({ kind: 'no_responders' });
     } finally {

@@ -125,18 +125,26 @@ export class PendingLaunchDetector {
       this.options
         .simulate({ chainId, blockNumber: headBlock, calls }, calls.length > 1 ? recognise : undefined)
         .catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
-    let result = await simulate([launchCall, ...(behind?.calls ?? [])]);
-    if (result instanceof Error && behind && launch === undefined) {
-      // Without the calls behind it (which the simulation may have refused): the launch alone.
-      behind = null;
-      result = await simulate([launchCall]);
-    }
-    if (result instanceof Error) {
-      if (launch === undefined) logger.warn(`pending ${tx.hash}: could not simulate (${result.message})`);
-      reportProbes(new Map());
-    } else {
-      recognise(result.calls[0], result.blockNumber);
-      reportProbes(launch && behind ? behind.read(result.calls.slice(1), launch.launches) : new Map());
+    // The probes are known (or known to be none) once this ends, whatever happens: a round waits for them.
+    let known = new Map<string, ProbeResult>();
+    try {
+      let result = await simulate([launchCall, ...(behind?.calls ?? [])]);
+      if (result instanceof Error && behind && launch === undefined) {
+        // Without the calls behind it (which the simulation may have refused): the launch alone.
+        behind = null;
+        result = await simulate([launchCall]);
+      }
+      if (result instanceof Error) {
+        if (launch === undefined) logger.warn(`pending ${tx.hash}: could not simulate (${result.message})`);
+      } else {
+        recognise(result.calls[0], result.blockNumber);
+        const found: PendingLaunch | null | undefined = launch;
+        if (found && behind) known = behind.read(result.calls.slice(1), found.launches);
+      }
+    } catch (error) {
+      failure ??= { error };
+    } finally {
+      reportProbes(known);
     }
     await reported;
     if (failure) throw (failure as { error: unknown }).error;

@@ -130,7 +130,8 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
       }));
     this.executor.launchSeen(chain.config.chainId, launched, recorded);
     // The token probe: made behind the launch in its own simulation (still running), else made
-    // now (with the intent the round claimed), beside storing the launch and the round's lock.
+    // now (with the first intent a claim would take), beside storing the launch and the round's
+    // lock and claim.
     for (const l of launch.launches) {
       if (l.quote !== chain.config.wrappedNative || !chain.state.watch.tokens.has(l.token)) continue;
       const recognised = {
