@@ -1,7 +1,9 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { IntentRecord } from '@tradeinfra/contracts';
-import { eventually, type HardhatNode, type LocalDex } from '@tradeinfra/test-support';
+import { eventually, mined, type HardhatNode, type LocalDex } from '@tradeinfra/test-support';
+import { MaxUint256 } from 'ethers';
+import { PendingLaunchWatcher } from '../../apps/intent-service/src/launch/pending/pending-launch-watcher.js';
 import type { Stack } from './harness.js';
 
 export interface ReceivedNotification {
@@ -91,6 +93,30 @@ export class LaunchDriver {
     /** Tokens the launch adds to the pool. */
     private readonly tokens: bigint,
   ) {}
+
+  /** Creates an intent on chain 31337 (no bribe, 0.01 ETH, an hour to live, no tip, unless `body` says otherwise); answers its record. */
+  async create(body: Record<string, unknown>): Promise<IntentRecord> {
+    const res = await this.stack.request<IntentRecord>('POST', '/v1/intent', {
+      key: this.key(),
+      body: { chainId: 31337, bribe: '0', buyAmount: (10n ** 16n).toString(), expiry: Math.floor(Date.now() / 1000) + 3600, gasTip: '0', ...body },
+    });
+    if (res.status !== 201) throw new Error(`POST /v1/intent: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  }
+
+  /** A token of `supply` (PlainToken) its deployer has approved to the router. */
+  async approvedToken(supply: bigint): Promise<string> {
+    const token = await this.dex.deployToken('PlainToken', [supply]);
+    await mined(this.node, this.dex.owner, token, this.dex.a.PlainToken!.iface.encodeFunctionData('approve', [this.dex.router, MaxUint256]));
+    return token;
+  }
+
+  /** Resolves once every replica recognises a pending launch of `token` (it refreshed the tokens it watches since the intents were made). */
+  watchingPending(chainId: number, token: string): Promise<void> {
+    return eventually(`pending launches of ${token} watched`, () =>
+      this.stack.intentReplicas.every((r) => r.get(PendingLaunchWatcher).watches(chainId, token)),
+    );
+  }
 
   async get(id: string): Promise<IntentRecord> {
     return (await this.stack.request<IntentRecord>('GET', `/v1/intent/${id}`, { key: this.key() })).body;

@@ -3,7 +3,6 @@ import { devWallet, eventually, HardhatNode, LocalDex, LocalRelay, mined, Signin
 import { keccak256, MaxUint256, Transaction } from 'ethers';
 import { LaunchDriver, NotificationSink } from './execution-support.js';
 import { Stack } from './harness.js';
-import { PendingLaunchWatcher } from '../../apps/intent-service/src/launch/pending/pending-launch-watcher.js';
 
 /**
  * Independent review of same-block launches (README, "Launches seen before their block"): what a
@@ -73,24 +72,12 @@ describe('same-block launches under review: spam, several launches, other transa
     await node?.stop();
   });
 
-  async function create(body: Record<string, unknown>): Promise<IntentRecord> {
-    const res = await stack.request<IntentRecord>('POST', '/v1/intent', {
-      key,
-      body: { chainId: CHAIN_ID, bribe: '0', buyAmount: (ETH / 100n).toString(), expiry: expiry(), gasTip: '0', ...body },
-    });
-    expect(res.status).toBe(201);
-    return res.body;
-  }
+  const create = (body: Record<string, unknown>) => driver.create(body);
 
   /** The service recognises a pending launch of `token` now. */
-  const watching = (token: string) =>
-    eventually(`pending launches of ${token} watched`, () => stack.intentReplicas.every((r) => r.get(PendingLaunchWatcher).watches(CHAIN_ID, token)));
+  const watching = (token: string) => driver.watchingPending(CHAIN_ID, token);
 
-  async function approvedToken(): Promise<string> {
-    const token = await dex.deployToken('PlainToken', [SUPPLY]);
-    await mined(node, dex.owner, token, dex.a.PlainToken!.iface.encodeFunctionData('approve', [dex.router, MaxUint256]));
-    return token;
-  }
+  const approvedToken = () => driver.approvedToken(SUPPLY);
 
   const addLiquidityETH = (token: string, amount = SUPPLY / 10n, to: string = dex.owner) =>
     dex.a.UniswapV2Router02!.iface.encodeFunctionData('addLiquidityETH', [token, amount, 0, 0, to, expiry()]);
@@ -380,23 +367,11 @@ describe('same-block launches through a relay, under review: a cancel while sign
     await node?.stop();
   });
 
-  async function create(body: Record<string, unknown>): Promise<IntentRecord> {
-    const res = await stack.request<IntentRecord>('POST', '/v1/intent', {
-      key,
-      body: { chainId: CHAIN_ID, bribe: '0', buyAmount: (ETH / 100n).toString(), expiry: expiry(), gasTip: '0', ...body },
-    });
-    expect(res.status).toBe(201);
-    return res.body;
-  }
+  const create = (body: Record<string, unknown>) => driver.create(body);
 
-  async function approvedToken(): Promise<string> {
-    const token = await dex.deployToken('PlainToken', [SUPPLY]);
-    await mined(node, dex.owner, token, dex.a.PlainToken!.iface.encodeFunctionData('approve', [dex.router, MaxUint256]));
-    return token;
-  }
+  const approvedToken = () => driver.approvedToken(SUPPLY);
 
-  const watching = (token: string) =>
-    eventually(`pending launches of ${token} watched`, () => stack.intentReplicas.every((r) => r.get(PendingLaunchWatcher).watches(CHAIN_ID, token)));
+  const watching = (token: string) => driver.watchingPending(CHAIN_ID, token);
 
   /** The launch, pending, paying at most `maxFee` per gas. */
   const sendLaunch = (token: string, maxFee = GWEI) =>

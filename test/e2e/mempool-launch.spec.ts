@@ -56,18 +56,10 @@ describe('same-block launches: buys right behind a launch seen in the mempool', 
     await node?.stop();
   });
 
-  async function create(body: Record<string, unknown>): Promise<IntentRecord> {
-    const res = await stack.request<IntentRecord>('POST', '/v1/intent', {
-      key,
-      body: { chainId: CHAIN_ID, bribe: '0', buyAmount: (ETH / 100n).toString(), expiry: expiry(), gasTip: '0', ...body },
-    });
-    expect(res.status).toBe(201);
-    return res.body;
-  }
+  const create = (body: Record<string, unknown>) => driver.create(body);
 
   /** The service recognises a pending launch of `token` now (it has refreshed the tokens it watches since the intents were made). */
-  const watching = (token: string) =>
-    eventually(`pending launches of ${token} watched`, () => stack.intentReplicas.every((r) => r.get(PendingLaunchWatcher).watches(CHAIN_ID, token)));
+  const watching = (token: string) => driver.watchingPending(CHAIN_ID, token);
 
   /** Sends `data` from the DEX owner without mining it; answers the transaction hash. */
   const pendingTx = (to: string, data: string, value = 0n) =>
@@ -83,11 +75,7 @@ describe('same-block launches: buys right behind a launch seen in the mempool', 
     return { records: new Map(await Promise.all(ids.map(async (id) => [id, await driver.get(id)] as const))), block };
   }
 
-  async function approvedToken(): Promise<string> {
-    const token = await dex.deployToken('PlainToken', [SUPPLY]);
-    await mined(node, dex.owner, token, dex.a.PlainToken!.iface.encodeFunctionData('approve', [dex.router, MaxUint256]));
-    return token;
-  }
+  const approvedToken = () => driver.approvedToken(SUPPLY);
 
   it('buys in the launch block: one block holds the launch, then the buys in bribe order, and every intent completes in it (firstOrFail too)', async () => {
     const token = await approvedToken();
