@@ -112,10 +112,8 @@ export class LaunchDriver {
   }
 
   /** Resolves once every replica recognises a pending launch of `token` (it refreshed the tokens it watches since the intents were made). */
-  watchingPending(chainId: number, token: string): Promise<void> {
-    return eventually(`pending launches of ${token} watched`, () =>
-      this.stack.intentReplicas.every((r) => r.get(PendingLaunchWatcher).watches(chainId, token)),
-    );
+  async watchingPending(chainId: number, token: string): Promise<void> {
+    await eventually(`pending launches of ${token} watched`, () => this.stack.intentReplicas.every((r) => r.get(PendingLaunchWatcher).watches(chainId, token)));
   }
 
   async get(id: string): Promise<IntentRecord> {
