@@ -10,10 +10,10 @@ import { FakeChain } from './fake-chain.js';
 const USER = '0x00000000000000000000000000000000000000a1';
 /** Returns storage slot 1. */
 const READER = '0x00000000000000000000000000000000000000c1';
-/** Counts down from 20,000 (a call that runs for a while). */
+/** Counts down from 100,000: a call that runs for a while (the first call's message is well ahead of the answer). */
 const SPINNER = '0x00000000000000000000000000000000000000c2';
 const READ_SLOT_1 = '0x60015460005260206000f3';
-const SPIN = '0x62004e205b6001900380600457' + '00';
+const SPIN = '0x620186a05b6001900380600457' + '00';
 
 /**
  * `simulation.simulate.stream` over real NATS, with the EVM in worker threads reading a scripted
