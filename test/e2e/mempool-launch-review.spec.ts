@@ -54,7 +54,7 @@ describe('same-block launches under review: spam, several launches, other transa
       DEV_SIGNER_KEYS_31337: wallets.map((w) => w.privateKey).join(','),
       LAUNCH_POLL_INTERVAL_MS: '100',
       EXPIRY_SWEEP_INTERVAL_MS: '100',
-      SIGNER_TIMEOUT_MS: '10000',
+      SIGNER_TIMEOUT_MS: '20000',
       WEBHOOK_ALLOW_HTTP: 'true',
       WEBHOOK_ALLOW_PRIVATE: 'true',
     });
@@ -235,14 +235,15 @@ describe('same-block launches under review: spam, several launches, other transa
       tokenAddress: token,
       bribe: '100',
       webhookUrl: signer.url,
-      expiry: Math.floor(Date.now() / 1000) + 5,
+      // Long enough to be claimed and asked to sign on a loaded box, short enough to expire while held.
+      expiry: Math.floor(Date.now() / 1000) + 10,
       ...notify,
     });
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     signer.behaviour.set(x.address.toLowerCase(), { gate: () => held });
     signer.behaviour.set(e.address.toLowerCase(), {
-      gate: () => eventually('E expired', async () => (await driver.get(eIntent.id)).status === 'expired', 15_000).then(() => undefined),
+      gate: () => eventually('E expired', async () => (await driver.get(eIntent.id)).status === 'expired', 25_000).then(() => undefined),
     });
     await watching(token);
     const nonces = await Promise.all([x, e].map((w) => rpc<string>('eth_getTransactionCount', [w.address, 'latest'])));

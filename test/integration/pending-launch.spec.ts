@@ -139,39 +139,54 @@ describe('pending launches, detected before they are mined', () => {
     const SPIN = '0x62' + (60_000).toString(16).padStart(6, '0') + '5b6001900380600457' + '00';
     const probe = { reverted: 'a probe as read' } as const;
 
-    /** A detector of its own whose simulations stream, with `read` reading the calls behind. */
+    /** A detector of its own whose simulations stream (the real service's), with `read` reading the calls behind. */
     function streamingDetector(read: () => Map<string, typeof probe>) {
-      const seen: { launch: PendingLaunch; simulationOver: boolean }[] = [];
-      let simulationOver = false;
+      const seen: { launch: PendingLaunch }[] = [];
       const detector = new PendingLaunchDetector({
         chainId: 1,
         rpc: new ChainRpc(node.url),
-        simulate: (request, onFirstCall) => {
-          simulationOver = false;
-          const done = onFirstCall ? simulations.simulateStream(request, onFirstCall, 30_000) : simulations.simulate(request, 30_000);
-          return done.finally(() => (simulationOver = true));
-        },
+        simulate: (request, onFirstCall) => (onFirstCall ? simulations.simulateStream(request, onFirstCall, 30_000) : simulations.simulate(request, 30_000)),
         watch: () => ({ watch: { router: dex.router, factory: dex.factory, tokens: watched } }),
         behind: () => ({ calls: [{ from: dex.owner, to: null, data: SPIN }], read }),
-        onLaunch: (launch) => void seen.push({ launch, simulationOver }),
+        onLaunch: (launch) => void seen.push({ launch }),
         logger: { log: () => undefined, warn: (m: string) => warnings.push(m) },
       });
       return { detector, seen };
     }
 
-    it('reports the launch on its own call, before the calls behind it end, and their probe once they have', async () => {
+    it('reports the launch on its own call, while the calls behind it still run, and their probe once they have', async () => {
       const token = await plainToken();
       watched.add(token);
-      const { detector, seen } = streamingDetector(() => new Map([[token, probe]]));
-      const hash = await addLiquidityETH(token, SUPPLY / 10n, 2n * ETH);
-      const found = await detector.handle([hash]);
-      expect(found.map((l) => l.txHash)).toEqual([hash]);
-      expect(seen).toHaveLength(1);
-      expect(seen[0]).toMatchObject({
-        simulationOver: false,
-        launch: { txHash: hash, launches: [{ token, tokenReserve: SUPPLY / 10n, quoteReserve: 2n * ETH }] },
+      // The real simulation, its first call told at once and its answer held until the test lets it go.
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let reported!: (launch: PendingLaunch) => void;
+      const launchReported = new Promise<PendingLaunch>((resolve) => (reported = resolve));
+      const detector = new PendingLaunchDetector({
+        chainId: 1,
+        rpc: new ChainRpc(node.url),
+        simulate: async (request, onFirstCall) => {
+          const result = await simulations.simulate(request, 30_000);
+          onFirstCall?.(result.calls[0]!, result.blockNumber);
+          await held;
+          return result;
+        },
+        watch: () => ({ watch: { router: dex.router, factory: dex.factory, tokens: watched } }),
+        behind: () => ({ calls: [{ from: dex.owner, to: null, data: SPIN }], read: () => new Map([[token, probe]]) }),
+        onLaunch: reported,
+        logger: { log: () => undefined, warn: (m: string) => warnings.push(m) },
       });
-      expect(await seen[0]!.launch.probes).toEqual(new Map([[token, probe]]));
+      const hash = await addLiquidityETH(token, SUPPLY / 10n, 2n * ETH);
+      const handled = detector.handle([hash]);
+      const launch = await within(launchReported, 30_000, 'the launch reported before its simulation answered');
+      expect(launch).toMatchObject({ txHash: hash, launches: [{ token, tokenReserve: SUPPLY / 10n, quoteReserve: 2n * ETH }] });
+      let probesKnown = false;
+      void launch.probes.then(() => (probesKnown = true));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(probesKnown).toBe(false);
+      release();
+      expect((await handled).map((l) => l.txHash)).toEqual([hash]);
+      expect(await launch.probes).toEqual(new Map([[token, probe]]));
       await settled(hash); // the feed's detector has looked at it too
       await node.rpc.call('evm_mine', []);
     }, 60_000);

@@ -25,6 +25,8 @@ export interface BuyPlan {
   feeRecipient: string | null;
   bribe: bigint;
   onlyInBlock: bigint | null;
+  /** firstOrFail behind a pending launch: the pair whose first liquidity must come in the buy's block. */
+  onlyInLaunchBlockOf: string | null;
 }
 
 export async function loadBuyInitCode(): Promise<(plan: BuyPlan) => string> {

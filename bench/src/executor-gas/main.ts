@@ -58,8 +58,19 @@ async function scenarios(s: GasSetup): Promise<Scenario[]> {
     const pool = { weth: 10n * ETH, token: SUPPLY / 10n };
     record(
       'launch block, firstOrFail',
-      'the launch (addLiquidityETH) and the buy in one block; today: pinned to that block number; executor: firstOrFail (pool reserves, cumulative prices, last update)',
+      'the launch (addLiquidityETH) and the buy in one block; today: pinned to that block number (a launch seen in a mined block); executor: firstOrFail (pool reserves, cumulative prices, last update)',
       await s.compare(await s.buys(tok, { firstOrFail: true, onlyInBlock: next, pool }), [launch]),
+    );
+  }
+  // 1b. The same, today's buy as sent behind a launch seen pending: it checks the pair as the executor does.
+  {
+    const tok = await s.token();
+    const launch = { from: deployer.address, to: s.router, data: await s.launchData(tok), value: 10n * ETH };
+    const pool = { weth: 10n * ETH, token: SUPPLY / 10n };
+    record(
+      'launch block, firstOrFail, behind a pending launch',
+      "the launch and the buy in one block; today: the pair's launch-block check (cumulative prices, last update); executor: firstOrFail",
+      await s.compare(await s.buys(tok, { firstOrFail: true, onlyInLaunchBlockOf: s.pairAddress(tok), pool }), [launch]),
     );
   }
   // 2. A pool launched and traded in earlier blocks (its cumulative prices running).

@@ -1,5 +1,5 @@
 import { buyIntentFee, encodeExecute, executorDeployData, signBuyIntent } from '@tradeinfra/executor';
-import { MaxUint256 } from 'ethers';
+import { getCreate2Address, keccak256, MaxUint256, solidityPacked } from 'ethers';
 import { account, artifact, CHAIN_ID, ETH, hex, loadBuyInitCode, SUPPLY, type GasChain, type Receipt, type Tx } from './chain.js';
 
 const COINBASE = '0xc014ba5ec014ba5ec014ba5ec014ba5ec014ba5e';
@@ -12,6 +12,8 @@ export interface BuyOptions {
   feeBps?: number;
   firstOrFail?: boolean;
   onlyInBlock?: bigint | null;
+  /** Today's buy checks the pair's launch block (what a firstOrFail buy behind a pending launch does) rather than a block number. */
+  onlyInLaunchBlockOf?: string | null;
   /** The pool's reserves to price minOut with (default: read from the chain). */
   pool?: { weth: bigint; token: bigint } | null;
   intentNonce?: bigint;
@@ -94,6 +96,12 @@ export class GasSetup {
     ]);
   }
 
+  /** The address the factory's pair of `token` with WETH has, made or not (CREATE2). */
+  pairAddress(token: string): string {
+    const [t0, t1] = BigInt(token) < BigInt(this.weth) ? [token, this.weth] : [this.weth, token];
+    return getCreate2Address(this.factory, keccak256(solidityPacked(['address', 'address'], [t0, t1])), keccak256(this.pairArt.bytecode));
+  }
+
   async reserves(token: string): Promise<{ weth: bigint; token: bigint }> {
     const { factoryArt, pairArt, chain } = this;
     const getPair = await chain.rpc<string>('eth_call', [
@@ -108,7 +116,16 @@ export class GasSetup {
 
   /** The same buy both ways: today's init code and the executor's intent. */
   async buys(token: string, options: BuyOptions = {}): Promise<BuyPair> {
-    const { amount = ETH / 10n, bribe = ETH / 100n, feeBps = 100, firstOrFail = false, onlyInBlock = null, pool = null, intentNonce = this.nonce++ } = options;
+    const {
+      amount = ETH / 10n,
+      bribe = ETH / 100n,
+      feeBps = 100,
+      firstOrFail = false,
+      onlyInBlock = null,
+      onlyInLaunchBlockOf = null,
+      pool = null,
+      intentNonce = this.nonce++,
+    } = options;
     const { wallet } = this;
     const fee = buyIntentFee(amount, feeBps);
     const r = pool ?? (await this.reserves(token));
@@ -127,6 +144,7 @@ export class GasSetup {
       feeRecipient: fee > 0n ? FEE_RECIPIENT : null,
       bribe,
       onlyInBlock,
+      onlyInLaunchBlockOf,
     });
     const intent = { wallet: wallet.address, token, amount, bribe, expiry, minIn: 0n, minOut, feeBps, feeRecipient, firstOrFail, nonce: intentNonce };
     const signature = await signBuyIntent(wallet, intent, { chainId: CHAIN_ID, executor: this.executor });

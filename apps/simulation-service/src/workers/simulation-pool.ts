@@ -95,6 +95,7 @@ export class SimulationPool {
         hard = setTimeout(() => abort.abort(), this.settings.killGraceMs);
       }, remainingMs);
     });
+    let firstTold = false;
     serve(
       port1,
       chain,
@@ -102,7 +103,9 @@ export class SimulationPool {
       () => timedOut,
       this.settings.timeoutMs,
       (first) => {
-        if (!timedOut) onFirstCall?.(first.call, first.blockNumber);
+        if (timedOut || firstTold) return;
+        firstTold = true;
+        onFirstCall?.(first.call, first.blockNumber);
       },
     );
     const task: SimTask = {
@@ -130,6 +133,9 @@ export class SimulationPool {
       const error = fromWire(outcome.error);
       throw error instanceof SimulationError && error.code === SimulationErrorCode.Timeout ? simulationTimeout(this.settings.timeoutMs) : error;
     }
+    // The worker's message with the first call travels apart from its answer and may come after it
+    // (or never, once the port is closed): told from the answer then, so it is always told first.
+    if (onFirstCall && !firstTold && outcome.result.calls[0]) onFirstCall(outcome.result.calls[0], BigInt(outcome.result.blockNumber));
     return outcome.result;
   }
 

@@ -83,9 +83,11 @@ export class PendingLaunchDetector {
     const candidates = replies
       .map((r) => (r.result ?? null) as RpcTransaction | null)
       .filter((tx): tx is RpcTransaction => tx !== null && (tx.blockNumber ?? null) === null && isLaunchCandidate(tx, watch));
-    const found = await Promise.all(candidates.map((tx) => this.inspect(tx, headBlock, watch, knownPairs, seenAt)));
-    const launches = found.filter((l): l is PendingLaunch => l !== null);
-    return launches;
+    // Every candidate is seen through (each reports its own launch) before the first error is thrown.
+    const found = await Promise.allSettled(candidates.map((tx) => this.inspect(tx, headBlock, watch, knownPairs, seenAt)));
+    const failed = found.find((f) => f.status === 'rejected');
+    if (failed) throw failed.reason;
+    return found.flatMap((f) => (f.status === 'fulfilled' && f.value ? [f.value] : []));
   }
 
   /** The launch `tx` is, reported (onLaunch) as soon as it is known, or null. */
@@ -118,7 +120,7 @@ export class PendingLaunchDetector {
       if (found) {
         reported = Promise.resolve()
           .then(() => this.options.onLaunch(found))
-          .catch((error: unknown) => void (failure = { error }));
+          .catch((error: unknown) => void (failure ??= { error }));
       }
     };
     const simulate = (calls: SimulationRequest['calls']) =>
