@@ -113,7 +113,8 @@ export class PendingLaunchDetector {
       try {
         launch = call ? this.launchOf(tx, call, blockNumber, watch, knownPairs, seenAt, probes) : null;
       } catch (error) {
-        [launch, failure] = [null, { error }];
+        launch = null;
+        failure ??= { error };
         return;
       }
       const found = launch;
