@@ -4,7 +4,7 @@ import type { IntentRecord } from '@tradeinfra/contracts';
 import { eventually, mined, type HardhatNode, type LocalDex } from '@tradeinfra/test-support';
 import { MaxUint256 } from 'ethers';
 import { PendingLaunchWatcher } from '../../apps/intent-service/src/launch/pending/pending-launch-watcher.js';
-import type { Stack } from './harness.js';
+import { Stack } from './harness.js';
 
 export interface ReceivedNotification {
   id: string;
@@ -77,6 +77,26 @@ export class NotificationSink {
     this.server.closeAllConnections();
     await new Promise((resolve) => this.server.close(resolve));
   }
+}
+
+/**
+ * The whole product on the local chain 31337 (`dex` deployed on `node`), following its mempool
+ * over the WebSocket, with the development signer holding `wallets`' keys; `extra` adds or
+ * overrides settings.
+ */
+export function startMempoolStack(node: HardhatNode, dex: LocalDex, wallets: { privateKey: string }[], extra: Record<string, string> = {}): Promise<Stack> {
+  return Stack.start({
+    CHAIN_IDS: '31337',
+    RPC_URL_31337: node.url,
+    WS_URL_31337: node.url.replace('http', 'ws'),
+    HARDFORK_31337: 'prague',
+    DEX_FACTORY_31337: dex.factory,
+    DEX_ROUTER_31337: dex.router,
+    WRAPPED_NATIVE_31337: dex.weth,
+    DEV_SIGNER_KEYS_31337: wallets.map((w) => w.privateKey).join(','),
+    LAUNCH_POLL_INTERVAL_MS: '100',
+    ...extra,
+  });
 }
 
 /**

@@ -1,8 +1,8 @@
 import type { IntentRecord } from '@tradeinfra/contracts';
 import { devWallet, eventually, HardhatNode, LocalDex, LocalRelay, mined, SigningWebhook } from '@tradeinfra/test-support';
 import { keccak256, MaxUint256, Transaction } from 'ethers';
-import { LaunchDriver, NotificationSink } from './execution-support.js';
-import { Stack } from './harness.js';
+import { LaunchDriver, NotificationSink, startMempoolStack } from './execution-support.js';
+import type { Stack } from './harness.js';
 
 /**
  * Independent review of same-block launches (README, "Launches seen before their block"): what a
@@ -43,16 +43,7 @@ describe('same-block launches under review: spam, several launches, other transa
     node = await HardhatNode.start({ chainId: CHAIN_ID });
     dex = await LocalDex.deploy(node);
     await rpc('evm_setAutomine', [false]);
-    stack = await Stack.start({
-      CHAIN_IDS: String(CHAIN_ID),
-      RPC_URL_31337: node.url,
-      WS_URL_31337: node.url.replace('http', 'ws'),
-      HARDFORK_31337: 'prague',
-      DEX_FACTORY_31337: dex.factory,
-      DEX_ROUTER_31337: dex.router,
-      WRAPPED_NATIVE_31337: dex.weth,
-      DEV_SIGNER_KEYS_31337: wallets.map((w) => w.privateKey).join(','),
-      LAUNCH_POLL_INTERVAL_MS: '100',
+    stack = await startMempoolStack(node, dex, wallets, {
       EXPIRY_SWEEP_INTERVAL_MS: '100',
       SIGNER_TIMEOUT_MS: '20000',
       WEBHOOK_ALLOW_HTTP: 'true',
@@ -340,16 +331,7 @@ describe('same-block launches through a relay, under review: a cancel while sign
     dex = await LocalDex.deploy(node);
     await rpc('evm_setAutomine', [false]);
     relay = await LocalRelay.start();
-    stack = await Stack.start({
-      CHAIN_IDS: String(CHAIN_ID),
-      RPC_URL_31337: node.url,
-      WS_URL_31337: node.url.replace('http', 'ws'),
-      HARDFORK_31337: 'prague',
-      DEX_FACTORY_31337: dex.factory,
-      DEX_ROUTER_31337: dex.router,
-      WRAPPED_NATIVE_31337: dex.weth,
-      DEV_SIGNER_KEYS_31337: wallets.map((w) => w.privateKey).join(','),
-      LAUNCH_POLL_INTERVAL_MS: '100',
+    stack = await startMempoolStack(node, dex, wallets, {
       RELAY_URLS_31337: relay.url,
       SIGNER_TIMEOUT_MS: '10000',
       WEBHOOK_ALLOW_HTTP: 'true',

@@ -2,9 +2,9 @@ import { connect } from '@nats-io/transport-node';
 import { SIMULATION_SIMULATE, SIMULATION_SIMULATE_STREAM, type IntentRecord } from '@tradeinfra/contracts';
 import { devWallet, eventually, HardhatNode, LocalDex, LocalRelay, mined } from '@tradeinfra/test-support';
 import { keccak256, MaxUint256 } from 'ethers';
-import { LaunchDriver } from './execution-support.js';
+import { LaunchDriver, startMempoolStack } from './execution-support.js';
 import { PendingLaunchWatcher } from '../../apps/intent-service/src/launch/pending/pending-launch-watcher.js';
-import { Stack } from './harness.js';
+import type { Stack } from './harness.js';
 
 /**
  * Launches seen in the mempool (MEMPOOL_LAUNCHES over the node's WebSocket) on a local chain that
@@ -17,21 +17,6 @@ const ETH = 10n ** 18n;
 const SUPPLY = 10n ** 27n;
 
 /** The whole product on the local chain, following its mempool over the node's WebSocket. */
-function startStack(node: HardhatNode, dex: LocalDex, wallets: { privateKey: string }[], extra: Record<string, string>): Promise<Stack> {
-  return Stack.start({
-    CHAIN_IDS: String(CHAIN_ID),
-    RPC_URL_31337: node.url,
-    WS_URL_31337: node.url.replace('http', 'ws'),
-    HARDFORK_31337: 'prague',
-    DEX_FACTORY_31337: dex.factory,
-    DEX_ROUTER_31337: dex.router,
-    WRAPPED_NATIVE_31337: dex.weth,
-    DEV_SIGNER_KEYS_31337: wallets.map((w) => w.privateKey).join(','),
-    LAUNCH_POLL_INTERVAL_MS: '100',
-    ...extra,
-  });
-}
-
 describe('same-block launches: buys right behind a launch seen in the mempool', () => {
   let node: HardhatNode;
   let dex: LocalDex;
@@ -46,7 +31,7 @@ describe('same-block launches: buys right behind a launch seen in the mempool', 
     node = await HardhatNode.start({ chainId: CHAIN_ID });
     dex = await LocalDex.deploy(node);
     await rpc('evm_setAutomine', [false]);
-    stack = await startStack(node, dex, wallets, { EXPIRY_SWEEP_INTERVAL_MS: '100' });
+    stack = await startMempoolStack(node, dex, wallets, { EXPIRY_SWEEP_INTERVAL_MS: '100' });
     key = await stack.createKey();
     driver = new LaunchDriver(stack, node, dex, () => key, SUPPLY / 10n);
   }, 180_000);
@@ -226,7 +211,7 @@ describe('same-block launches through a relay: one bundle, the launch first', ()
     dex = await LocalDex.deploy(node);
     await rpc('evm_setAutomine', [false]);
     relay = await LocalRelay.start();
-    stack = await startStack(node, dex, wallets, { RELAY_URLS_31337: relay.url });
+    stack = await startMempoolStack(node, dex, wallets, { RELAY_URLS_31337: relay.url });
     key = await stack.createKey();
   }, 180_000);
 
