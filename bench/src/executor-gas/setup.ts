@@ -1,5 +1,6 @@
 import { buyIntentFee, encodeExecute, executorDeployData, signBuyIntent } from '@tradeinfra/executor';
-import { getCreate2Address, keccak256, MaxUint256, solidityPacked } from 'ethers';
+import { uniswapV2PairAddress } from '@tradeinfra/test-support';
+import { MaxUint256 } from 'ethers';
 import { account, artifact, CHAIN_ID, ETH, hex, loadBuyInitCode, SUPPLY, type GasChain, type Receipt, type Tx } from './chain.js';
 
 const COINBASE = '0xc014ba5ec014ba5ec014ba5ec014ba5ec014ba5e';
@@ -98,8 +99,7 @@ export class GasSetup {
 
   /** The address the factory's pair of `token` with WETH has, made or not (CREATE2). */
   pairAddress(token: string): string {
-    const [t0, t1] = BigInt(token) < BigInt(this.weth) ? [token, this.weth] : [this.weth, token];
-    return getCreate2Address(this.factory, keccak256(solidityPacked(['address', 'address'], [t0, t1])), keccak256(this.pairArt.bytecode));
+    return uniswapV2PairAddress(this.factory, token, this.weth, this.pairArt.bytecode);
   }
 
   async reserves(token: string): Promise<{ weth: bigint; token: bigint }> {

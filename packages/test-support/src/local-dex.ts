@@ -1,12 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { AbiCoder, HDNodeWallet, Interface, MaxUint256, type InterfaceAbi } from 'ethers';
+import { AbiCoder, getCreate2Address, HDNodeWallet, Interface, keccak256, MaxUint256, solidityPacked, type InterfaceAbi } from 'ethers';
 import type { HardhatNode } from './hardhat.js';
 
 /** The monorepo root (this file is packages/test-support/src/local-dex.ts). */
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const require = createRequire(join(ROOT, 'package.json'));
+
+/** Where a Uniswap V2 factory puts (or will put) the pair of two tokens: CREATE2 of the pair's creation code, salted with the sorted tokens. */
+export function uniswapV2PairAddress(factory: string, tokenA: string, tokenB: string, pairBytecode: string): string {
+  const [token0, token1] = BigInt(tokenA) < BigInt(tokenB) ? [tokenA, tokenB] : [tokenB, tokenA];
+  return getCreate2Address(factory, keccak256(solidityPacked(['address', 'address'], [token0, token1])), keccak256(pairBytecode));
+}
 
 /** Hardhat's development accounts (the well-known "test … junk" mnemonic). */
 export const DEV_MNEMONIC = 'test test test test test test test test test test test junk';
@@ -175,6 +181,11 @@ export class LocalDex {
     const deadline = Math.floor(Date.now() / 1000) + 3600;
     const data = this.a.UniswapV2Router02!.iface.encodeFunctionData('addLiquidityETH', [token, tokenAmount, 0, 0, this.owner, deadline]);
     return BigInt((await mined(this.node, this.owner, this.router, data, native)).blockNumber);
+  }
+
+  /** The address `token`'s pair with WETH has, or will have once made (lowercase). */
+  pairAddress(token: string): string {
+    return uniswapV2PairAddress(this.factory, token, this.weth, this.a.UniswapV2Pair!.bytecode).toLowerCase();
   }
 
   async pairOf(token: string): Promise<string> {
