@@ -57,16 +57,14 @@ export class NatsSimulationClient {
     this.nc ??= connect({ servers: this.natsUrl, name: this.name, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
     const nc = await this.nc;
     let result: SimulationResult | undefined;
-    let told = false;
     try {
+      // The service sends the first call once, always before the result (SimulationStreamed).
       await natsRequestStream<SimulationStreamed>(nc, SIMULATION_SIMULATE_STREAM, { body: request }, { timeoutMs, requestId }, (value) => {
         if ('result' in value) {
           result = value.result;
-          if (!told && result.calls[0]) onFirstCall(result.calls[0], result.blockNumber);
           return true;
         }
-        if (!told) onFirstCall(value.first, value.blockNumber);
-        told = true;
+        onFirstCall(value.first, value.blockNumber);
         return false;
       });
     } catch (err) {
