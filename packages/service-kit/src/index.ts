@@ -226,11 +226,12 @@ export async function startMicroservice(module: DynamicModule, settings: Microse
   return app;
 }
 export { HttpJsonClient, HttpJsonUnavailable, type HttpJsonFailure } from './http-json.js';
+export { ChainRpc, type ChainRpcOptions, type EndpointState, type EndpointStatus } from './chain-rpc.js';
 export {
-  ChainRpc,
+  RpcEndpoint,
   RpcError,
   RpcUnavailable,
-  type ChainRpcOptions,
+  type RpcEndpointOptions,
   type RpcCall,
   type RpcErrorObject,
   type RpcReplyItem,

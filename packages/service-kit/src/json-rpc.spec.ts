@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ChainRpc, RpcError, RpcUnavailable, type RpcReplyItem } from './json-rpc.js';
+import { ChainRpc } from './chain-rpc.js';
+import { RpcError, RpcUnavailable, type RpcReplyItem } from './json-rpc.js';
 
 interface Request {
   id: number;

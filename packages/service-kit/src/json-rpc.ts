@@ -58,7 +58,7 @@ export class RpcUnavailable extends Error {
   }
 }
 
-export interface ChainRpcOptions {
+export interface RpcEndpointOptions {
   /** Bound on each HTTP request without an answer, in ms. Default 10 s. */
   timeoutMs?: number;
   /** `call`s made in the same tick go out as one batch (one round trip). Default false: one request per `call`. */
@@ -75,13 +75,12 @@ interface Queued extends RpcCall {
 }
 
 /**
- * The one JSON-RPC client (launch watcher, executor, payout settlement, simulation's chain
- * state, tests): over HttpJsonClient (kept-alive node:http, a request the node's idle close
+ * One node's JSON-RPC over HttpJsonClient (kept-alive node:http, a request the node's idle close
  * lost sent once more), bounded in time, with explicit batches and, optionally, every `call` of
  * a tick batched. A node's error is an RpcError; no usable answer is an RpcUnavailable with its
- * reason, so that each caller can map the two.
+ * reason. ChainRpc (chain-rpc.ts) puts one or several of these behind one client.
  */
-export class ChainRpc {
+export class RpcEndpoint {
   private nextId = 0;
   private trips = 0;
   private queue: Queued[] = [];
@@ -89,10 +88,13 @@ export class ChainRpc {
   private readonly http: HttpJsonClient;
   private readonly autoBatch: boolean;
   private readonly maxBatch: number;
+  /** The newest head this node gave (`eth_blockNumber`, or the `latest` block), and when. */
+  head: bigint | null = null;
+  headAt = 0;
 
   constructor(
     readonly url: string,
-    options: ChainRpcOptions = {},
+    options: RpcEndpointOptions = {},
   ) {
     this.http = new HttpJsonClient(url, options.timeoutMs ?? 10_000, options.maxSockets);
     this.autoBatch = options.autoBatch ?? false;
@@ -129,10 +131,45 @@ export class ChainRpc {
     return replies.map((r, i) => settle(calls[i]!.method, r) as T);
   }
 
+  /** The node's head, asked outside the round-trip count (the pool's background check). */
+  async blockNumber(): Promise<bigint> {
+    let answer: unknown;
+    try {
+      answer = await this.http.post({ jsonrpc: '2.0', id: 0, method: 'eth_blockNumber', params: [] });
+    } catch (err) {
+      if (!(err instanceof HttpJsonUnavailable)) throw err;
+      throw new RpcUnavailable(err.reason, `eth_blockNumber: the node did not answer (${err.message})`, err.message);
+    }
+    if (!isReply(answer)) throw new RpcUnavailable('bad_answer', "eth_blockNumber: the node's answer is not a JSON-RPC reply", 'not a JSON-RPC reply');
+    const head = settle('eth_blockNumber', replyItem(answer));
+    if (typeof head !== 'string' || !/^0x[0-9a-f]+$/i.test(head))
+      throw new RpcUnavailable('bad_answer', 'eth_blockNumber: not a block number', 'not a block number');
+    this.sawHead(BigInt(head));
+    return BigInt(head);
+  }
+
+  /** Notes a head the node gave. */
+  sawHead(head: bigint): void {
+    this.head = head;
+    this.headAt = Date.now();
+  }
+
   private async single<T>(method: string, params: unknown[]): Promise<T> {
     const answer = await this.post({ jsonrpc: '2.0', id: ++this.nextId, method, params }, method);
     if (!isReply(answer)) throw new RpcUnavailable('bad_answer', `${method}: the node's answer is not a JSON-RPC reply`, 'not a JSON-RPC reply');
-    return settle(method, replyItem(answer)) as T;
+    const item = replyItem(answer);
+    this.observe(method, params, item);
+    return settle(method, item) as T;
+  }
+
+  /** Heads seen in passing (the head asked for, the `latest` block): what the pool's lag is measured on between checks. */
+  private observe(method: string, params: unknown[], item: RpcReplyItem): void {
+    if (item.error) return;
+    if (method === 'eth_blockNumber' && typeof item.result === 'string') this.sawHead(BigInt(item.result));
+    else if (method === 'eth_getBlockByNumber' && params[0] === 'latest') {
+      const number = (item.result as { number?: unknown } | null)?.number;
+      if (typeof number === 'string') this.sawHead(BigInt(number));
+    }
   }
 
   private enqueue(call: Queued): void {
@@ -177,8 +214,10 @@ export class ChainRpc {
     for (const reply of answer) if (isReply(reply)) byId.set(reply.id, reply);
     return calls.map((c, i) => {
       const reply = byId.get(first + i);
-      if (reply) return replyItem(reply);
-      return { error: new RpcUnavailable('bad_answer', `${c.method}: no reply in the batch`, `no reply to ${c.method} in the batch`) };
+      if (!reply) return { error: new RpcUnavailable('bad_answer', `${c.method}: no reply in the batch`, `no reply to ${c.method} in the batch`) };
+      const item = replyItem(reply);
+      this.observe(c.method, c.params, item);
+      return item;
     });
   }
 
@@ -218,7 +257,7 @@ function errorObject(error: unknown): RpcErrorObject {
 }
 
 /** A reply's result, or its error thrown. */
-function settle(method: string, reply: RpcReplyItem): unknown {
+export function settle(method: string, reply: RpcReplyItem): unknown {
   if (reply.error instanceof RpcUnavailable) throw reply.error;
   if (reply.error) throw new RpcError(method, reply.error.code, reply.error.message, reply.error.data);
   return reply.result;

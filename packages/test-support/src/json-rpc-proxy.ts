@@ -1,5 +1,5 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo, type Socket } from 'node:net';
 import { accessListFromStructLogs, type StructLog } from './access-list.js';
 
 /**
@@ -17,6 +17,9 @@ import { accessListFromStructLogs, type StructLog } from './access-list.js';
  * - `emulateAccessList`: it answers eth_createAccessList itself, for nodes that lack it (hardhat),
  *   from debug_traceCall's struct logs, inside the same delayed round trip; a reverting call gets
  *   the list up to the revert plus `error`, as geth answers.
+ * - `fault(f)`: one endpoint of several going bad (see ProxyFault): a stale head, `null` blocks,
+ *   stalled requests, or dead (connections refused); `fault(null)` heals it;
+ * - WebSocket upgrades are passed through to the node (its `eth_subscribe`), and cut while dead.
  * Over HTTP: `GET /__proxy/stats` (the counters), `POST /__proxy/reset`, `GET /__proxy/records`
  * (the timing records since the last call, which starts them over).
  */
@@ -32,6 +35,21 @@ export interface JsonRpcProxyOptions {
   emulateAccessList?: boolean;
   sendBatchesLastFirst?: boolean;
 }
+
+/**
+ * What goes wrong with the node behind the proxy:
+ * - `stale`: it serves the chain as it was at block `head` (a node that stopped following, or one
+ *   a few blocks behind): that head, no block, receipt or log after it, and state reads at
+ *   `latest` answered at `head` (a later block: "header not found");
+ * - `null`: it answers `null` for every numbered block and every receipt while its head moves on
+ *   (a load-balanced URL whose next answer came from a node behind);
+ * - `stall`: requests are taken and never answered (until healed);
+ * - `down`: connections are refused, open ones cut (WebSockets too).
+ */
+export type ProxyFault = { kind: 'stale'; head: bigint } | { kind: 'null' } | { kind: 'stall' } | { kind: 'down' };
+
+/** State reads whose last parameter is a block tag. */
+const TAGGED = new Set(['eth_call', 'eth_getBalance', 'eth_getCode', 'eth_getTransactionCount', 'eth_getStorageAt', 'eth_estimateGas', 'eth_createAccessList']);
 
 export interface ProxyCounters {
   requests: number;
@@ -84,6 +102,10 @@ export class JsonRpcProxy {
   private records: ProxyRecord[] = [];
   private seq = 0;
   private held: Promise<void> | null = null;
+  private current: ProxyFault | null = null;
+  /** Requests held by a `stall`, let go (with a 502) when it is healed. */
+  private stalled = new Set<() => void>();
+  private readonly sockets = new Set<Socket>();
   readonly delayMs: number;
   url = '';
   port = 0;
@@ -94,6 +116,11 @@ export class JsonRpcProxy {
     this.delayMs = options.delayMs ?? 0;
     this.server = http.createServer((req, res) => this.onRequest(req, res));
     this.server.keepAliveTimeout = 60_000;
+    this.server.on('connection', (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+    this.server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => this.onUpgrade(req, socket, head));
   }
 
   static async start(options: JsonRpcProxyOptions): Promise<JsonRpcProxy> {
@@ -111,6 +138,36 @@ export class JsonRpcProxy {
   /** While `until` is pending, requests carrying eth_sendRawTransaction wait (null: let them through). */
   holdSends(until: Promise<void> | null): void {
     this.held = until;
+  }
+
+  /** The WebSocket URL of the same endpoint (the node's `eth_subscribe`, through the proxy). */
+  get wsUrl(): string {
+    return this.url.replace(/^http/, 'ws');
+  }
+
+  /** Makes the node behind go bad in one way (ProxyFault), or heals it (null). */
+  async fault(fault: ProxyFault | null): Promise<void> {
+    const was = this.current;
+    this.current = fault;
+    if (was?.kind === 'stall' && fault?.kind !== 'stall') {
+      for (const release of this.stalled) release();
+      this.stalled.clear();
+    }
+    if (fault?.kind === 'down' && was?.kind !== 'down') {
+      await new Promise<void>((resolve) => {
+        this.server.close(() => resolve());
+        for (const socket of this.sockets) socket.destroy();
+      });
+    }
+    if (was?.kind === 'down' && fault?.kind !== 'down') {
+      await new Promise<void>((resolve, reject) => {
+        this.server.once('error', reject);
+        this.server.listen(this.port, this.options.host ?? '127.0.0.1', () => {
+          this.server.off('error', reject);
+          resolve();
+        });
+      });
+    }
   }
 
   /** Counters since the last reset (or the start). */
@@ -141,11 +198,35 @@ export class JsonRpcProxy {
   }
 
   async close(): Promise<void> {
+    for (const release of this.stalled) release();
+    this.stalled.clear();
     await new Promise<void>((resolve) => {
-      this.server.close(() => resolve());
+      if (this.current?.kind === 'down') resolve();
+      else this.server.close(() => resolve());
       this.server.closeAllConnections();
+      for (const socket of this.sockets) socket.destroy();
       this.agent.destroy();
     });
+  }
+
+  /** A WebSocket upgrade: the raw connection piped to the node. */
+  private onUpgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
+    const up = net.connect(Number(this.target.port), this.target.hostname, () => {
+      const lines = [`${req.method} ${req.url} HTTP/${req.httpVersion}`];
+      for (let i = 0; i < req.rawHeaders.length; i += 2) lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
+      up.write(`${lines.join('\r\n')}\r\n\r\n`);
+      if (head.length > 0) up.write(head);
+      up.pipe(socket);
+      socket.pipe(up);
+    });
+    const cut = () => {
+      up.destroy();
+      socket.destroy();
+    };
+    up.on('error', cut);
+    socket.on('error', cut);
+    up.on('close', cut);
+    socket.on('close', cut);
   }
 
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
@@ -203,6 +284,16 @@ export class JsonRpcProxy {
 
   private async answer(body: Buffer, calls: Array<{ method: string }>, parsed: Call | Call[] | null): Promise<Answer> {
     try {
+      const fault = this.current;
+      if (fault?.kind === 'stall') {
+        await new Promise<void>((resolve) => this.stalled.add(resolve));
+        throw new Error('stalled');
+      }
+      if (parsed && (fault?.kind === 'stale' || fault?.kind === 'null')) {
+        const list = Array.isArray(parsed) ? parsed : [parsed];
+        const answers = await Promise.all(list.map((c) => this.faulty(c, fault)));
+        return json(Array.isArray(parsed) ? answers : answers[0]);
+      }
       if (this.held && calls.some((c) => c.method === 'eth_sendRawTransaction')) await this.held;
       if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
       if (parsed && this.options.emulateAccessList && calls.some((c) => c.method === 'eth_createAccessList')) return await this.withAccessLists(parsed);
@@ -281,6 +372,54 @@ export class JsonRpcProxy {
   private async post(payload: unknown): Promise<any> {
     const answer = await this.forward(Buffer.from(JSON.stringify(payload)));
     return JSON.parse(answer.body.toString('utf8'));
+  }
+
+  /** One call as the faulty node answers it. */
+  private async faulty(call: Call, fault: { kind: 'stale'; head: bigint } | { kind: 'null' }): Promise<unknown> {
+    const reply = (result: unknown) => ({ jsonrpc: '2.0', id: call.id, result });
+    const params = [...(call.params ?? [])];
+    const numbered = (tag: unknown) => typeof tag === 'string' && /^0x[0-9a-f]+$/i.test(tag);
+    const blockOf = (value: unknown) => {
+      const n = (value as { blockNumber?: unknown } | null)?.blockNumber;
+      return typeof n === 'string' ? BigInt(n) : null;
+    };
+    if (fault.kind === 'null') {
+      if ((call.method === 'eth_getBlockByNumber' && numbered(params[0])) || call.method === 'eth_getTransactionReceipt') return reply(null);
+      return this.post(call);
+    }
+    const head = fault.head;
+    const tag = `0x${head.toString(16)}`;
+    const after = (t: unknown) => numbered(t) && BigInt(t as string) > head;
+    switch (call.method) {
+      case 'eth_blockNumber':
+        return reply(tag);
+      case 'eth_getBlockByNumber':
+        if (after(params[0])) return reply(null);
+        if (!numbered(params[0])) params[0] = tag;
+        return this.post({ ...call, params });
+      case 'eth_getLogs': {
+        const filter = { ...(params[0] as Record<string, unknown>) };
+        if (after(filter.fromBlock)) return reply([]);
+        if (filter.toBlock === undefined || !numbered(filter.toBlock) || after(filter.toBlock)) filter.toBlock = tag;
+        if (!numbered(filter.fromBlock) && filter.blockHash === undefined) filter.fromBlock = tag;
+        return this.post({ ...call, params: [filter] });
+      }
+      case 'eth_getTransactionReceipt':
+      case 'eth_getTransactionByHash':
+      case 'eth_getBlockByHash': {
+        const answer = await this.post(call);
+        const n = call.method === 'eth_getBlockByHash' ? ((answer.result as { number?: string } | null)?.number ?? null) : blockOf(answer.result);
+        return n !== null && BigInt(n) > head ? reply(null) : answer;
+      }
+      default:
+        if (TAGGED.has(call.method ?? '') && params.length > 0) {
+          const last = params.length - 1;
+          if (after(params[last])) return { jsonrpc: '2.0', id: call.id, error: { code: -32000, message: 'header not found' } };
+          if (params[last] === 'latest') params[last] = tag;
+          return this.post({ ...call, params });
+        }
+        return this.post(call);
+    }
   }
 
   /** A request holding eth_createAccessList calls: those are emulated, the rest go to the node as one batch. */
