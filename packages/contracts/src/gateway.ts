@@ -18,15 +18,39 @@ export const ReadinessSchema = z.strictObject({
 });
 export type Readiness = z.output<typeof ReadinessSchema>;
 
+/** One JSON-RPC endpoint of a chain, as a service's last check of it found it. */
+export const EndpointHealthSchema = z.strictObject({
+  url: z.string().meta({ description: 'Scheme and host of the endpoint (never its path or credentials)' }),
+  state: z.enum(['up', 'lagging', 'down', 'unknown']).meta({
+    description:
+      'up: answers, near the highest head; lagging: answers, more than RPC_MAX_LAG_BLOCKS behind (no reads); down: does not answer; unknown: not checked yet',
+  }),
+  head: z.string().nullable().meta({ description: 'The newest block number it gave (decimal); null before it gave one' }),
+  lag: z.number().int().min(0).nullable().meta({ description: 'Blocks behind the highest head of the live endpoints' }),
+  latencyMs: z.number().min(0).nullable().meta({ description: 'Round trip of its last check, ms' }),
+  reads: z.boolean().meta({ description: 'Whether the service reads from it now' }),
+  error: z.string().optional().meta({ description: 'Why it is down' }),
+});
+export type EndpointHealth = z.output<typeof EndpointHealthSchema>;
+
+/** A chain's endpoints as one service uses them. */
+export const ChainHealthSchema = z.strictObject({
+  chainId: z.number().int().min(1),
+  endpoints: z.array(EndpointHealthSchema),
+});
+export type ChainHealth = z.output<typeof ChainHealthSchema>;
+
 /** One service as the gateway sees it. */
 export const ServiceStateSchema = z.strictObject({
   state: upDown(),
   /** Round trip of the health request, ms; null when it got no answer within 1 s. */
   latencyMs: z.number().min(0).nullable().meta({ description: 'Round trip of the health request, ms; null when it got no answer within 1 s' }),
+  /** The chains the service reads (RPC_URL_<id>), each endpoint's head, lag and state. */
+  chains: z.array(ChainHealthSchema).optional().meta({ description: "The chains the service reads, with each endpoint's head, lag and state" }),
 });
 export type ServiceState = z.output<typeof ServiceStateSchema>;
 
-/** `GET /health/services`: always 200; `degraded` when any service does not answer within 1 s. */
+/** `GET /health/services`: always 200; `degraded` when any service does not answer within 1 s, or a chain endpoint is down or lagging. */
 export const ServicesHealthSchema = z.strictObject({
   status: z.enum(['ok', 'degraded']),
   services: z.record(z.string(), ServiceStateSchema).meta({ description: 'By service name: intent-service, simulation-service, payout-service' }),

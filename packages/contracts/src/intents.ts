@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ChainHealth } from './gateway.js';
 import type { BulkCancelResult, IntentRecord } from './intent-record.js';
 import { boolean, checksummedAddress, fraction, integer, textProblem, uint256String } from './validation.js';
 
@@ -304,6 +305,8 @@ export interface SearchIntentsReply {
 }
 export interface HealthReply {
   ok: boolean;
+  /** The chains this replica reads, each endpoint as its last check found it. */
+  chains?: ChainHealth[];
 }
 
 // ---- JetStream events (intent service outbox → stream INTENT_EVENTS) ----

@@ -162,5 +162,24 @@ export interface Readiness {
 /** `GET /health/services`. */
 export interface ServicesHealth {
   status: 'ok' | 'degraded';
-  services: Record<string, { state: 'up' | 'down'; latencyMs: number | null }>;
+  services: Record<
+    string,
+    {
+      state: 'up' | 'down';
+      latencyMs: number | null;
+      /** The chains the service reads: each endpoint's head, lag and state. */
+      chains?: {
+        chainId: number;
+        endpoints: {
+          url: string;
+          state: 'up' | 'lagging' | 'down' | 'unknown';
+          head: string | null;
+          lag: number | null;
+          latencyMs: number | null;
+          reads: boolean;
+          error?: string;
+        }[];
+      }[];
+    }
+  >;
 }

@@ -21,7 +21,7 @@ export interface EndpointStatus {
 }
 
 export interface ChainRpcOptions extends RpcEndpointOptions {
-  /** An endpoint more than this many blocks behind the highest head of the live ones takes no reads. Default 3. */
+  /** An endpoint more than this many blocks behind the highest head of the live ones takes no reads. Default 2. */
   maxLagBlocks?: number;
   /** How often every endpoint's head is asked (several endpoints only). Default 1 s. */
   checkIntervalMs?: number;
@@ -31,6 +31,15 @@ export interface ChainRpcOptions extends RpcEndpointOptions {
   logger?: { log(message: string): void; warn(message: string): void };
   /** What the log lines call the chain (`chain 1`). */
   name?: string;
+}
+
+/**
+ * The node answered for a chain behind what was already seen (no block, or a head below one read
+ * before): a node of several that lags, or a load-balanced URL whose answer came from one. Not a
+ * failure: the caller waits and reads again.
+ */
+export class NodeBehind extends Error {
+  override readonly name = 'NodeBehind';
 }
 
 /** Methods that hand the node something to spread: sent to every live endpoint, not read from one. */
@@ -119,7 +128,7 @@ export class ChainRpc {
     this.nodes = nodes ?? list.map((url) => new Node(new RpcEndpoint(url, options), this, pooled));
     this.url = this.nodes[0]!.rpc.url;
     this.reader = this.nodes[0]!;
-    this.maxLag = BigInt(options.maxLagBlocks ?? 3);
+    this.maxLag = BigInt(options.maxLagBlocks ?? 2);
     this.checkTimeoutMs = options.checkTimeoutMs ?? 2_000;
     this.logger = options.logger;
     this.name = options.name ?? 'chain';
@@ -135,6 +144,11 @@ export class ChainRpc {
       this.timer = setTimeout(tick, 0);
       this.timer.unref();
     }
+  }
+
+  /** How many endpoints it has. */
+  get size(): number {
+    return this.nodes.length;
   }
 
   /** HTTP requests made so far, every endpoint's (a batch is one; checks are not counted). */
@@ -172,6 +186,43 @@ export class ChainRpc {
     return replies.map((r, i) => settle(calls[i]!.method, r) as T);
   }
 
+  /**
+   * `calls` on every live endpoint at once (one batch each, cut when its endpoint is marked
+   * down): each answering endpoint's replies. Rejects when none answered.
+   */
+  async fromEach<T = unknown>(calls: RpcCall[]): Promise<RpcReplyItem<T>[][]> {
+    if (calls.length === 0) return [];
+    if (this.nodes.length === 1) return [await this.read((n) => n.rpc.batch<T>(calls))];
+    const targets = this.targets(true);
+    const answers = await Promise.all(
+      targets.map((n) =>
+        n.guard(n.rpc.batch<T>(calls)).catch((err: Error) => {
+          if (err instanceof RpcUnavailable) this.markDown(n, err);
+          return err;
+        }),
+      ),
+    );
+    const batches = answers.filter((a): a is RpcReplyItem<T>[] => !(a instanceof Error));
+    if (batches.length === 0) throw this.pickError(targets, (t) => answers[targets.indexOf(t)] as Error);
+    // The reading endpoint's first: its error is the one told when none has a result.
+    const reader = answers[targets.indexOf(this.reader)];
+    return reader && !(reader instanceof Error) ? [reader, ...batches.filter((b) => b !== reader)] : batches;
+  }
+
+  /**
+   * `calls` on every live endpoint (fromEach): per call, the first non-null result, else null when
+   * one answered null, else the reading endpoint's error. For what one node may not have yet and
+   * another has (a transaction just announced, a receipt): "nowhere" is then every live
+   * endpoint's answer.
+   */
+  async everywhere<T = unknown>(calls: RpcCall[]): Promise<RpcReplyItem<T | null>[]> {
+    const batches = await this.fromEach<T | null>(calls);
+    return calls.map((_, i) => {
+      const items = batches.map((b) => b[i]!);
+      return items.find((r) => !r.error && r.result !== null && r.result !== undefined) ?? items.find((r) => !r.error) ?? items[0]!;
+    });
+  }
+
   /** The endpoint reads go to now, alone: for a sequence of reads that must all see one node's chain. */
   pinned(): ChainRpc {
     return this.nodes.length === 1 ? this : this.reader.view(this.options);
@@ -187,6 +238,18 @@ export class ChainRpc {
     if (this.reader.rpc.head === null || has(this.reader)) return this;
     const other = this.nodes.find(has);
     return other ? other.view(this.options) : this;
+  }
+
+  /**
+   * Takes reads away from `view`'s endpoint (one of this client's, alone: see pinned) until its
+   * next good check: it answered for a chain behind its own head (no block it said it had). True
+   * when another endpoint reads now.
+   */
+  demote(view: ChainRpc, why: string): boolean {
+    const n = view.nodes.length === 1 ? view.nodes[0]! : undefined;
+    if (!n || this.nodes.length === 1 || !this.nodes.includes(n)) return false;
+    this.markDown(n, new RpcUnavailable('bad_answer', why, why));
+    return this.reader !== n && this.reader.state !== 'down';
   }
 
   /** Every endpoint alone (state a node keeps for its caller, such as a filter, lives on one). */
@@ -217,10 +280,14 @@ export class ChainRpc {
 
   /**
    * Each endpoint's state, checked now where no background check runs (a single endpoint: its
-   * head asked, within the check timeout); with several, as the background check last found it.
+   * head asked, waited for `waitMs` at most); with several, as the background check last found it.
    */
-  async checkedStatus(): Promise<EndpointStatus[]> {
-    if (this.nodes.length === 1 && this.nodes[0]!.owner === this) await this.check();
+  async checkedStatus(waitMs = 500): Promise<EndpointStatus[]> {
+    if (this.nodes.length === 1 && this.nodes[0]!.owner === this) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.check(), new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+      clearTimeout(timer);
+    }
     return this.status();
   }
 
@@ -316,15 +383,16 @@ export class ChainRpc {
     }
   }
 
-  /** The live endpoints (all of them when none is). */
-  private targets(): Node[] {
+  /** The live endpoints (all of them when none is); for reads, those not lagging (while one is not). */
+  private targets(reads: boolean): Node[] {
     const live = this.nodes.filter((n) => n.state !== 'down');
-    return live.length > 0 ? live : this.nodes;
+    const fresh = reads ? live.filter((n) => n.state !== 'lagging') : live;
+    return fresh.length > 0 ? fresh : live.length > 0 ? live : this.nodes;
   }
 
   /** `work` on every live endpoint: the first success, else the reading endpoint's refusal (or another's, or why none answered). */
   private broadcast<T>(work: (n: Node) => Promise<T>): Promise<T> {
-    const targets = this.targets();
+    const targets = this.targets(false);
     return new Promise<T>((resolve, reject) => {
       const errors = new Map<Node, Error>();
       for (const n of targets) {
@@ -338,7 +406,7 @@ export class ChainRpc {
   }
 
   private async broadcastBatch<T>(calls: RpcCall[]): Promise<RpcReplyItem<T>[]> {
-    const targets = this.targets();
+    const targets = this.targets(false);
     const answers = await new Promise<Map<Node, RpcReplyItem<T>[] | Error>>((resolve) => {
       const got = new Map<Node, RpcReplyItem<T>[] | Error>();
       const done = () => got.size === targets.length && resolve(got);

@@ -46,3 +46,30 @@ export function loadServiceEnv<S extends z.ZodType, T extends object = object>(
   if (!result.success || problems.length > 0) throw new Error(`Invalid ${service} configuration:\n${problems.join('\n')}`);
   return { ...(result.data as object), ...extra } as z.output<S> & T;
 }
+
+/** How a chain's several endpoints are chosen between (ChainRpc): lag allowed, how often and how long each is checked. */
+export const CHAIN_RPC_ENV = {
+  /** An endpoint more than this many blocks behind the highest head of the live ones takes no reads. */
+  RPC_MAX_LAG_BLOCKS: envInt(0, 1_000_000).default(2),
+  /** How often each endpoint's head is asked, where a chain has several. */
+  RPC_CHECK_INTERVAL_MS: envInt(50, 600_000).default(1_000),
+  /** A check unanswered this long marks its endpoint down (its calls in flight go to another). */
+  RPC_CHECK_TIMEOUT_MS: envInt(50, 600_000).default(2_000),
+};
+
+/**
+ * The URLs of a comma-separated list (`RPC_URL_<id>`, `WS_URL_<id>` may list several endpoints
+ * of one chain), each checked against `protocols` (`http:`, `ws:`, …); a wrong one is pushed to
+ * `problems` as `  NAME: why` and left out. Empty or unset: [].
+ */
+export function urlList(name: string, value: string | undefined, protocols: readonly string[], problems: string[]): string[] {
+  const urls = (value ?? '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean);
+  return urls.filter((url) => {
+    if (URL.canParse(url) && protocols.includes(new URL(url).protocol)) return true;
+    problems.push(`  ${name}: ${url.replace(/\/\/[^/@]*@/, '//***@').slice(0, 80)} is not a ${protocols.map((p) => p.replace(':', '')).join(' or ')} URL`);
+    return false;
+  });
+}

@@ -226,7 +226,7 @@ export async function startMicroservice(module: DynamicModule, settings: Microse
   return app;
 }
 export { HttpJsonClient, HttpJsonUnavailable, type HttpJsonFailure } from './http-json.js';
-export { ChainRpc, type ChainRpcOptions, type EndpointState, type EndpointStatus } from './chain-rpc.js';
+export { ChainRpc, NodeBehind, type ChainRpcOptions, type EndpointState, type EndpointStatus } from './chain-rpc.js';
 export {
   RpcEndpoint,
   RpcError,
@@ -240,7 +240,7 @@ export {
 export { NatsSimulationClient, type SimulationRequest } from './simulation-client.js';
 export { ADVISORY_LOCKS } from './locks.js';
 export { ensureConsumer, ensureStream } from './jetstream.js';
-export { envFlag, envInt, loadServiceEnv, LOG_ENV, NATS_ENV, POSTGRES_ENV } from './env.js';
+export { CHAIN_RPC_ENV, envFlag, envInt, loadServiceEnv, LOG_ENV, NATS_ENV, POSTGRES_ENV, urlList } from './env.js';
 export {
   NATS_HEADERS_BYTES,
   natsRequest,

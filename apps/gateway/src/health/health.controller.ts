@@ -1,5 +1,14 @@
 import { Controller, Get, HttpCode, Req, Res } from '@nestjs/common';
-import { INTENT_HEALTH, PAYOUT_HEALTH, SIMULATION_HEALTH, type Liveness, type Readiness, type ServicesHealth, type ServiceState } from '@tradeinfra/contracts';
+import {
+  INTENT_HEALTH,
+  PAYOUT_HEALTH,
+  SIMULATION_HEALTH,
+  type HealthReply,
+  type Liveness,
+  type Readiness,
+  type ServicesHealth,
+  type ServiceState,
+} from '@tradeinfra/contracts';
 import type { Request, Response } from 'express';
 import { ApiKeysRepository } from '../auth/api-keys.repository.js';
 import { requestIdOf } from '../http/request-context.js';
@@ -48,16 +57,20 @@ export class HealthController {
   }
 
   /**
-   * Each service's state as this gateway sees it (a health request over NATS, 1 s at most) and
-   * its latency. Always 200: it informs, it does not gate; `status` is `degraded` when any is down.
+   * Each service's state as this gateway sees it (a health request over NATS, 1 s at most), its
+   * latency, and the chain endpoints it reads (head, lag, state). Always 200: it informs, it does
+   * not gate; `status` is `degraded` when a service is down or a chain endpoint is down or lagging.
    */
   @Get('health/services')
   async servicesHealth(@Req() req: Request): Promise<ServicesHealth> {
     const states = await Promise.all(
-      SERVICES.map(async ([name, subject]) => [name, await timed(this.services.request(subject, {}, requestIdOf(req), CHECK_TIMEOUT_MS))] as const),
+      SERVICES.map(
+        async ([name, subject]) => [name, await timed(this.services.request<HealthReply>(subject, {}, requestIdOf(req), CHECK_TIMEOUT_MS))] as const,
+      ),
     );
+    const healthy = (s: ServiceState) => s.state === 'up' && (s.chains ?? []).every((c) => c.endpoints.every((e) => e.state === 'up' || e.state === 'unknown'));
     return {
-      status: states.every(([, s]) => s.state === 'up') ? 'ok' : 'degraded',
+      status: states.every(([, s]) => healthy(s)) ? 'ok' : 'degraded',
       services: Object.fromEntries(states),
     };
   }
@@ -69,13 +82,15 @@ export class HealthController {
   }
 }
 
-/** Whether `work` settles successfully within CHECK_TIMEOUT_MS, and how long it took. */
-async function timed(work: Promise<unknown>): Promise<ServiceState> {
+/** Whether `work` settles successfully within CHECK_TIMEOUT_MS, how long it took, and the chains the service reported. */
+async function timed(work: Promise<HealthReply | unknown>): Promise<ServiceState> {
   const started = performance.now();
   let timer: NodeJS.Timeout | undefined;
   try {
-    const ok = await Promise.race([work.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), CHECK_TIMEOUT_MS)))]);
-    return ok ? { state: 'up', latencyMs: Math.round((performance.now() - started) * 10) / 10 } : { state: 'down', latencyMs: null };
+    const reply = await Promise.race([work.then((r) => ({ r })), new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), CHECK_TIMEOUT_MS)))]);
+    if (!reply) return { state: 'down', latencyMs: null };
+    const chains = (reply.r as HealthReply | undefined)?.chains;
+    return { state: 'up', latencyMs: Math.round((performance.now() - started) * 10) / 10, ...(chains && chains.length > 0 ? { chains } : {}) };
   } catch {
     return { state: 'down', latencyMs: null };
   } finally {

@@ -68,9 +68,14 @@ export const OTHER_ROUTES: RouteSpec[] = [
   {
     method: 'get',
     path: '/health/services',
-    summary: 'Each service as this gateway sees it, with its latency',
+    summary: "Each service as this gateway sees it, with its latency and each chain endpoint's head, lag and state",
     scope: null,
-    responses: { 200: { description: 'Always 200; `status` is `degraded` when a service does not answer within 1 s', schema: ServicesHealthSchema } },
+    responses: {
+      200: {
+        description: 'Always 200; `status` is `degraded` when a service does not answer within 1 s, or a chain endpoint it reads is down or lagging',
+        schema: ServicesHealthSchema,
+      },
+    },
     errors: [],
   },
   {
