@@ -86,7 +86,7 @@ describe('ChainState', () => {
   beforeEach(async () => {
     upstream = new FakeUpstream();
     await upstream.start(answer);
-    chain = new ChainState({ chainId: 1, rpcUrl: upstream.url, hardfork: null }, createStateCache(1 << 20), 300, 100);
+    chain = new ChainState({ chainId: 1, rpcUrls: [upstream.url], hardfork: null }, createStateCache(1 << 20), 300, 100);
   });
   afterEach(() => upstream.stop());
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { bytesToHex, hexToBytes, KECCAK256_NULL } from '@ethereumjs/util';
 import { LRUCache } from 'lru-cache';
-import { ChainRpc, keccak256Bytes, RpcError, RpcUnavailable } from '@tradeinfra/service-kit';
+import { ChainRpc, keccak256Bytes, RpcError, RpcUnavailable, type ChainRpcOptions } from '@tradeinfra/service-kit';
 import type { ChainConfig } from '../config/env.js';
 import { ChainError, ChainErrorCode } from './chain.errors.js';
 
@@ -117,7 +117,9 @@ export function stripWord(word: string): Uint8Array {
 /**
  * Chain state at any block, read from the chain's JSON-RPC on demand: cached (LRU, shared),
  * with concurrent misses for one key sharing one request, and requests of one tick batched.
- * Block-level data is immutable per block number, so it is cached by (chain, block).
+ * Block-level data is immutable per block number, so it is cached by (chain, block). With several
+ * endpoints, a read at block N goes to one that has N (ChainRpc.atLeast); a block one endpoint
+ * does not have yet while another showed it is asked of all, not called unknown.
  */
 export class ChainState implements ChainSource {
   readonly rpc: ChainRpc;
@@ -136,8 +138,10 @@ export class ChainState implements ChainSource {
     private readonly cache: LRUCache<string, CacheValue>,
     private readonly timeoutMs: number,
     maxBatch: number,
+    /** How the chain's several endpoints are chosen between (lag allowed, checks, where they are told). */
+    endpoints: Omit<ChainRpcOptions, 'timeoutMs' | 'maxBatch' | 'autoBatch'> = {},
   ) {
-    this.rpc = new ChainRpc(config.rpcUrl, { timeoutMs, maxBatch, autoBatch: true });
+    this.rpc = new ChainRpc(config.rpcUrls, { ...endpoints, name: `chain ${config.chainId}`, timeoutMs, maxBatch, autoBatch: true });
   }
 
   /** The block to simulate on: `null` is the upstream head now. */
@@ -185,9 +189,9 @@ export class ChainState implements ChainSource {
     return this.cached(this.key('a', block.toString(), address), async () => {
       const tag = hex(block);
       const [balance, nonce, code] = await Promise.all([
-        this.state<string>('eth_getBalance', [address, tag]),
-        this.state<string>('eth_getTransactionCount', [address, tag]),
-        this.state<string>('eth_getCode', [address, tag]),
+        this.state<string>('eth_getBalance', [address, tag], block),
+        this.state<string>('eth_getTransactionCount', [address, tag], block),
+        this.state<string>('eth_getCode', [address, tag], block),
       ]);
       const codeBytes = hexToBytes((code || '0x') as `0x${string}`);
       const state: AccountState = {
@@ -213,7 +217,7 @@ export class ChainState implements ChainSource {
   /** A storage word (slot as 0x + 64 hex digits), in minimal bytes. */
   storage(block: bigint, address: string, slot: string): Promise<Uint8Array> {
     return this.cached(this.key('s', block.toString(), address, slot), async () => {
-      const word = await this.state<string>('eth_getStorageAt', [address, slot, hex(block)]);
+      const word = await this.state<string>('eth_getStorageAt', [address, slot, hex(block)], block);
       const value = stripWord(word);
       this.lastKnown.set(`s:${address}:${slot}`, value);
       return value;
@@ -289,7 +293,7 @@ export class ChainState implements ChainSource {
     const key = this.key('l', block.toString(), createHash('sha256').update(JSON.stringify(call)).digest('base64url'));
     try {
       const found = await this.cached(key, async () => {
-        const answer = await this.rpc.call<{ accessList?: AccessList }>('eth_createAccessList', [call, hex(block)]);
+        const answer = await this.rpc.atLeast(block).call<{ accessList?: AccessList }>('eth_createAccessList', [call, hex(block)]);
         return { accessList: answer?.accessList ?? [] };
       });
       return (found as { accessList: AccessList }).accessList;
@@ -325,10 +329,10 @@ export class ChainState implements ChainSource {
     return promise;
   }
 
-  /** A state read: any error the upstream answers with is a bad answer (we cannot know the state). */
-  private async state<T>(method: string, params: unknown[]): Promise<T> {
+  /** A state read (at `block`: from an endpoint that has it): any error the upstream answers with is a bad answer (we cannot know the state). */
+  private async state<T>(method: string, params: unknown[], block?: bigint): Promise<T> {
     try {
-      return await this.rpc.call<T>(method, params);
+      return await (block === undefined ? this.rpc : this.rpc.atLeast(block)).call<T>(method, params);
     } catch (err) {
       if (err instanceof RpcError) {
         throw new ChainError(ChainErrorCode.BadAnswer, `The chain RPC (chain ${this.config.chainId}) failed ${method}: ${err.detail}`);
@@ -352,7 +356,14 @@ export class ChainState implements ChainSource {
   }
 
   private async fetchBlock(tag: string): Promise<BlockEnv | null> {
-    const raw = await this.state<RpcBlock | null>('eth_getBlockByNumber', [tag, false]);
+    const number = tag === 'latest' ? undefined : BigInt(tag);
+    let raw = await this.state<RpcBlock | null>('eth_getBlockByNumber', [tag, false], number);
+    const highest = this.rpc.highestHead();
+    if (!raw && number !== undefined && highest !== null && highest >= number) {
+      // Not yet on the endpoint asked, while another showed it: asked of every endpoint.
+      const [found] = await this.rpc.everywhere<RpcBlock>([{ method: 'eth_getBlockByNumber', params: [tag, false] }]).catch(() => [undefined]);
+      raw = found?.result ?? null;
+    }
     if (!raw) return null;
     return {
       number: BigInt(raw.number),

@@ -1,10 +1,12 @@
 import { Hardfork } from '@ethereumjs/common';
 import { availableParallelism } from 'node:os';
-import { envInt as int, loadServiceEnv, LOG_ENV, NATS_ENV } from '@tradeinfra/service-kit';
+import { CHAIN_RPC_ENV, envInt as int, loadServiceEnv, LOG_ENV, NATS_ENV, urlList } from '@tradeinfra/service-kit';
 import { z } from 'zod';
 
 const EnvSchema = z.object({
   ...NATS_ENV,
+  /** RPC_MAX_LAG_BLOCKS, RPC_CHECK_INTERVAL_MS, RPC_CHECK_TIMEOUT_MS: how a chain's several endpoints are chosen between. */
+  ...CHAIN_RPC_ENV,
   /** Bound on one upstream JSON-RPC round trip; past it the request fails with 502. */
   SIM_UPSTREAM_TIMEOUT_MS: int(100, 120_000).default(10_000),
   /** Bound on one whole simulation (execution included). */
@@ -32,7 +34,8 @@ const EnvSchema = z.object({
 
 export interface ChainConfig {
   chainId: number;
-  rpcUrl: string;
+  /** The chain's JSON-RPC endpoints (`RPC_URL_<id>`, comma-separated): state is read from a live one that has the block. */
+  rpcUrls: string[];
   /** Fixed hardfork (HARDFORK_<chainId>), else chosen per block from the chain's schedule. */
   hardfork: string | null;
 }
@@ -50,19 +53,14 @@ function rpcChains(source: NodeJS.ProcessEnv, problems: string[]): Map<number, C
     const match = /^RPC_URL_(\d+)$/.exec(name);
     if (!match || !value) continue;
     const chainId = Number(match[1]);
-    try {
-      const url = new URL(value);
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
-    } catch {
-      problems.push(`  ${name}: must be an http(s) URL`);
-      continue;
-    }
+    const rpcUrls = urlList(name, value, ['http:', 'https:'], problems);
+    if (rpcUrls.length === 0) continue;
     const hardfork = source[`HARDFORK_${chainId}`] || null;
     if (hardfork !== null && !HARDFORKS.includes(hardfork)) {
       problems.push(`  HARDFORK_${chainId}: must be a hardfork name (${HARDFORKS.join(', ')})`);
       continue;
     }
-    chains.set(chainId, { chainId, rpcUrl: value, hardfork });
+    chains.set(chainId, { chainId, rpcUrls, hardfork });
   }
   return chains;
 }

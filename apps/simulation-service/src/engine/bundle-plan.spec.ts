@@ -25,7 +25,7 @@ const block = (gasLimit: bigint): BlockEnv => ({
 });
 /** Ethereum mainnet's rules at that block: BPO2, 2^24 gas per transaction, 49152 bytes of init code. */
 const osaka = (gasLimit = 60_000_000n) => ({
-  rules: rulesFor({ chainId: 1, rpcUrl: 'http://127.0.0.1:1', hardfork: null }, block(gasLimit)),
+  rules: rulesFor({ chainId: 1, rpcUrls: ['http://127.0.0.1:1'], hardfork: null }, block(gasLimit)),
   env: block(gasLimit),
 });
 

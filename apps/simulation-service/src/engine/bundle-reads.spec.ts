@@ -10,7 +10,7 @@ function coldChain(lastKnownB?: number) {
   const fetched: string[][] = [];
   const pending: (() => void)[] = [];
   const chain = {
-    config: { chainId: 1, rpcUrl: 'http://127.0.0.1', hardfork: null },
+    config: { chainId: 1, rpcUrls: ['http://127.0.0.1'], hardfork: null },
     hasAccessLists: false,
     cachedAccount: () => undefined,
     cachedStorage: () => undefined,

@@ -2,7 +2,7 @@ import { getActivePrecompiles } from '@ethereumjs/evm';
 import type { ChainConfig } from '../config/env.js';
 import { rulesFor } from './hardforks.js';
 
-const chain = (chainId: number, hardfork: string | null = null): ChainConfig => ({ chainId, rpcUrl: 'http://127.0.0.1:1', hardfork });
+const chain = (chainId: number, hardfork: string | null = null): ChainConfig => ({ chainId, rpcUrls: ['http://127.0.0.1:1'], hardfork });
 const at = (number: bigint, isoTime: string) => ({ number, timestamp: BigInt(Date.parse(isoTime) / 1000) });
 
 const P256 = `${'0'.repeat(37)}100`;

@@ -6,6 +6,7 @@ import {
   SIMULATION_HEALTH,
   SIMULATION_SIMULATE,
   SIMULATION_SIMULATE_STREAM,
+  type HealthReply,
   type SimulatedCall,
   type SimulateMessage,
   type SimulationResult,
@@ -52,8 +53,10 @@ export class SimulationController {
     });
   }
 
+  /** Answers while the service runs; with each chain's endpoints (head, lag, state). */
   @MessagePattern(SIMULATION_HEALTH)
-  health(): { ok: true; chains: number[] } {
-    return { ok: true, chains: this.chains.ids };
+  async health(): Promise<HealthReply> {
+    const chains = await this.chains.health();
+    return chains.length > 0 ? { ok: true, chains } : { ok: true };
   }
 }

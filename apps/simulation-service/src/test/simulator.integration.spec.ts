@@ -57,7 +57,7 @@ describe('simulating on a chain read over JSON-RPC', () => {
       [TOKEN_B]: { code: READ_SLOT_1, storage: { '1': 22n } },
     });
     await chain.start();
-    state = new ChainState({ chainId: 1, rpcUrl: chain.url, hardfork: null }, createStateCache(16 << 20), 2_000, 200);
+    state = new ChainState({ chainId: 1, rpcUrls: [chain.url], hardfork: null }, createStateCache(16 << 20), 2_000, 200);
   });
   afterEach(() => chain.stop());
 
@@ -221,7 +221,7 @@ describe('Polygon (137) since Chicago: PIP-88 cold storage prices', () => {
     chain.mine(); // 87,218,600: Chicago
     await chain.start();
     try {
-      const state = new ChainState({ chainId: 137, rpcUrl: chain.url, hardfork: null }, createStateCache(16 << 20), 2_000, 200);
+      const state = new ChainState({ chainId: 137, rpcUrls: [chain.url], hardfork: null }, createStateCache(16 << 20), 2_000, 200);
       const gas = async (block: number, to: string) => {
         const body = parseInput(SimulateRequestSchema, { chainId: 137, blockNumber: block, calls: [{ from: USER, to }] });
         const stats: SimulationStats = { rounds: 0, fetches: 0, callRuns: 0, rules: '' };

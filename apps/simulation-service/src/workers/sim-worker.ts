@@ -70,7 +70,7 @@ async function warmEvm(): Promise<void> {
     parentBeaconBlockRoot: `0x${'00'.repeat(32)}`,
   };
   const empty: ChainSource = {
-    config: { chainId: 1, rpcUrl: 'http://127.0.0.1', hardfork: null },
+    config: { chainId: 1, rpcUrls: ['http://127.0.0.1'], hardfork: null },
     hasAccessLists: false,
     block: async () => block,
     accessListKeys: async () => [],
