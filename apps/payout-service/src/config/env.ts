@@ -1,11 +1,13 @@
 import { DEX_DEFAULTS, NATIVE_ASSETS, NATIVE_PRICED_ASSETS } from '@tradeinfra/contracts';
-import { envInt as int, loadServiceEnv, LOG_ENV, NATS_ENV, POSTGRES_ENV } from '@tradeinfra/service-kit';
+import { CHAIN_RPC_ENV, envInt as int, loadServiceEnv, LOG_ENV, NATS_ENV, POSTGRES_ENV, urlList } from '@tradeinfra/service-kit';
 import { z } from 'zod';
 const DECIMAL = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/;
 
 const EnvSchema = z.object({
   ...NATS_ENV,
   ...POSTGRES_ENV,
+  /** RPC_MAX_LAG_BLOCKS, RPC_CHECK_INTERVAL_MS, RPC_CHECK_TIMEOUT_MS: how a chain's several endpoints are chosen between. */
+  ...CHAIN_RPC_ENV,
   PAYOUT_DB_USER: z.string().min(1).default('payout_svc'),
   PAYOUT_DB_PASSWORD: z.string().optional(),
   PAYOUT_DB_POOL_SIZE: int(1, 200).default(20),
@@ -93,7 +95,8 @@ const EnvSchema = z.object({
 /** A chain whose payouts the service sends itself (`PAYOUT_SIGNER_KEY_<chainId>`). */
 export interface SettlementChain {
   chainId: number;
-  rpcUrl: string;
+  /** The chain's JSON-RPC endpoints (`PAYOUT_RPC_URL_<id>`, else `RPC_URL_<id>`; comma-separated): reads from a live one, transactions to all. */
+  rpcUrls: string[];
   /** The treasury's private key (never logged). */
   signerKey: string;
   /** The asset paid by a plain transfer of the chain's native coin. */
@@ -142,8 +145,9 @@ function settlementChains(base: z.output<typeof EnvSchema>, source: NodeJS.Proce
       problems.push(`  PAYOUT_SIGNER_KEY_${chainId}: must be a 0x-prefixed 32-byte hex private key`);
       continue;
     }
-    const rpcUrl = source[`PAYOUT_RPC_URL_${chainId}`] || source[`RPC_URL_${chainId}`];
-    if (!rpcUrl || !URL.canParse(rpcUrl) || !/^https?:$/.test(new URL(rpcUrl).protocol)) {
+    const name = source[`PAYOUT_RPC_URL_${chainId}`] ? `PAYOUT_RPC_URL_${chainId}` : `RPC_URL_${chainId}`;
+    const rpcUrls = urlList(name, source[name], ['http:', 'https:'], problems);
+    if (rpcUrls.length === 0) {
       problems.push(`  PAYOUT_RPC_URL_${chainId}: an http(s) JSON-RPC URL is required with PAYOUT_SIGNER_KEY_${chainId} (or RPC_URL_${chainId})`);
       continue;
     }
@@ -157,7 +161,7 @@ function settlementChains(base: z.output<typeof EnvSchema>, source: NodeJS.Proce
         problems.push(`  PAYOUT_TOKEN_${chainId}_${symbol}: ${symbol} is the chain's native asset (PAYOUT_NATIVE_ASSET_${chainId})`);
       else tokens.set(symbol, token.toLowerCase());
     }
-    chains.push({ chainId, rpcUrl, signerKey, nativeAsset, tokens });
+    chains.push({ chainId, rpcUrls, signerKey, nativeAsset, tokens });
   }
   return chains;
 }

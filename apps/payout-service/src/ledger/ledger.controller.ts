@@ -4,23 +4,18 @@ import {
   PAYOUT_ENTRIES_BY_TX,
   PAYOUT_ENTRIES_LIST,
   PAYOUT_ENTRY_RECORD,
-  PAYOUT_HEALTH,
   PAYOUT_SOURCE_CASHBACK,
   PAYOUT_SOURCE_REGISTER,
   type PayoutMessage,
   type RawJsonReply,
 } from '@tradeinfra/contracts';
-import { LedgerRepository } from './ledger.repository.js';
 import { LedgerService } from './ledger.service.js';
 
 type WithId<T = unknown> = PayoutMessage<T> & { id: unknown };
 
 @Controller()
 export class LedgerController {
-  constructor(
-    private readonly ledger: LedgerService,
-    private readonly repository: LedgerRepository,
-  ) {}
+  constructor(private readonly ledger: LedgerService) {}
 
   @MessagePattern(PAYOUT_ENTRIES_BY_TX)
   byTx(@Payload() m: PayoutMessage<{ hash: unknown }>): Promise<RawJsonReply> {
@@ -45,11 +40,5 @@ export class LedgerController {
   @MessagePattern(PAYOUT_SOURCE_REGISTER)
   register(@Payload() m: { id: unknown; tenantId: unknown }): Promise<{ id: string; tenantId: string }> {
     return this.ledger.registerSource(m.id, m.tenantId);
-  }
-
-  @MessagePattern(PAYOUT_HEALTH)
-  async health(): Promise<{ ok: boolean }> {
-    await this.repository.ping();
-    return { ok: true };
   }
 }

@@ -1,13 +1,35 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { PAYOUT_GET, PAYOUT_REQUEST, PAYOUT_SOURCE_PAYOUTS, PAYOUT_TRANSITION, type PayoutMessage, type RawJsonReply } from '@tradeinfra/contracts';
+import {
+  PAYOUT_GET,
+  PAYOUT_HEALTH,
+  PAYOUT_REQUEST,
+  PAYOUT_SOURCE_PAYOUTS,
+  PAYOUT_TRANSITION,
+  type HealthReply,
+  type PayoutMessage,
+  type RawJsonReply,
+} from '@tradeinfra/contracts';
+import { LedgerRepository } from '../ledger/ledger.repository.js';
 import { PayoutsService } from './payouts.service.js';
+import { Settler } from './settler.js';
 
 type WithId<T = unknown> = PayoutMessage<T> & { id: unknown };
 
 @Controller()
 export class PayoutsController {
-  constructor(private readonly payouts: PayoutsService) {}
+  constructor(
+    private readonly payouts: PayoutsService,
+    private readonly ledger: LedgerRepository,
+    private readonly settler: Settler,
+  ) {}
+
+  /** Answers only when this replica can reach its database; with each settlement chain's endpoints. */
+  @MessagePattern(PAYOUT_HEALTH)
+  async health(): Promise<HealthReply> {
+    const [, chains] = await Promise.all([this.ledger.ping(), this.settler.health()]);
+    return chains.length > 0 ? { ok: true, chains } : { ok: true };
+  }
 
   @MessagePattern(PAYOUT_REQUEST)
   request(@Payload() m: WithId): Promise<RawJsonReply> {

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import type { ChainHealth } from '@tradeinfra/contracts';
 import { ChainRpc } from '@tradeinfra/service-kit';
 import { Interface, Transaction, Wallet } from 'ethers';
 import { ENV, type PayoutServiceEnv, type SettlementChain } from '../config/env.js';
@@ -89,7 +90,13 @@ export class Settler implements OnApplicationBootstrap, OnModuleDestroy {
   ) {
     this.chains = env.settlementChains.map((config) => ({
       config,
-      rpc: new ChainRpc(config.rpcUrl),
+      rpc: new ChainRpc(config.rpcUrls, {
+        maxLagBlocks: env.RPC_MAX_LAG_BLOCKS,
+        checkIntervalMs: env.RPC_CHECK_INTERVAL_MS,
+        checkTimeoutMs: env.RPC_CHECK_TIMEOUT_MS,
+        logger: this.logger,
+        name: `chain ${config.chainId}`,
+      }),
       wallet: new Wallet(config.signerKey),
       timer: null,
       running: null,
@@ -109,6 +116,12 @@ export class Settler implements OnApplicationBootstrap, OnModuleDestroy {
     this.stopped = true;
     for (const chain of this.chains) if (chain.timer) clearTimeout(chain.timer);
     await Promise.all(this.chains.map((c) => c.running ?? Promise.resolve()));
+    for (const chain of this.chains) chain.rpc.close();
+  }
+
+  /** Each settlement chain's endpoints, for `/health/services`. */
+  async health(): Promise<ChainHealth[]> {
+    return Promise.all(this.chains.map(async (c) => ({ chainId: c.config.chainId, endpoints: await c.rpc.checkedStatus() })));
   }
 
   private schedule(chain: Chain, delayMs: number): void {
@@ -157,8 +170,9 @@ export class Settler implements OnApplicationBootstrap, OnModuleDestroy {
           break;
         case 'failed':
           // Not mined and the nonce moved on: the receipt was read beside the nonce, so read it
-          // once more; only a transaction still unmined now can never be mined.
-          if (!receipts[i] && (await chain.rpc.call<Receipt | null>('eth_getTransactionReceipt', [payout.txHash]))) break;
+          // once more, of every node (one behind has no receipt yet); only a transaction still
+          // unmined now, everywhere, can never be mined.
+          if (!receipts[i] && (await this.minedSomewhere(chain, payout.txHash))) break;
           if (await this.payouts.markFailed(payout.id))
             this.logger.warn(
               `payout ${payout.id}: TX_FAILED (${receipts[i] ? 'reverted' : 'its nonce was taken by another transaction'}); its entries are claimable again`,
@@ -174,6 +188,12 @@ export class Settler implements OnApplicationBootstrap, OnModuleDestroy {
           break;
       }
     }
+  }
+
+  /** Whether any live node has a receipt of the transaction (an error counts as yes: nothing is concluded). */
+  private async minedSomewhere(chain: Chain, txHash: string): Promise<boolean> {
+    const [reply] = await chain.rpc.everywhere<Receipt>([{ method: 'eth_getTransactionReceipt', params: [txHash] }]);
+    return !reply || reply.error !== undefined || (reply.result ?? null) !== null;
   }
 
   /** A zero-value self-transfer at the stuck transaction's nonce, paying twice its fees (at least today's). */
