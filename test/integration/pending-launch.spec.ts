@@ -49,7 +49,7 @@ describe('pending launches, detected before they are mined', () => {
     let subscribed!: () => void;
     const live = new Promise<void>((resolve) => (subscribed = resolve));
     feed = new PendingTransactions({
-      wsUrl: node.url.replace('http', 'ws'),
+      wsUrls: [node.url.replace('http', 'ws')],
       rpc: new ChainRpc(node.url),
       pollMs: 3_600_000,
       onHashes: (hashes) => {

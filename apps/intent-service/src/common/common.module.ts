@@ -3,9 +3,10 @@ import { DatabaseModule } from '@tradeinfra/service-kit';
 import { ENV, type IntentServiceEnv } from '../config/env.js';
 import { createDataSource } from '../database/data-source.js';
 import { CLOCK } from '../intents/intents.service.js';
+import { ChainNodes } from './chain-nodes.js';
 import { WebhookClient } from './webhook-client.js';
 
-/** What every feature uses: the env, the clock, the webhook client and the database. */
+/** What every feature uses: the env, the clock, the webhook client, the chains' nodes and the database. */
 @Global()
 @Module({})
 export class CommonModule {
@@ -17,8 +18,9 @@ export class CommonModule {
         { provide: ENV, useValue: env },
         { provide: CLOCK, useValue: Date.now },
         { provide: WebhookClient, useFactory: (e: IntentServiceEnv) => new WebhookClient(e), inject: [ENV] },
+        ChainNodes,
       ],
-      exports: [ENV, CLOCK, WebhookClient],
+      exports: [ENV, CLOCK, WebhookClient, ChainNodes],
     };
   }
 }

@@ -1,5 +1,5 @@
 import { DEFAULT_CHAIN_IDS, DEX_DEFAULTS } from '@tradeinfra/contracts';
-import { envInt, loadServiceEnv, LOG_ENV, NATS_ENV, POSTGRES_ENV } from '@tradeinfra/service-kit';
+import { CHAIN_RPC_ENV, envInt, loadServiceEnv, LOG_ENV, NATS_ENV, POSTGRES_ENV, urlList } from '@tradeinfra/service-kit';
 import { z } from 'zod';
 
 const positiveMs = envInt(1);
@@ -7,6 +7,8 @@ const positiveMs = envInt(1);
 const EnvSchema = z.object({
   ...NATS_ENV,
   ...POSTGRES_ENV,
+  /** RPC_MAX_LAG_BLOCKS, RPC_CHECK_INTERVAL_MS, RPC_CHECK_TIMEOUT_MS: how a chain's several endpoints are chosen between. */
+  ...CHAIN_RPC_ENV,
   INTENT_DB_USER: z.string().min(1).default('intent_svc'),
   INTENT_DB_PASSWORD: z.string().optional(),
   INTENT_DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(20),
@@ -94,9 +96,10 @@ const EnvSchema = z.object({
 
 export interface WatchedChain {
   chainId: number;
-  rpcUrl: string;
-  /** WebSocket endpoint for newHeads (blocks are read the moment they exist); polling remains. */
-  wsUrl: string | null;
+  /** The chain's JSON-RPC endpoints (`RPC_URL_<id>`, comma-separated): reads go to a live one near the highest head, sends to all. */
+  rpcUrls: string[];
+  /** WebSocket endpoints (`WS_URL_<id>`, comma-separated) for newHeads and pending transactions, each followed; polling remains. Empty: none. */
+  wsUrls: string[];
   factory: string;
   wrappedNative: string;
   /** Router the buys go through; null: launches are recorded but not executed. */
@@ -151,7 +154,7 @@ function watchedChains(chainIds: number[], source: NodeJS.ProcessEnv, problems: 
     return value.toLowerCase();
   };
   for (const chainId of chainIds) {
-    const rpcUrl = source[`RPC_URL_${chainId}`];
+    const rpcUrls = urlList(`RPC_URL_${chainId}`, source[`RPC_URL_${chainId}`], ['http:', 'https:'], problems);
     const defaults = DEX_DEFAULTS[chainId];
     const factory = address(`DEX_FACTORY_${chainId}`, defaults?.factory);
     const wrappedNative = address(`WRAPPED_NATIVE_${chainId}`, defaults?.wrappedNative);
@@ -172,8 +175,8 @@ function watchedChains(chainIds: number[], source: NodeJS.ProcessEnv, problems: 
     for (const relay of relays) {
       if (!URL.canParse(relay) || !/^https?:$/.test(new URL(relay).protocol)) problems.push(`  RELAY_URLS_${chainId}: ${relay} is not an http(s) URL`);
     }
-    const wsUrl = source[`WS_URL_${chainId}`] || null;
-    if (wsUrl && !/^wss?:\/\//.test(wsUrl)) problems.push(`  WS_URL_${chainId}: must be a ws:// or wss:// URL`);
+    const wsUrls = urlList(`WS_URL_${chainId}`, source[`WS_URL_${chainId}`], ['ws:', 'wss:'], problems);
+    const wsUrl = wsUrls.length > 0;
     const mempool = source[`MEMPOOL_LAUNCHES_${chainId}`] || (wsUrl ? 'ws' : 'off');
     if (mempool !== 'ws' && mempool !== 'poll' && mempool !== 'off') problems.push(`  MEMPOOL_LAUNCHES_${chainId}: must be ws, poll or off`);
     if (mempool === 'ws' && !wsUrl) problems.push(`  MEMPOOL_LAUNCHES_${chainId}: ws needs WS_URL_${chainId} (or use poll)`);
@@ -187,11 +190,11 @@ function watchedChains(chainIds: number[], source: NodeJS.ProcessEnv, problems: 
     const orderedBatches = source[`ORDERED_BATCHES_${chainId}`] || 'auto';
     if (orderedBatches !== 'yes' && orderedBatches !== 'no' && orderedBatches !== 'auto')
       problems.push(`  ORDERED_BATCHES_${chainId}: must be yes, no or auto`);
-    if (rpcUrl && factory && wrappedNative) {
+    if (rpcUrls.length > 0 && factory && wrappedNative) {
       chains.push({
         chainId,
-        rpcUrl,
-        wsUrl,
+        rpcUrls,
+        wsUrls,
         factory,
         wrappedNative,
         router,

@@ -33,11 +33,11 @@ export interface NodeTraits {
 /** Nest token of the executed chains' clients (`ExecutedChain[]`): injected, so tests can swap them. */
 export const EXECUTED_CHAINS = Symbol('EXECUTED_CHAINS');
 
-/** The clients of every watched chain that has a router (the production wiring). */
-export function executedChains(chains: WatchedChain[], relayAuthKey: string | null): ExecutedChain[] {
+/** The clients of every watched chain that has a router (the production wiring), on the chains' nodes (`rpcs`, by chain id). */
+export function executedChains(chains: WatchedChain[], relayAuthKey: string | null, rpcs: Map<number, ChainRpc>): ExecutedChain[] {
   return chains.flatMap((config) => {
     if (!config.router) return [];
-    const rpc = new ChainRpc(config.rpcUrl);
+    const rpc = rpcs.get(config.chainId) ?? new ChainRpc(config.rpcUrls);
     const traits = nodeTraits(config, rpc);
     return [
       {

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ChainNodes } from '../common/chain-nodes.js';
 import { ENV, type IntentServiceEnv } from '../config/env.js';
 import { IntentsModule } from '../intents/intents.module.js';
 import { NotificationsModule } from '../notifications/notifications.module.js';
@@ -17,7 +18,11 @@ import { TokenProber } from './token-prober.js';
     ChainHeads,
     SimulationClient,
     TokenProber,
-    { provide: EXECUTED_CHAINS, useFactory: (e: IntentServiceEnv) => executedChains(e.watchedChains, e.RELAY_AUTH_KEY ?? null), inject: [ENV] },
+    {
+      provide: EXECUTED_CHAINS,
+      useFactory: (e: IntentServiceEnv, nodes: ChainNodes) => executedChains(e.watchedChains, e.RELAY_AUTH_KEY ?? null, nodes.all()),
+      inject: [ENV, ChainNodes],
+    },
     Executor,
   ],
   exports: [Executor, ExecutionRepository, SimulationClient, ChainHeads],

@@ -1,5 +1,6 @@
 import { type WatchedChain } from '../config/env.js';
 import { addressOf, getPairCall, getReservesCall, holdsLiquidity, pairFromResult } from '../execution/uniswap-v2.js';
+import { NodeBehind } from '@tradeinfra/service-kit';
 import { type ChainRpc } from './chain-rpc.js';
 
 /** keccak256("PairCreated(address,address,address,uint256)") and keccak256("Mint(address,uint256,uint256)"). */
@@ -71,6 +72,11 @@ export class LaunchDetector {
    */
   private readonly pairOf = new Map<number, Map<string, string | null>>();
 
+  /** Forgets the chain's pairs (its blocks were abandoned: a reset chain may have other pairs, made at other times). */
+  forget(chainId: number): void {
+    this.pairOf.delete(chainId);
+  }
+
   /** Launches of `tokens` seen in blocks from..to. */
   async detect(
     chain: Pick<WatchedChain, 'chainId' | 'factory' | 'wrappedNative'>,
@@ -109,7 +115,8 @@ export class LaunchDetector {
     for (const pair of existing) {
       const reserves = await rpc.call<string>('eth_call', getReservesCall(pair, before).params);
       if (holdsLiquidity(reserves)) {
-        const block = await rpc.call<{ hash: string }>('eth_getBlockByNumber', [before, false]);
+        const block = await rpc.call<{ hash: string } | null>('eth_getBlockByNumber', [before, false]);
+        if (!block) throw new NodeBehind(`the node has no block ${from - 1n} yet`);
         launched.set(pair, { token: pairs.get(pair)!, pair, blockNumber: from - 1n, blockHash: block.hash, txHash: null });
       }
     }

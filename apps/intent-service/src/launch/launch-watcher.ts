@@ -4,9 +4,10 @@ import { ChainHeads } from '../execution/chain-heads.js';
 import { ChainScheduler } from '../execution/chain-scheduler.js';
 import { Executor } from '../execution/executor.js';
 import { IntentsRepository } from '../intents/intents.repository.js';
+import { NodeBehind } from '@tradeinfra/service-kit';
 import { RpcUnavailable, WATCHED_CHAIN_RPCS, type ChainRpc } from './chain-rpc.js';
 import { LaunchDetector } from './launch-detector.js';
-import { LaunchesRepository, type ChainLaunches, type StoredBlock } from './launches.repository.js';
+import { LaunchesRepository, type ChainLaunches } from './launches.repository.js';
 import { NewHeads } from './new-heads.js';
 
 export { MINT_TOPIC, PAIR_CREATED_TOPIC, type Launch } from './launch-detector.js';
@@ -28,8 +29,11 @@ interface Step {
  * once on every head a `WS_URL_<id>` subscription announces) and records the first liquidity of a pending
  * intent's token (launch-detector.ts). The block cursor lives in Postgres (launches.repository.ts),
  * updated in the same transaction as the launches, so a restart resumes where it stopped without
- * missing or repeating a block; the hashes of recent blocks let it step back over a reorg
- * (dropping what it saw in the orphaned blocks). One replica watches a chain at a time (advisory lock).
+ * missing or repeating a block; the hashes of recent blocks (and the genesis block's) let it step
+ * back over a reorg or a reset chain (dropping what it saw in the abandoned blocks). A node behind
+ * the cursor (a head below it, a block it does not have yet) is waited for, never an error. Each
+ * poll reads one endpoint (ChainRpc.pinned). One replica watches a chain at a time (advisory
+ * lock). See docs/chain-endpoints.md.
  */
 @Injectable()
 export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
@@ -44,6 +48,10 @@ export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
    * clears a note a replica that has since stopped left behind.
    */
   private readonly unreachable: Set<number>;
+  /** Per chain, what it is waiting for while its node is behind (told once, until it moves on). */
+  private readonly waiting = new Map<number, string>();
+  /** Chains whose checkpoints are known remembered up to the cursor (checked once per process; see anchor). */
+  private readonly anchored = new Set<number>();
 
   constructor(
     private readonly launches: LaunchesRepository,
@@ -62,7 +70,7 @@ export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
         this.heads.seen(chain.chainId, head);
         this.scheduler.wake(chain.chainId);
       };
-      if (chain.wsUrl) this.subscriptions.push(new NewHeads(chain.wsUrl, onHead, this.logger));
+      for (const wsUrl of chain.wsUrls) this.subscriptions.push(new NewHeads(wsUrl, onHead, this.logger));
     }
   }
 
@@ -82,24 +90,47 @@ export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
    * moved the cursor, the executor runs at once (new launches to act on, buys to follow).
    */
   async poll(chain: WatchedChain, rpc: ChainRpc): Promise<boolean> {
+    // One endpoint for the whole step: its head, blocks and logs are of one node's chain.
+    const node = rpc.pinned();
     let result: Step;
     try {
-      const head = BigInt(await rpc.call<string>('eth_blockNumber', []));
+      const head = BigInt(await node.call<string>('eth_blockNumber', []));
       this.heads.seen(chain.chainId, head);
       // The head this replica last stored: no new block, nothing to read (and no transaction).
       if (this.tips.get(chain.chainId) === head) result = { more: false, advanced: false, tip: head };
       else
-        result = await this.launches.withChain(chain.chainId, { more: false, advanced: false, tip: null }, (launches) => this.step(chain, rpc, launches, head));
+        result = await this.launches.withChain(chain.chainId, { more: false, advanced: false, tip: null }, (launches) =>
+          this.step(chain, node, launches, head),
+        );
     } catch (err) {
+      if (err instanceof NodeBehind) {
+        // An endpoint of several that has no block below its own head reads no more (until its
+        // next check): the step is made again at once on another. Alone, it is waited for.
+        if (rpc.demote(node, err.message)) return true;
+        this.wait(chain.chainId, err.message);
+        return false;
+      }
       // A failure of the node (HTTP, timeout, refused connection), as opposed to one of the database.
-      if (err instanceof RpcUnavailable) await this.noteUnreachable(chain.chainId, true);
+      if (err instanceof RpcUnavailable) {
+        // Another endpoint reads now: the step is made again there at once, the intents unbothered.
+        if (rpc.pinned() !== node) return true;
+        await this.noteUnreachable(chain.chainId, true);
+      }
       throw err;
     }
     if (result.tip === null) this.tips.delete(chain.chainId);
     else this.tips.set(chain.chainId, result.tip);
+    if (result.advanced) this.waiting.delete(chain.chainId);
     if (this.unreachable.has(chain.chainId)) await this.noteUnreachable(chain.chainId, false);
     if (result.advanced) this.executor.wake(chain.chainId);
     return result.more;
+  }
+
+  /** Tells once (until the chain moves on) that its node is behind and the watcher waits for it. */
+  private wait(chainId: number, why: string): void {
+    if (this.waiting.get(chainId) === why) return;
+    this.waiting.set(chainId, why);
+    this.logger.warn(`chain ${chainId}: ${why}; waiting for it`);
   }
 
   /**
@@ -116,20 +147,26 @@ export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
     const seenAt = new Date();
     const recent = await launches.recentBlocks();
     if (recent.length === 0) {
-      await this.remember(launches, rpc, head);
+      await launches.remember(head, (await this.block(rpc, head)).hash);
+      await this.anchor(rpc, launches, head);
       return { more: false, advanced: true, tip: head };
     }
     const tip = BigInt(recent[0]!.number);
     // No new block: nothing to read. (The newest block replaced by another of the same height is
     // found as the next block comes, as the reorg of any other remembered block is.)
     if (tip === head) return { more: false, advanced: false, tip };
-    if (!(await this.canonical(rpc, recent[0]!))) {
-      await this.undoReorg(launches, rpc, recent);
+    if (head < tip) return this.behind(chain, rpc, launches, head, tip);
+    if ((await this.block(rpc, tip)).hash !== recent[0]!.hash) {
+      await this.rewind(chain, rpc, launches, head);
       return { more: true, advanced: false, tip: null };
     }
     const from = tip + 1n;
-    if (from > head) return { more: false, advanced: false, tip };
     const to = head - from + 1n > BigInt(this.env.LAUNCH_MAX_BLOCK_RANGE) ? from + BigInt(this.env.LAUNCH_MAX_BLOCK_RANGE) - 1n : head;
+    // The checkpoints: all of them once per process, then each power of two the cursor passes.
+    const anchoring = !this.anchored.has(chain.chainId);
+    if (anchoring || to.toString(2).length > tip.toString(2).length) await this.anchor(rpc, launches, to);
+    // Read before the logs: a node that does not have it yet has not got their logs either.
+    const last = await this.block(rpc, to);
     const tokens = await launches.awaitedTokens();
     if (tokens.size > 0) {
       for (const launch of await this.detector.detect(chain, rpc, tokens, from, to)) {
@@ -137,32 +174,72 @@ export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
         this.logger.log(`launch on chain ${chain.chainId}: token ${launch.token} (pair ${launch.pair}) in block ${launch.blockNumber}`);
       }
     }
-    await this.remember(launches, rpc, to);
+    await launches.remember(to, last.hash);
+    if (anchoring) this.anchored.add(chain.chainId);
     return { more: to < head, advanced: true, tip: to };
   }
 
-  private async canonical(rpc: ChainRpc, block: StoredBlock): Promise<boolean> {
-    const onChain = await rpc.call<{ hash: string } | null>('eth_getBlockByNumber', [hex(BigInt(block.number)), false]);
-    return onChain?.hash === block.hash;
+  /** A block the node's head says it has; NodeBehind when it answers none (a node behind the one that gave the head). */
+  private async block(rpc: ChainRpc, number: bigint): Promise<{ hash: string }> {
+    const block = await rpc.call<{ hash: string } | null>('eth_getBlockByNumber', [hex(number), false]);
+    if (!block) throw new NodeBehind(`the node has no block ${number} yet`);
+    return block;
   }
 
-  /** Steps back to the newest remembered block still on the chain, forgetting what came after. */
-  private async undoReorg(launches: ChainLaunches, rpc: ChainRpc, recent: StoredBlock[]): Promise<void> {
-    let keep: bigint | null = null;
-    for (const block of recent.slice(1)) {
-      if (await this.canonical(rpc, block)) {
-        keep = BigInt(block.number);
-        break;
-      }
+  /**
+   * The node's head is below the cursor: a node behind (another endpoint, or a load-balanced one)
+   * whose blocks are the ones remembered, waited for; or a chain whose blocks are not (it was
+   * reset, or reorganised that deep), rewound. The newest remembered block at or below its head
+   * says which (a checkpoint at worst: see anchor).
+   */
+  private async behind(chain: WatchedChain, rpc: ChainRpc, launches: ChainLaunches, head: bigint, tip: bigint): Promise<Step> {
+    const [below] = await launches.blocksUpTo(head);
+    if (!below) throw new NodeBehind(`the node's head ${head} is below block ${tip} already read, and no block remembered below it tells its chain`);
+    if ((await this.block(rpc, BigInt(below.number))).hash === below.hash) {
+      this.wait(chain.chainId, `the node's head ${head} is below block ${tip} already read (a node behind)`);
+      return { more: false, advanced: false, tip };
     }
-    const back = keep ?? BigInt(recent[recent.length - 1]!.number) - 1n;
-    const undone = await launches.forgetAfter(back);
-    if (keep === null) await this.remember(launches, rpc, back);
-    this.logger.warn(`reorg on chain ${launches.chainId}: back to block ${back}${undone.length ? `, launches undone: ${undone.join(', ')}` : ''}`);
+    await this.rewind(chain, rpc, launches, head);
+    return { more: true, advanced: false, tip: null };
   }
 
-  private async remember(launches: ChainLaunches, rpc: ChainRpc, number: bigint): Promise<void> {
-    const block = await rpc.call<{ hash: string }>('eth_getBlockByNumber', [hex(number), false]);
-    await launches.remember(number, block.hash);
+  /**
+   * The chain no longer has a remembered block: steps back to the newest remembered block it still
+   * has, below its head (one batch for all of them), forgetting the blocks and launches after it,
+   * and reads on from there. A chain that has none of them but the genesis block (checkpoints
+   * included) was reset: every launch of the chain it replaced is undone, and it is followed from
+   * its head.
+   */
+  private async rewind(chain: WatchedChain, rpc: ChainRpc, launches: ChainLaunches, head: bigint): Promise<void> {
+    const chainId = chain.chainId;
+    const stored = await launches.blocksUpTo(head);
+    const onChain = await rpc.all<{ hash: string } | null>(stored.map((b) => ({ method: 'eth_getBlockByNumber', params: [hex(BigInt(b.number)), false] })));
+    if (onChain.some((b) => b === null)) throw new NodeBehind(`the node lacks blocks below its head ${head}`);
+    const ancestor = stored.find((b, i) => b.number !== '0' && onChain[i]!.hash === b.hash);
+    // The detector's pairs were looked up on the abandoned blocks.
+    this.detector.forget(chainId);
+    this.anchored.delete(chainId);
+    const undone = (tokens: string[]) => (tokens.length > 0 ? `; launches undone: ${tokens.join(', ')}` : '');
+    if (ancestor) {
+      const tokens = await launches.forgetAfter(BigInt(ancestor.number));
+      this.logger.warn(`reorg on chain ${chainId}: back to block ${ancestor.number}, its newest block still on the chain${undone(tokens)}`);
+    } else {
+      const tokens = await launches.forgetAfter(-1n);
+      await launches.remember(head, (await this.block(rpc, head)).hash);
+      await this.anchor(rpc, launches, head);
+      this.logger.warn(`chain ${chainId} was reset (none of its blocks is one read before): following it from its head ${head}${undone(tokens)}`);
+    }
+  }
+
+  /** Remembers the chain's checkpoints up to `upTo` not remembered yet (genesis, powers of two: see ChainLaunches.missingCheckpoints). */
+  private async anchor(rpc: ChainRpc, launches: ChainLaunches, upTo: bigint): Promise<void> {
+    const missing = await launches.missingCheckpoints(upTo);
+    if (missing.length === 0) return;
+    const blocks = await rpc.all<{ hash: string } | null>(missing.map((n) => ({ method: 'eth_getBlockByNumber', params: [hex(n), false] })));
+    for (const [i, n] of missing.entries()) {
+      const block = blocks[i];
+      if (!block) throw new NodeBehind(`the node has no block ${n} yet`);
+      await launches.keep(n, block.hash);
+    }
   }
 }

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { ENV, type IntentServiceEnv } from '../config/env.js';
+import { ChainNodes } from '../common/chain-nodes.js';
 import { ExecutionModule } from '../execution/execution.module.js';
 import { IntentsModule } from '../intents/intents.module.js';
 import { WATCHED_CHAIN_RPCS, watchedChainRpcs } from './chain-rpc.js';
@@ -12,7 +12,7 @@ import { PendingLaunchesRepository } from './pending/pending-launches.repository
 @Module({
   imports: [IntentsModule, ExecutionModule],
   providers: [
-    { provide: WATCHED_CHAIN_RPCS, useFactory: (e: IntentServiceEnv) => watchedChainRpcs(e.watchedChains), inject: [ENV] },
+    { provide: WATCHED_CHAIN_RPCS, useFactory: (nodes: ChainNodes) => watchedChainRpcs(nodes), inject: [ChainNodes] },
     LaunchesRepository,
     LaunchWatcher,
     PendingLaunchesRepository,

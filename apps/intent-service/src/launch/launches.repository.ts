@@ -3,7 +3,7 @@ import { ADVISORY_LOCKS } from '@tradeinfra/service-kit';
 import { DataSource, type EntityManager } from 'typeorm';
 import { type Launch } from './launch-detector.js';
 
-/** Stored block hashes per chain: how deep a reorg the watcher can follow. */
+/** Stored block hashes per chain checked on every new block (4 times as many are kept: how deep a reorg the watcher can follow). */
 export const KEPT_BLOCKS = 64;
 /** The advisory lock class that lets one replica watch a chain at a time. */
 const LOCK_CLASS = ADVISORY_LOCKS.launchWatcher;
@@ -11,6 +11,13 @@ const LOCK_CLASS = ADVISORY_LOCKS.launchWatcher;
 export interface StoredBlock {
   number: string;
   hash: string;
+}
+
+/** The checkpoint heights up to `number`: 0 and every power of two. */
+export function checkpointsUpTo(number: bigint): bigint[] {
+  const heights = number >= 0n ? [0n] : [];
+  for (let p = 1n; p <= number; p *= 2n) heights.push(p);
+  return heights;
 }
 
 /** The launch tables inside one watcher step's transaction (holding the chain's lock). */
@@ -23,6 +30,36 @@ export class ChainLaunches {
   /** The newest remembered blocks, newest first. */
   recentBlocks(): Promise<StoredBlock[]> {
     return this.tx.query('SELECT number, hash FROM intent.chain_blocks WHERE chain_id = $1 ORDER BY number DESC LIMIT $2', [this.chainId, KEPT_BLOCKS]);
+  }
+
+  /** Every remembered block at or below `number` (the genesis block too, once anchored), newest first. */
+  blocksUpTo(number: bigint): Promise<StoredBlock[]> {
+    return this.tx.query('SELECT number, hash FROM intent.chain_blocks WHERE chain_id = $1 AND number <= $2 ORDER BY number DESC', [
+      this.chainId,
+      number.toString(),
+    ]);
+  }
+
+  /**
+   * Of the checkpoints up to `number` (the genesis block and every power of two: kept for good,
+   * what tells a reset chain from a node behind at any height), those not remembered.
+   */
+  async missingCheckpoints(number: bigint): Promise<bigint[]> {
+    const wanted = checkpointsUpTo(number);
+    const rows: { number: string }[] = await this.tx.query('SELECT number::text FROM intent.chain_blocks WHERE chain_id = $1 AND number = ANY($2::bigint[])', [
+      this.chainId,
+      wanted.map(String),
+    ]);
+    const have = new Set(rows.map((r) => r.number));
+    return wanted.filter((n) => !have.has(n.toString()));
+  }
+
+  /** Remembers a block's hash, dropping nothing (a checkpoint). */
+  async keep(number: bigint, hash: string): Promise<void> {
+    await this.tx.query(
+      'INSERT INTO intent.chain_blocks (chain_id, number, hash) VALUES ($1, $2, $3) ON CONFLICT (chain_id, number) DO UPDATE SET hash = EXCLUDED.hash',
+      [this.chainId, number.toString(), hash],
+    );
   }
 
   /**
@@ -57,7 +94,7 @@ export class ChainLaunches {
     );
   }
 
-  /** Forgets the blocks after `back` and the launches seen in them; the undone launches' tokens. */
+  /** Forgets the blocks after `back` and the launches seen in them (`-1`: every block and launch); the undone launches' tokens. */
   async forgetAfter(back: bigint): Promise<string[]> {
     await this.tx.query('DELETE FROM intent.chain_blocks WHERE chain_id = $1 AND number > $2', [this.chainId, back.toString()]);
     // Selected from the DELETE (a bare DELETE … RETURNING answers [rows, count] through TypeORM).
@@ -68,13 +105,13 @@ export class ChainLaunches {
     return undone.map((u) => u.token);
   }
 
-  /** Remembers a block's hash (the cursor) and drops hashes far below it. */
+  /** Remembers a block's hash (the cursor) and drops hashes far below it (not the checkpoints). */
   async remember(number: bigint, hash: string): Promise<void> {
-    await this.tx.query(
-      `INSERT INTO intent.chain_blocks (chain_id, number, hash) VALUES ($1, $2, $3) ON CONFLICT (chain_id, number) DO UPDATE SET hash = EXCLUDED.hash`,
-      [this.chainId, number.toString(), hash],
-    );
-    await this.tx.query('DELETE FROM intent.chain_blocks WHERE chain_id = $1 AND number < $2', [this.chainId, (number - BigInt(KEPT_BLOCKS * 4)).toString()]);
+    await this.keep(number, hash);
+    await this.tx.query('DELETE FROM intent.chain_blocks WHERE chain_id = $1 AND number < $2 AND number > 0 AND number & (number - 1) <> 0', [
+      this.chainId,
+      (number - BigInt(KEPT_BLOCKS * 4)).toString(),
+    ]);
   }
 }
 

@@ -36,7 +36,8 @@ export interface BehindLaunch {
 
 export interface PendingLaunchDetectorOptions {
   chainId: number;
-  rpc: Pick<ChainRpc, 'batch'>;
+  /** The chain's nodes; with several, a transaction the one read does not have yet is asked of all (`everywhere`). */
+  rpc: Pick<ChainRpc, 'batch'> & Partial<Pick<ChainRpc, 'everywhere' | 'size'>>;
   /** `onFirstCall`: given the first call's result (and the block it ran on, hex) as soon as it is final, while the rest runs. */
   simulate: (request: SimulationRequest, onFirstCall?: (call: SimulatedCall, blockNumber: string) => void) => Promise<SimulationResult>;
   /** What is watched right now (tokens with pending intents and no liquidity), with pairs created before their liquidity. */
@@ -80,6 +81,7 @@ export class PendingLaunchDetector {
       return [];
     }
     const headBlock = head.result;
+    await this.fromEveryNode(fresh, replies);
     const candidates = replies
       .map((r) => (r.result ?? null) as RpcTransaction | null)
       .filter((tx): tx is RpcTransaction => tx !== null && (tx.blockNumber ?? null) === null && isLaunchCandidate(tx, watch));
@@ -88,6 +90,22 @@ export class PendingLaunchDetector {
     const failed = found.find((f) => f.status === 'rejected');
     if (failed) throw failed.reason;
     return found.flatMap((f) => (f.status === 'fulfilled' && f.value ? [f.value] : []));
+  }
+
+  /**
+   * Where the chain has several nodes, the transactions the one read did not know yet (another
+   * node announced them) asked of every node, in place in `replies`: the path of a hash the
+   * reading node had is unchanged.
+   */
+  private async fromEveryNode(hashes: string[], replies: { result?: unknown; error?: unknown }[]): Promise<void> {
+    const { rpc } = this.options;
+    if (!rpc.everywhere || (rpc.size ?? 1) < 2) return;
+    const missing = hashes.flatMap((hash, i) => (replies[i] && !replies[i].error && (replies[i].result ?? null) === null ? [i] : []));
+    if (missing.length === 0) return;
+    const found = await rpc.everywhere(missing.map((i) => ({ method: 'eth_getTransactionByHash', params: [hashes[i]!] }))).catch(() => []);
+    found.forEach((reply, j) => {
+      if (!reply.error && reply.result) replies[missing[j]!] = reply;
+    });
   }
 
   /** The launch `tx` is, reported (onLaunch) as soon as it is known, or null. */

@@ -1,5 +1,5 @@
 import { ChainRpc } from '@tradeinfra/service-kit';
-import { HardhatNode } from '@tradeinfra/test-support';
+import { eventually, HardhatNode } from '@tradeinfra/test-support';
 import { PendingTransactions } from './pending-transactions.js';
 
 /** The pending-transaction feed of a real node that does not mine until told to. */
@@ -25,7 +25,7 @@ describe('PendingTransactions on a real node', () => {
     let third!: () => void;
     const three = new Promise<void>((resolve) => (third = resolve));
     const feed = new PendingTransactions({
-      wsUrl: node.url.replace('http', 'ws'),
+      wsUrls: [node.url.replace('http', 'ws')],
       rpc: new ChainRpc(node.url),
       pollMs: 3_600_000,
       onHashes: (hashes) => {
@@ -57,7 +57,7 @@ describe('PendingTransactions on a real node', () => {
     const first = await send();
     await feed.poll();
     expect(seen).toEqual([first]);
-    await rpc.call('eth_uninstallFilter', [(feed as unknown as { filter: string }).filter]);
+    await rpc.call('eth_uninstallFilter', [(feed as unknown as { polls: { filter: string }[] }).polls[0]!.filter]);
     await feed.poll(); // the node forgot the filter: warned, made again on the next poll
     expect(logs).toEqual([expect.stringContaining('pending-transaction polling failed')]);
     await feed.poll();
@@ -65,5 +65,47 @@ describe('PendingTransactions on a real node', () => {
     await feed.poll();
     expect(seen).toEqual([first, second]);
     expect(logs.at(-1)).toBe('pending-transaction polling restored');
+  });
+
+  it('follows every WebSocket of the chain and announces each transaction once, whichever nodes announce it', async () => {
+    const seen: string[] = [];
+    let subscriptions = 0;
+    let both!: () => void;
+    const live = new Promise<void>((resolve) => (both = resolve));
+    const ws = node.url.replace('http', 'ws');
+    const feed = new PendingTransactions({
+      wsUrls: [ws, ws],
+      rpc: new ChainRpc(node.url),
+      pollMs: 3_600_000,
+      onHashes: (hashes) => seen.push(...hashes),
+      logger: { log: () => undefined, warn: () => undefined },
+      onSubscribed: () => ++subscriptions === 2 && both(),
+    });
+    feed.start();
+    try {
+      await live;
+      const sent = [await send(), await send()];
+      // A third transaction, announced by both sockets after the first two: once it is in, so are their duplicates.
+      const last = await send();
+      await eventually('the last one announced', () => seen.includes(last));
+      expect(seen).toEqual([...sent, last]);
+    } finally {
+      feed.stop();
+    }
+  });
+
+  it('polls a filter on each endpoint of a chain with several, and announces each transaction once', async () => {
+    const rpc = new ChainRpc([node.url, node.url], { checkIntervalMs: 60_000 });
+    const seen: string[] = [];
+    const feed = new PendingTransactions({ rpc, pollMs: 3_600_000, onHashes: (h) => seen.push(...h), logger: { log: () => undefined, warn: () => undefined } });
+    try {
+      await feed.poll();
+      const sent = [await send(), await send()];
+      await feed.poll();
+      expect(seen).toEqual(sent);
+      expect((feed as unknown as { polls: { filter: string | null }[] }).polls.map((p) => p.filter !== null)).toEqual([true, true]);
+    } finally {
+      rpc.close();
+    }
   });
 });
