@@ -128,24 +128,31 @@ export async function followSubmitted(
   head: Block,
 ): Promise<{ outcomes: Outcome[]; resend: SubmittedIntent[] }> {
   const { rpc } = chain;
-  const receipts = await rpc.batch<Receipt | null>(submitted.map((s) => ({ method: 'eth_getTransactionReceipt', params: [s.txHash] })));
+  // Every node's receipts, with its head: a receipt any node has counts; a buy is missing only
+  // when a node at `head` or past it has none (one behind, or answering null, proves nothing).
+  const each = await rpc.fromEach<Receipt | string | null>([
+    { method: 'eth_blockNumber', params: [] },
+    ...submitted.map((s) => ({ method: 'eth_getTransactionReceipt', params: [s.txHash] })),
+  ]);
+  const behind = !each.some(([answered]) => typeof answered?.result === 'string' && BigInt(answered.result) >= BigInt(head.number));
+  const receipts = submitted.map((_, i) => ({ result: each.map((b) => b[i + 1]?.result as Receipt | null | undefined).find(Boolean) ?? null }));
   const minedIn = new Set<string>();
   receipts.forEach((r) => r.result && minedIn.add(r.result.blockNumber));
-  const blocks = await rpc.all<Block>([...minedIn].map((n) => ({ method: 'eth_getBlockByNumber', params: [n, false] })));
-  const timestampOf = new Map(blocks.map((b) => [b.number, new Date(Number(BigInt(b.timestamp)) * 1000)]));
+  const blocks = (await rpc.everywhere<Block>([...minedIn].map((n) => ({ method: 'eth_getBlockByNumber', params: [n, false] })))).map((r) => r.result ?? null);
+  const timestampOf = new Map(blocks.flatMap((b) => (b ? [[b.number, new Date(Number(BigInt(b.timestamp)) * 1000)] as const] : [])));
   const mined = settleMined(
     submitted,
     receipts.map((r) => r.result),
     timestampOf,
   );
-  if (mined.waiting.length === 0) return { outcomes: mined.outcomes, resend: [] };
+  if (mined.waiting.length === 0 || behind) return { outcomes: mined.outcomes, resend: [] };
   const nonces = await rpc.all<string>(mined.waiting.map((s) => ({ method: 'eth_getTransactionCount', params: [s.wallet, 'latest'] })));
   const judged = judgeWaiting(mined.waiting, nonces, { number: BigInt(head.number), timestamp: BigInt(head.timestamp) });
   const outcomes = [...mined.outcomes, ...judged.outcomes];
   if (judged.nonceTaken.length > 0) {
     // The nonce moved on: another transaction took it, unless the buy itself was mined since
     // its receipt was read (then the next round records it).
-    const again = await rpc.batch<unknown>(judged.nonceTaken.map((s) => ({ method: 'eth_getTransactionReceipt', params: [s.txHash] })));
+    const again = await rpc.everywhere<unknown>(judged.nonceTaken.map((s) => ({ method: 'eth_getTransactionReceipt', params: [s.txHash] })));
     outcomes.push(...nonceUsed(judged.nonceTaken, again));
   }
   return { outcomes, resend: judged.resend };
