@@ -1,5 +1,6 @@
 import { getAddress } from 'ethers';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { ChainNodes } from '../../common/chain-nodes.js';
 import { PeriodicTask } from '../../common/periodic-task.js';
 import { ENV, type IntentServiceEnv, type WatchedChain } from '../../config/env.js';
 import { ChainHeads } from '../../execution/chain-heads.js';
@@ -57,10 +58,11 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
     private readonly intents: IntentsRepository,
     private readonly heads: ChainHeads,
     @Inject(ENV) private readonly env: IntentServiceEnv,
+    nodes: ChainNodes,
   ) {
     for (const config of env.watchedChains) {
       if (config.mempool === 'off' || !config.router) continue;
-      const rpc = new ChainRpc(config.rpcUrl);
+      const rpc = nodes.get(config.chainId);
       const chain = {
         config: { ...config, router: config.router },
         rpc,
@@ -80,7 +82,7 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
         logger: this.logger,
       });
       chain.feed = new PendingTransactions({
-        wsUrl: config.mempool === 'ws' ? (config.wsUrl ?? undefined) : undefined,
+        wsUrls: config.mempool === 'ws' ? config.wsUrls : [],
         rpc,
         pollMs: env.LAUNCH_POLL_INTERVAL_MS,
         onHashes: (hashes) => {
@@ -234,7 +236,8 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
     const chainId = chain.config.chainId;
     const open = await this.repo.open(chainId);
     if (open.length === 0) return;
-    const answers = await chain.rpc.batch<{ blockNumber: string | null; status?: string } | null>(
+    // Asked of every node: one behind, or that never got the transaction, would call it dropped.
+    const answers = await chain.rpc.everywhere<{ blockNumber: string | null; status?: string } | null>(
       open.flatMap((l) => [
         { method: 'eth_getTransactionByHash', params: [l.txHash] },
         { method: 'eth_getTransactionReceipt', params: [l.txHash] },
