@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { INTENT_CREATE, INTENT_GET, type CreateIntentReply, type IntentRecord } from '@tradeinfra/contracts';
-import { eventually, HardhatNode } from '@tradeinfra/test-support';
+import { eventually, HardhatNode, JsonRpcProxy } from '@tradeinfra/test-support';
 import { randomUUID } from 'node:crypto';
 import { startIntentService, type IntentServiceHarness } from './harness.js';
 
@@ -80,5 +80,45 @@ describe('a chain whose node cannot be reached', () => {
     proxy.setDown(false);
     await eventually('cleared', async () => (await get(waiting.id)).statusReason === null);
     expect((await get(waiting.id)).status).toBe('pending');
+  });
+});
+
+describe('a chain whose node falls behind the cursor', () => {
+  let node: HardhatNode;
+  let proxy: JsonRpcProxy;
+  let h: IntentServiceHarness;
+  const cursor = async () => BigInt((await h.db.query<{ n: string }>('SELECT max(number)::text AS n FROM intent.chain_blocks WHERE chain_id = 31337'))[0]!.n);
+  const head = async () => BigInt(await node.rpc.call<string>('eth_blockNumber'));
+
+  beforeAll(async () => {
+    node = await HardhatNode.start({ chainId: 31337 });
+    proxy = await JsonRpcProxy.start({ upstream: node.url });
+    h = await startIntentService({
+      CHAIN_IDS: '31337',
+      RPC_URL_31337: proxy.url,
+      DEX_FACTORY_31337: '0x5c69bee701ef814a2b6a3edd4b1652cb9cc5aa6f',
+      WRAPPED_NATIVE_31337: '0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2',
+      LAUNCH_POLL_INTERVAL_MS: '50',
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await h?.close();
+    await proxy?.close();
+    await node?.stop();
+  });
+
+  it('waits for a node whose head is below blocks already read (no rewind, no error), then follows it on', async () => {
+    await node.rpc.call('hardhat_mine', ['0x8']);
+    await eventually('following the chain', async () => (await cursor()) >= (await head()));
+    const before = await cursor();
+    // A node three blocks behind (a load-balanced URL's other node): its blocks are the ones read.
+    await proxy.fault({ kind: 'stale', head: before - 3n });
+    const polls = proxy.stats().byMethod.eth_blockNumber ?? 0;
+    await eventually('several polls of the node behind', () => (proxy.stats().byMethod.eth_blockNumber ?? 0) >= polls + 10);
+    expect(await cursor()).toBe(before);
+    await proxy.fault(null);
+    await node.rpc.call('evm_mine', []);
+    await eventually('following the chain again', async () => (await cursor()) === (await head()));
+    expect(await cursor()).toBe(before + 1n);
   });
 });
