@@ -1,5 +1,5 @@
 import { FailureReason } from './checks.js';
-import { judgeOrphan, judgeRevertedBehind, judgeWaiting, nonceUsed, planResends, settleMined } from './buy-follower.js';
+import { judgeOrphan, judgeRevertedBehind, judgeWaiting, nonceUsed, outcomeLaunch, planResends, settleMined } from './buy-follower.js';
 import { type SubmittedIntent } from './execution.repository.js';
 
 const buy = (id: string, over: Partial<SubmittedIntent> = {}): SubmittedIntent => ({
@@ -15,6 +15,8 @@ const buy = (id: string, over: Partial<SubmittedIntent> = {}): SubmittedIntent =
   behind: null,
   launchBlock: null,
   sentBehind: null,
+  launchStamped: false,
+  tokenLaunch: null,
   ...over,
 });
 
@@ -114,6 +116,26 @@ describe('buys sent behind a pending launch that never came', () => {
     expect(judgeOrphan(behind('b'), gone, false, 6n)).toEqual({
       outcome: { id: 'b', status: 'failed', reason: FailureReason.NonceUsed, executedAt: null, data: { txHash: '0xhash-b' } },
     });
+  });
+});
+
+describe('outcomeLaunch: a settled buy is recorded with its launch’s block', () => {
+  const behind = { sentBehind: { txHash: '0xlaunch', sender: '0xdeployer', nonce: 7n } };
+  const minedAt = (block: number) => ({ status: '0x1', blockNumber: `0x${block.toString(16)}`, transactionIndex: '0x0' });
+
+  it('behind a pending launch: that launch, from its receipt, before the block watcher has it', () => {
+    expect(outcomeLaunch(buy('b', behind), minedAt(100))).toEqual({ txHash: '0xlaunch', block: 100n });
+  });
+
+  it('behind a launch the chain does not show mined: the token’s launch once recorded (another transaction), else not yet', () => {
+    expect(outcomeLaunch(buy('b', behind), null)).toBeUndefined();
+    expect(outcomeLaunch(buy('b', { ...behind, tokenLaunch: { txHash: '0xother', block: 99n } }), null)).toEqual({ txHash: '0xother', block: 99n });
+  });
+
+  it('a row that holds its launch block writes nothing; a buy at a launch in a block takes the recorded launch, or nothing when none is', () => {
+    expect(outcomeLaunch(buy('b', { ...behind, launchStamped: true }), minedAt(100))).toBeNull();
+    expect(outcomeLaunch(buy('p', { tokenLaunch: { txHash: null, block: 50n } }), undefined)).toEqual({ txHash: null, block: 50n });
+    expect(outcomeLaunch(buy('p'), undefined)).toBeNull();
   });
 });
 

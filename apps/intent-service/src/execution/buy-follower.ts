@@ -213,11 +213,20 @@ export async function followSubmitted(chain: Pick<ExecutedChain, 'rpc'>, submitt
     receipts.map((r) => r.result),
     timestampOf,
   );
-  const outcomes = [...mined.outcomes];
+  const outcomes: Outcome[] = [];
   const waitAgain: WaitingAgain[] = [];
   // Buys sent behind a launch that is no longer pending nor recorded mined behind them: did it happen?
   const orphans = mined.waiting.filter((s) => s.sentBehind && s.behind === null && s.launchBlock === null);
-  const launchReceipts = await readLaunchReceipts(rpc, [...mined.revertedBehind.map((r) => r.buy), ...orphans]);
+  const minedBehind = submitted.filter((s, i) => receipts[i]!.result && s.sentBehind && !s.launchStamped);
+  const launchReceipts = await readLaunchReceipts(rpc, [...minedBehind, ...orphans]);
+  // A mined buy's outcome is recorded with its launch's block (or waits for it).
+  const byId = new Map(submitted.map((s) => [s.id, s]));
+  const withLaunch = (o: Outcome) => {
+    const s = byId.get(o.id)!;
+    const launch = outcomeLaunch(s, s.sentBehind ? launchReceipts.get(s.sentBehind.txHash) : null);
+    if (launch !== undefined) outcomes.push(launch ? { ...o, launch } : o);
+  };
+  mined.outcomes.forEach(withLaunch);
   if (mined.revertedBehind.length > 0) {
     // The launch sender's nonce at each buy's block: taken by another transaction, or not.
     const nonces = await rpc.all<string>(
@@ -225,7 +234,7 @@ export async function followSubmitted(chain: Pick<ExecutedChain, 'rpc'>, submitt
     );
     mined.revertedBehind.forEach(({ buy, receipt }, i) => {
       const judged = judgeRevertedBehind(buy, receipt, { receipt: launchReceipts.get(buy.sentBehind!.txHash) ?? null, senderNonce: BigInt(nonces[i]!) });
-      if ('outcome' in judged) outcomes.push(judged.outcome);
+      if ('outcome' in judged) withLaunch(judged.outcome);
       else waitAgain.push(judged.waitAgain);
     });
   }
@@ -258,6 +267,21 @@ export async function followSubmitted(chain: Pick<ExecutedChain, 'rpc'>, submitt
     outcomes.push(...nonceUsed(judged.nonceTaken, again));
   }
   return { outcomes, waitAgain, resend: judged.resend };
+}
+
+/**
+ * The launch a mined buy's outcome is recorded with, where the row does not hold its block yet:
+ * behind a pending launch, that launch once its receipt shows it mined; otherwise the token's
+ * launch as the block watcher recorded it. Undefined: not known yet (a buy that landed behind a
+ * launch the chain does not show mined, before the block watcher recorded the token's launch):
+ * the outcome waits for it, so a record never reads settled without its launch's block. Null:
+ * nothing to write. Pure.
+ */
+export function outcomeLaunch(s: SubmittedIntent, launchReceipt: Receipt | null | undefined): Outcome['launch'] | null | undefined {
+  if (s.launchStamped) return null;
+  if (s.sentBehind && launchReceipt?.status === '0x1') return { txHash: s.sentBehind.txHash, block: BigInt(launchReceipt.blockNumber) };
+  if (s.tokenLaunch) return s.tokenLaunch;
+  return s.sentBehind ? undefined : null;
 }
 
 /** The receipts (null: not mined) of the launch transactions `buys` were sent behind, by hash. */

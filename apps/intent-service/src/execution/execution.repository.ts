@@ -149,8 +149,11 @@ export class ExecutionRepository {
             AND l.tx_hash = x.launch_tx_hash
             -- sent behind it while it was pending (a later round, after it was mined, targets a later block)
             AND x.target_block <= l.block_number) AS launch_block,
-         x.launch_tx_hash, x.launch_sender, x.launch_nonce::text
-       FROM intent.intents x WHERE x.chain_id = $1 AND x.status = 'pending' AND x.phase = 'submitted'
+         x.launch_tx_hash, x.launch_sender, x.launch_nonce::text,
+         x.launch_block IS NOT NULL AS launch_stamped, tl.tx_hash AS token_launch_tx, tl.block_number::text AS token_launch_block
+       FROM intent.intents x
+       LEFT JOIN intent.launches tl ON tl.chain_id = x.chain_id AND tl.token = lower(x.token_address) AND x.launch_block IS NULL
+       WHERE x.chain_id = $1 AND x.status = 'pending' AND x.phase = 'submitted'
        ORDER BY 2, x.tx_nonce`,
       [chainId],
     );
@@ -168,6 +171,8 @@ export class ExecutionRepository {
       launchBlock: r.launch_block === null ? null : BigInt(r.launch_block as string),
       sentBehind:
         r.launch_sender === null ? null : { txHash: r.launch_tx_hash as string, sender: r.launch_sender as string, nonce: BigInt(r.launch_nonce as string) },
+      launchStamped: r.launch_stamped === true,
+      tokenLaunch: r.token_launch_block === null ? null : { txHash: r.token_launch_tx as string | null, block: BigInt(r.token_launch_block as string) },
     }));
   }
 }

@@ -23,6 +23,8 @@ export interface LaunchStamp {
   txHash: string | null;
   /** A launch still pending as its buys are sent: its transaction's sender (lowercase) and nonce. */
   pendingFrom?: LaunchOrigin | null;
+  /** Its block, for a launch in a block (null: pending). */
+  block?: bigint | null;
 }
 
 /** Who sent a pending launch transaction, and with which nonce. */
@@ -89,6 +91,10 @@ export interface SubmittedIntent {
    * became of it (null: the buy was sent at a launch already in a block). See buy-follower.ts.
    */
   sentBehind: (LaunchOrigin & { txHash: string }) | null;
+  /** The row already holds its launch's block (written as the buy was sent at a launch in a block). */
+  launchStamped: boolean;
+  /** Otherwise, the token's launch as the block watcher recorded it (any transaction), or null. */
+  tokenLaunch: { txHash: string | null; block: bigint } | null;
 }
 
 /** A submitted buy that waits again: the launch it was sent behind never happened. */
@@ -107,6 +113,8 @@ export interface Outcome {
   executedAt: Date | null;
   /** The intent's new statusData (e.g. `{txHash}`). */
   data: IntentStatusData | null;
+  /** The launch the buy's outcome came at, when the row does not know its block yet (it is written with the outcome). */
+  launch?: { txHash: string | null; block: bigint };
 }
 
 export interface ToSubmit {

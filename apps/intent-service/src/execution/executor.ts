@@ -385,7 +385,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
       );
       return true;
     }
-    const stamp = { ...launch.launch, pendingFrom: launch.pending?.origin ?? null };
+    const stamp = { ...launch.launch, pendingFrom: launch.pending?.origin ?? null, block: launch.blockNumber };
     const pipeline = new SubmissionPipeline(this.intents, chain.submitter, claimToken, plan.targetBlock, stamp, this.logger, launch.pending?.raw);
     pipeline.fail(plan.failures);
     if (plan.release.length > 0) pipeline.release(plan.release);

@@ -148,6 +148,10 @@ export class IntentEntity {
   @Column('bigint', { name: 'launch_nonce', nullable: true })
   launchNonce!: string | null;
 
+  /** That launch's block, once known to the executor (the record's `launch.blockNumber` before `intent.launches` has it). */
+  @Column('bigint', { name: 'launch_block', nullable: true })
+  launchBlock!: string | null;
+
   @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
   createdAt!: Date;
 

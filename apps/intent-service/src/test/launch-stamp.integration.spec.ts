@@ -148,6 +148,28 @@ describe('launch stamps on intents (ExecutionRepository, IntentsRepository, reco
     expect(await intents.waitAgain([item(behind, buy)])).toBe(0);
   });
 
+  it('records an outcome with its launch’s block, so the record never reads completed without it, whatever intent.launches holds', async () => {
+    const id = await sentIntent({ launchFrom: ['0xdeployer', 41] });
+    const outcome = { id, status: 'completed' as const, reason: null, executedAt: new Date(), data: { txHash: `0x${'b'.repeat(64)}` } };
+    expect(await intents.recordOutcomes([{ ...outcome, launch: { txHash: LAUNCH, block: 12n } }])).toBe(1);
+    expect(await record(id)).toMatchObject({ status: 'completed', launch: { type: 'public_transaction', txHash: LAUNCH, blockNumber: 12 } });
+    // The block watcher records the launch later (or a reorg takes it away): the record keeps its block.
+    await minedLaunch(LAUNCH, 12);
+    await ds.query('DELETE FROM intent.launches');
+    expect((await record(id)).launch).toEqual({ type: 'public_transaction', txHash: LAUNCH, blockNumber: 12 });
+    // The token launched by another transaction than the one the buy followed: the record names that one.
+    const other = await sentIntent({ launchFrom: ['0xdeployer', 41] });
+    await intents.recordOutcomes([{ ...outcome, id: other, launch: { txHash: `0x${'2'.repeat(64)}`, block: 13n } }]);
+    expect((await record(other)).launch).toEqual({ type: 'public_transaction', txHash: `0x${'2'.repeat(64)}`, blockNumber: 13 });
+    // A buy still out, whose row has no launch block: the follower is given the token's recorded launch to record it with.
+    const out = await sentIntent({ launchFrom: ['0xdeployer', 41] });
+    await minedLaunch(`0x${'3'.repeat(64)}`, 14);
+    expect((await repo.submitted(CHAIN)).find((s) => s.id === out)).toMatchObject({
+      launchStamped: false,
+      tokenLaunch: { txHash: `0x${'3'.repeat(64)}`, block: 14n },
+    });
+  });
+
   it('hands a claim made for a launch its round did not find back untouched, and only that claim', async () => {
     const waiting = async () =>
       (
