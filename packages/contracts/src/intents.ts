@@ -312,5 +312,9 @@ export interface HealthReply {
 // ---- JetStream events (intent service outbox → stream INTENT_EVENTS) ----
 
 /** Our event names: the outbox's `type`, the JetStream subject's last token, the body's `event`. */
-export const INTENT_EVENT_TYPES = ['created', 'tx_pending', 'cancelled', 'expired', 'completed', 'failed', 'error'] as const;
+/**
+ * `waiting`: a buy sent behind a pending launch that never happened (the launch was replaced or
+ * dropped): the intent is pending again and buys at the token's next launch.
+ */
+export const INTENT_EVENT_TYPES = ['created', 'tx_pending', 'waiting', 'cancelled', 'expired', 'completed', 'failed', 'error'] as const;
 export type IntentEventType = (typeof INTENT_EVENT_TYPES)[number];

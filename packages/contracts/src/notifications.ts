@@ -10,6 +10,7 @@ import type { IntentEventType } from './intents.js';
 export const NOTIFICATION_TYPES = [
   'intent_created',
   'intent_tx_pending',
+  'intent_waiting',
   'intent_ignored',
   'intent_completed',
   'intent_failed',
@@ -89,6 +90,14 @@ export const STATUS_DATA_KEYS: Record<IntentFailureReason, readonly string[]> = 
   allowance_too_low: ['allowance', 'required'],
 };
 
+/**
+ * Why an intent whose buy went out behind a pending launch waits again (`waiting`,
+ * `intent_waiting`): the launch's nonce was taken by another transaction, or the launch was not
+ * mined before the buy (dropped from the pool, reverted, or mined after it).
+ */
+export const WAITING_AGAIN_REASONS = ['launch_replaced', 'launch_dropped'] as const;
+export type WaitingAgainReason = (typeof WAITING_AGAIN_REASONS)[number];
+
 /** statusReasons (besides the failure reasons) a notification passes on as its `reason`. */
 export const PASSED_ON_REASONS = ['chain_unreachable', 'execution_unavailable', 'outcome_unknown'] as const;
 
@@ -111,6 +120,8 @@ export interface NotificationFields {
  * as of the change:
  * - `created` → `intent_created` / `created`; `cancelled` → `intent_cancelled` / `cancelled`;
  * - `tx_pending` (the buy was signed and sent) → `intent_tx_pending` / `launch_detected`, data `{txHash}`;
+ * - `waiting` (the launch the buy was sent behind never happened) → `intent_waiting` / the
+ *   statusReason (`launch_replaced`, `launch_dropped`), data `{txHash, launchTxHash}` (`txHash`: the buy sent);
  * - `completed` → `intent_completed` / `completed`, data `{txHash}`;
  * - `failed` → per {@link FAILURE_NOTIFICATION_TYPE} (an unknown reason: `intent_failed`), reason the statusReason;
  * - `expired` → `intent_expired` / `expired`, or the statusReason when it says why nothing ran
@@ -126,6 +137,8 @@ export function notificationFields(event: IntentEventType, intent: Pick<IntentRe
       return { type: 'intent_created', reason: 'created', data };
     case 'tx_pending':
       return { type: 'intent_tx_pending', reason: 'launch_detected', data };
+    case 'waiting':
+      return { type: 'intent_waiting', reason: asCode(intent.statusReason) ?? 'launch_dropped', data };
     case 'completed':
       return { type: 'intent_completed', reason: 'completed', data };
     case 'cancelled':

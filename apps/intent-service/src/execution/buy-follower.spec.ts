@@ -1,5 +1,5 @@
 import { FailureReason } from './checks.js';
-import { judgeWaiting, nonceUsed, planResends, settleMined } from './buy-follower.js';
+import { judgeOrphan, judgeRevertedBehind, judgeWaiting, nonceUsed, outcomeLaunch, planResends, settleMined } from './buy-follower.js';
 import { type SubmittedIntent } from './execution.repository.js';
 
 const buy = (id: string, over: Partial<SubmittedIntent> = {}): SubmittedIntent => ({
@@ -14,6 +14,9 @@ const buy = (id: string, over: Partial<SubmittedIntent> = {}): SubmittedIntent =
   bribe: 10n,
   behind: null,
   launchBlock: null,
+  sentBehind: null,
+  launchStamped: false,
+  tokenLaunch: null,
   ...over,
 });
 
@@ -59,6 +62,80 @@ describe('settleMined', () => {
     const { outcomes } = settleMined([buy('f', { firstOrFail: true })], [{ status: '0x1', blockNumber: '0x65' }], new Map());
     expect(outcomes[0]!.status).toBe('completed');
     expect(outcomes[0]!.executedAt).toBeNull();
+  });
+});
+
+describe('buys sent behind a pending launch that never came', () => {
+  const L = '0xlaunch';
+  const behind = (id: string, over: Partial<SubmittedIntent> = {}) => buy(id, { sentBehind: { txHash: L, sender: '0xdeployer', nonce: 7n }, ...over });
+  const reverted = (block: number, index = 1) => ({ status: '0x0', blockNumber: `0x${block.toString(16)}`, transactionIndex: `0x${index.toString(16)}` });
+  const launchAt = (block: number, index: number, status = '0x1') => ({
+    status,
+    blockNumber: `0x${block.toString(16)}`,
+    transactionIndex: `0x${index.toString(16)}`,
+  });
+
+  it('settleMined leaves a reverted buy sent behind a pending launch to be judged against that launch, and judges the others as before', () => {
+    const { outcomes, revertedBehind } = settleMined([behind('b'), buy('plain')], [reverted(100), reverted(100)], new Map());
+    expect(revertedBehind.map((r) => r.buy.id)).toEqual(['b']);
+    expect(outcomes.map((o) => [o.id, o.reason])).toEqual([['plain', FailureReason.Reverted]]);
+  });
+
+  it('a launch mined before the buy: the revert is the buy’s own (firstOrFail outside the launch’s block: not_included)', () => {
+    expect(judgeRevertedBehind(behind('b'), reverted(100, 3), { receipt: launchAt(100, 2), senderNonce: 8n })).toEqual({
+      outcome: { id: 'b', status: 'failed', reason: FailureReason.Reverted, executedAt: null, data: { txHash: '0xhash-b' } },
+    });
+    expect(judgeRevertedBehind(behind('f', { firstOrFail: true }), reverted(101), { receipt: launchAt(100, 2), senderNonce: 8n })).toEqual({
+      outcome: { id: 'f', status: 'failed', reason: FailureReason.NotIncluded, executedAt: null, data: { txHash: '0xhash-f', targetBlock: '100' } },
+    });
+  });
+
+  it('the launch’s nonce taken by another transaction: launch_replaced, the intent waits again (firstOrFail too)', () => {
+    for (const b of [behind('b'), behind('f', { firstOrFail: true })]) {
+      expect(judgeRevertedBehind(b, reverted(100), { receipt: null, senderNonce: 8n })).toEqual({
+        waitAgain: { id: b.id, txHash: b.txHash, reason: 'launch_replaced', launchTxHash: L },
+      });
+    }
+  });
+
+  it('the launch not mined with its nonce free, mined and reverted, or mined after the buy: launch_dropped', () => {
+    const fates = [
+      { receipt: null, senderNonce: 7n },
+      { receipt: launchAt(100, 0, '0x0'), senderNonce: 8n },
+      { receipt: launchAt(100, 5), senderNonce: 8n },
+      { receipt: launchAt(101, 0), senderNonce: 7n },
+    ];
+    for (const fate of fates) expect(judgeRevertedBehind(behind('b'), reverted(100, 4), fate)).toMatchObject({ waitAgain: { reason: 'launch_dropped' } });
+  });
+
+  it('an unmined buy behind a launch gone: waits while the node holds it, waits again once it does not, fails nonce_used when its nonce was taken', () => {
+    const gone = { receipt: null, senderNonce: 8n };
+    expect(judgeOrphan(behind('b'), gone, true, 5n)).toBeNull();
+    expect(judgeOrphan(behind('b'), gone, false, 5n)).toEqual({ waitAgain: { id: 'b', txHash: '0xhash-b', reason: 'launch_replaced', launchTxHash: L } });
+    expect(judgeOrphan(behind('b'), { receipt: null, senderNonce: 7n }, false, 5n)).toMatchObject({ waitAgain: { reason: 'launch_dropped' } });
+    expect(judgeOrphan(behind('b'), gone, false, 6n)).toEqual({
+      outcome: { id: 'b', status: 'failed', reason: FailureReason.NonceUsed, executedAt: null, data: { txHash: '0xhash-b' } },
+    });
+  });
+});
+
+describe('outcomeLaunch: a settled buy is recorded with its launch’s block', () => {
+  const behind = { sentBehind: { txHash: '0xlaunch', sender: '0xdeployer', nonce: 7n } };
+  const minedAt = (block: number) => ({ status: '0x1', blockNumber: `0x${block.toString(16)}`, transactionIndex: '0x0' });
+
+  it('behind a pending launch: that launch, from its receipt, before the block watcher has it', () => {
+    expect(outcomeLaunch(buy('b', behind), minedAt(100))).toEqual({ txHash: '0xlaunch', block: 100n });
+  });
+
+  it('behind a launch the chain does not show mined: the token’s launch once recorded (another transaction), else not yet', () => {
+    expect(outcomeLaunch(buy('b', behind), null)).toBeUndefined();
+    expect(outcomeLaunch(buy('b', { ...behind, tokenLaunch: { txHash: '0xother', block: 99n } }), null)).toEqual({ txHash: '0xother', block: 99n });
+  });
+
+  it('a row that holds its launch block writes nothing; a buy at a launch in a block takes the recorded launch, or nothing when none is', () => {
+    expect(outcomeLaunch(buy('b', { ...behind, launchStamped: true }), minedAt(100))).toBeNull();
+    expect(outcomeLaunch(buy('p', { tokenLaunch: { txHash: null, block: 50n } }), undefined)).toEqual({ txHash: null, block: 50n });
+    expect(outcomeLaunch(buy('p'), undefined)).toBeNull();
   });
 });
 

@@ -1,5 +1,6 @@
+import type { WaitingAgainReason } from '@tradeinfra/contracts';
 import { FailureReason } from './checks.js';
-import { type Outcome, type SubmittedIntent } from './execution.repository.js';
+import { type Outcome, type SubmittedIntent, type WaitingAgain } from './execution.repository.js';
 import { type ExecutedChain } from './chain-clients.js';
 import { type Submission } from './submitter.js';
 
@@ -13,6 +14,7 @@ export interface Block {
 export interface Receipt {
   status: string;
   blockNumber: string;
+  transactionIndex?: string;
 }
 
 /** A firstOrFail buy that missed its block: the one after its launch's, or its pending launch's own once mined. */
@@ -34,19 +36,80 @@ export function settleMined(
   submitted: SubmittedIntent[],
   receipts: (Receipt | null | undefined)[],
   timestampOf: Map<string, Date>,
-): { outcomes: Outcome[]; waiting: SubmittedIntent[] } {
+): { outcomes: Outcome[]; waiting: SubmittedIntent[]; revertedBehind: { buy: SubmittedIntent; receipt: Receipt }[] } {
   const outcomes: Outcome[] = [];
+  const revertedBehind: { buy: SubmittedIntent; receipt: Receipt }[] = [];
   const waiting = submitted.filter((s, i) => {
     const receipt = receipts[i];
     if (!receipt) return true;
     const executedAt = timestampOf.get(receipt.blockNumber) ?? null;
-    const txHash = { txHash: s.txHash };
-    if (receipt.status === '0x1') outcomes.push({ id: s.id, status: 'completed', reason: null, executedAt, data: txHash });
-    else if (s.firstOrFail && BigInt(receipt.blockNumber) !== (s.launchBlock ?? s.targetBlock)) outcomes.push(notIncluded(s));
-    else outcomes.push({ id: s.id, status: 'failed', reason: FailureReason.Reverted, executedAt: null, data: txHash });
+    if (receipt.status === '0x1') outcomes.push({ id: s.id, status: 'completed', reason: null, executedAt, data: { txHash: s.txHash } });
+    // Sent behind a pending launch: whether that launch came first decides (judgeBehind).
+    else if (s.sentBehind) revertedBehind.push({ buy: s, receipt });
+    else outcomes.push(revertedOutcome(s, BigInt(receipt.blockNumber), s.launchBlock ?? s.targetBlock));
     return false;
   });
-  return { outcomes, waiting };
+  return { outcomes, waiting, revertedBehind };
+}
+
+/** A mined buy that reverted: `not_included` for a firstOrFail buy outside its launch's block (`launchBlock`), else `reverted`. */
+function revertedOutcome(s: SubmittedIntent, minedIn: bigint, launchBlock: bigint): Outcome {
+  if (s.firstOrFail && minedIn !== launchBlock) return { ...notIncluded(s), data: { txHash: s.txHash, targetBlock: String(launchBlock) } };
+  return { id: s.id, status: 'failed', reason: FailureReason.Reverted, executedAt: null, data: { txHash: s.txHash } };
+}
+
+/** What the chain says of the pending launch a buy was sent behind. */
+export interface LaunchFate {
+  /** The launch transaction's receipt (null: not mined). */
+  receipt: Receipt | null;
+  /** Its sender's mined transaction count where the buy was judged (at the buy's block, or the head). */
+  senderNonce: bigint;
+}
+
+/** Position of a transaction in the chain, for "mined before". */
+const position = (r: Receipt): [bigint, bigint] => [BigInt(r.blockNumber), BigInt(r.transactionIndex ?? '0x0')];
+
+/**
+ * A buy sent behind a pending launch reverted (`receipt`): when its launch was mined, and before
+ * it, the revert is the buy's own (`reverted`, or `not_included` for a firstOrFail buy outside
+ * the launch's block); otherwise its launch never happened before it and the intent waits again:
+ * `launch_replaced` when another transaction took the launch's nonce, else `launch_dropped`
+ * (dropped from the pool, reverted, or mined after the buy). Pure.
+ */
+export function judgeRevertedBehind(buy: SubmittedIntent, receipt: Receipt, fate: LaunchFate): { outcome: Outcome } | { waitAgain: WaitingAgain } {
+  const launch = fate.receipt;
+  if (launch?.status === '0x1') {
+    const [lb, li] = position(launch);
+    const [bb, bi] = position(receipt);
+    if (lb < bb || (lb === bb && li < bi)) return { outcome: revertedOutcome(buy, bb, lb) };
+  }
+  return { waitAgain: waitingAgain(buy, fate) };
+}
+
+/** The intent of a buy whose launch never happened waits again: `launch_replaced` when another transaction took the launch's nonce, else `launch_dropped`. */
+function waitingAgain(buy: SubmittedIntent, fate: LaunchFate): WaitingAgain {
+  const replaced = fate.receipt === null && fate.senderNonce > buy.sentBehind!.nonce;
+  const reason: WaitingAgainReason = replaced ? 'launch_replaced' : 'launch_dropped';
+  return { id: buy.id, txHash: buy.txHash, reason, launchTxHash: buy.sentBehind!.txHash };
+}
+
+/**
+ * A buy with no receipt, sent behind a launch that is no longer pending and was not mined (or
+ * reverted): it is not sent again. While the node still holds it, it waits (it will be mined and
+ * revert: judgeRevertedBehind). Once the node no longer has it (`buyKnown`, read after its
+ * receipt: a mined buy is known), nothing of it can land: with its nonce still free the intent
+ * waits again; with its nonce taken by another transaction it fails `nonce_used`. Null: nothing
+ * to do yet. Pure.
+ */
+export function judgeOrphan(
+  buy: SubmittedIntent,
+  fate: LaunchFate,
+  buyKnown: boolean,
+  senderNonce: bigint,
+): { outcome: Outcome } | { waitAgain: WaitingAgain } | null {
+  if (buyKnown) return null;
+  if (senderNonce > buy.nonce) return { outcome: nonceUsed([buy], [{}])[0]! };
+  return { waitAgain: waitingAgain(buy, fate) };
 }
 
 /**
@@ -66,13 +129,20 @@ export function judgeWaiting(
   waiting.forEach((s, i) => {
     // Receipts were read after `head`: a buy in any block up to it would have shown one.
     if (s.firstOrFail && s.behind === null && head.number >= s.targetBlock) outcomes.push(notIncluded(s));
-    else if (head.timestamp > s.expiry) {
-      outcomes.push({ id: s.id, status: 'expired', reason: 'expiry reached before the buy was included', executedAt: null, data: { txHash: s.txHash } });
-    } else if (BigInt(nonces[i]!) > s.nonce) nonceTaken.push(s);
+    else if (head.timestamp > s.expiry) outcomes.push(expired(s));
+    else if (BigInt(nonces[i]!) > s.nonce) nonceTaken.push(s);
     else resend.push(s);
   });
   return { outcomes, nonceTaken, resend };
 }
+
+const expired = (s: SubmittedIntent): Outcome => ({
+  id: s.id,
+  status: 'expired',
+  reason: 'expiry reached before the buy was included',
+  executedAt: null,
+  data: { txHash: s.txHash },
+});
 
 /**
  * Buys whose nonce moved on, with their receipt read again: still none (and no error) → another
@@ -118,15 +188,20 @@ export function planResends(resend: SubmittedIntent[], head: bigint, bundles: bo
   return plans;
 }
 
+/** What following the submitted buys at a head decided. */
+export interface Followed {
+  outcomes: Outcome[];
+  /** Buys whose launch never happened: their intents wait again. */
+  waitAgain: WaitingAgain[];
+  resend: SubmittedIntent[];
+}
+
 /**
  * Follows a chain's submitted buys at a head: reads receipts, block times and nonces, and
- * decides (above) which are settled and which must be sent again.
+ * decides (above) which are settled, which wait again (their pending launch never happened) and
+ * which must be sent again.
  */
-export async function followSubmitted(
-  chain: Pick<ExecutedChain, 'rpc'>,
-  submitted: SubmittedIntent[],
-  head: Block,
-): Promise<{ outcomes: Outcome[]; resend: SubmittedIntent[] }> {
+export async function followSubmitted(chain: Pick<ExecutedChain, 'rpc'>, submitted: SubmittedIntent[], head: Block): Promise<Followed> {
   const { rpc } = chain;
   // Every node's receipts, with its head: a receipt any node has counts; a buy is missing only
   // when a node at `head` or past it has none (one behind, or answering null, proves nothing).
@@ -145,15 +220,99 @@ export async function followSubmitted(
     receipts.map((r) => r.result),
     timestampOf,
   );
-  if (mined.waiting.length === 0 || behind) return { outcomes: mined.outcomes, resend: [] };
-  const nonces = await rpc.all<string>(mined.waiting.map((s) => ({ method: 'eth_getTransactionCount', params: [s.wallet, 'latest'] })));
-  const judged = judgeWaiting(mined.waiting, nonces, { number: BigInt(head.number), timestamp: BigInt(head.timestamp) });
-  const outcomes = [...mined.outcomes, ...judged.outcomes];
+  const outcomes: Outcome[] = [];
+  const waitAgain: WaitingAgain[] = [];
+  // Buys sent behind a launch that is no longer pending nor recorded mined behind them: did it happen?
+  const orphans = behind ? [] : mined.waiting.filter((s) => s.sentBehind && s.behind === null && s.launchBlock === null);
+  const minedBehind = submitted.filter((s, i) => receipts[i]!.result && s.sentBehind && !s.launchStamped);
+  const launchReceipts = await readLaunchReceipts(rpc, [...minedBehind, ...orphans]);
+  // A mined buy's outcome is recorded with its launch's block (or waits for it).
+  const byId = new Map(submitted.map((s) => [s.id, s]));
+  const withLaunch = (o: Outcome) => {
+    const s = byId.get(o.id)!;
+    const launch = outcomeLaunch(s, s.sentBehind ? launchReceipts.get(s.sentBehind.txHash) : null);
+    if (launch !== undefined) outcomes.push(launch ? { ...o, launch } : o);
+  };
+  mined.outcomes.forEach(withLaunch);
+  // Whether a launch was mined is told only by a node at the head (one behind may not have it yet).
+  if (mined.revertedBehind.length > 0 && !behind) {
+    // The launch sender's nonce at each buy's block: taken by another transaction, or not.
+    const nonces = await highestCounts(
+      rpc,
+      mined.revertedBehind.map(({ buy, receipt }) => [buy.sentBehind!.sender, receipt.blockNumber]),
+    );
+    mined.revertedBehind.forEach(({ buy, receipt }, i) => {
+      const judged = judgeRevertedBehind(buy, receipt, { receipt: launchReceipts.get(buy.sentBehind!.txHash) ?? null, senderNonce: nonces[i]! });
+      if ('outcome' in judged) withLaunch(judged.outcome);
+      else waitAgain.push(judged.waitAgain);
+    });
+  }
+  // An orphan whose launch did get mined is followed as usual (the launch watcher records its block).
+  const lost = new Set(orphans.filter((s) => launchReceipts.get(s.sentBehind!.txHash)?.status !== '0x1'));
+  const waiting = mined.waiting.filter((s) => !lost.has(s));
+  if (lost.size > 0) {
+    const orphaned = [...lost];
+    const [known, nonces, launchNonces] = await Promise.all([
+      rpc.everywhere<unknown>(orphaned.map((s) => ({ method: 'eth_getTransactionByHash', params: [s.txHash] }))),
+      highestCounts(
+        rpc,
+        orphaned.map((s) => [s.wallet, 'latest']),
+      ),
+      highestCounts(
+        rpc,
+        orphaned.map((s) => [s.sentBehind!.sender, 'latest']),
+      ),
+    ]);
+    orphaned.forEach((s, i) => {
+      const fate = { receipt: launchReceipts.get(s.sentBehind!.txHash) ?? null, senderNonce: launchNonces[i]! };
+      if (BigInt(head.timestamp) > s.expiry) return void outcomes.push(expired(s));
+      const judged = judgeOrphan(s, fate, (known[i]!.result ?? null) !== null, nonces[i]!);
+      if (judged && 'outcome' in judged) outcomes.push(judged.outcome);
+      else if (judged) waitAgain.push(judged.waitAgain);
+    });
+  }
+  if (waiting.length === 0 || behind) return { outcomes, waitAgain, resend: [] };
+  const nonces = await rpc.all<string>(waiting.map((s) => ({ method: 'eth_getTransactionCount', params: [s.wallet, 'latest'] })));
+  const judged = judgeWaiting(waiting, nonces, { number: BigInt(head.number), timestamp: BigInt(head.timestamp) });
+  outcomes.push(...judged.outcomes);
   if (judged.nonceTaken.length > 0) {
     // The nonce moved on: another transaction took it, unless the buy itself was mined since
     // its receipt was read (then the next round records it).
     const again = await rpc.everywhere<unknown>(judged.nonceTaken.map((s) => ({ method: 'eth_getTransactionReceipt', params: [s.txHash] })));
     outcomes.push(...nonceUsed(judged.nonceTaken, again));
   }
-  return { outcomes, resend: judged.resend };
+  return { outcomes, waitAgain, resend: judged.resend };
+}
+
+/**
+ * The launch a mined buy's outcome is recorded with, where the row does not hold its block yet:
+ * behind a pending launch, that launch once its receipt shows it mined; otherwise the token's
+ * launch as the block watcher recorded it. Undefined: not known yet (a buy that landed behind a
+ * launch the chain does not show mined, before the block watcher recorded the token's launch):
+ * the outcome waits for it, so a record never reads settled without its launch's block. Null:
+ * nothing to write. Pure.
+ */
+export function outcomeLaunch(s: SubmittedIntent, launchReceipt: Receipt | null | undefined): Outcome['launch'] | null | undefined {
+  if (s.launchStamped) return null;
+  if (s.sentBehind && launchReceipt?.status === '0x1') return { txHash: s.sentBehind.txHash, block: BigInt(launchReceipt.blockNumber) };
+  if (s.tokenLaunch) return s.tokenLaunch;
+  return s.sentBehind ? undefined : null;
+}
+
+/** The receipts (null: not mined) of the launch transactions `buys` were sent behind, by hash, from any node that has them. */
+async function readLaunchReceipts(rpc: ExecutedChain['rpc'], buys: SubmittedIntent[]): Promise<Map<string, Receipt | null>> {
+  const hashes = [...new Set(buys.map((s) => s.sentBehind!.txHash))];
+  const receipts = await rpc.everywhere<Receipt>(hashes.map((h) => ({ method: 'eth_getTransactionReceipt', params: [h] })));
+  return new Map(hashes.map((h, i) => [h, receipts[i]!.result ?? null]));
+}
+
+/** Each `[address, block]`'s transaction count, the highest any node gives (a node behind gives less). Throws when none answers one. */
+async function highestCounts(rpc: ExecutedChain['rpc'], asked: [string, string][]): Promise<bigint[]> {
+  if (asked.length === 0) return [];
+  const each = await rpc.fromEach<string>(asked.map(([address, block]) => ({ method: 'eth_getTransactionCount', params: [address, block] })));
+  return asked.map(([address], i) => {
+    const counts = each.flatMap((b) => (typeof b[i]?.result === 'string' ? [BigInt(b[i].result)] : []));
+    if (counts.length === 0) throw new Error(`no node gave the transaction count of ${address}`);
+    return counts.reduce((a, b) => (a > b ? a : b));
+  });
 }

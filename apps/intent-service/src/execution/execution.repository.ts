@@ -5,7 +5,17 @@ import { DataSource } from 'typeorm';
 import { CLAIMABLE } from '../intents/execution-transitions.js';
 import type { LaunchedToken, SubmittedIntent } from './execution.types.js';
 
-export type { ClaimedIntent, LaunchedToken, LaunchStamp, Outcome, PendingLaunchState, SubmittedIntent, ToSubmit } from './execution.types.js';
+export type {
+  ClaimedIntent,
+  LaunchedToken,
+  LaunchOrigin,
+  LaunchStamp,
+  Outcome,
+  PendingLaunchState,
+  SubmittedIntent,
+  ToSubmit,
+  WaitingAgain,
+} from './execution.types.js';
 
 /** One claimable intent's token spelling for the launch row `alias` (the intents' EIP-55 form). */
 const FIRST_CLAIMABLE = (alias: string) =>
@@ -43,14 +53,18 @@ export class ExecutionRepository {
       token_reserve: string | null;
       native_reserve: string | null;
       state_after: StateUpdate | null;
+      sender: string | null;
+      nonce: string | null;
     }[] = await this.db.query(
       `SELECT t.token, l.pair, l.block_number, l.seen_at, NULL AS tx_hash, NULL AS raw, NULL AS token_reserve, NULL AS native_reserve, NULL::jsonb AS state_after,
+         NULL AS sender, NULL AS nonce,
          CASE WHEN l.seen_pending THEN 'public_transaction' WHEN $2 THEN 'private_transaction' ELSE 'block' END AS launch_type, l.tx_hash AS launch_tx
        FROM intent.launches l
        CROSS JOIN LATERAL (${FIRST_CLAIMABLE('l')}) t
        WHERE l.chain_id = $1
        UNION ALL
-       SELECT t.token, p.pair, NULL, p.seen_at, p.tx_hash, p.raw, p.token_reserve, p.native_reserve, p.state_after, 'public_transaction', p.tx_hash
+       SELECT t.token, p.pair, NULL, p.seen_at, p.tx_hash, p.raw, p.token_reserve, p.native_reserve, p.state_after, p.sender, p.nonce::text,
+         'public_transaction', p.tx_hash
        FROM intent.pending_launches p
        CROSS JOIN LATERAL (${FIRST_CLAIMABLE('p')}) t
        WHERE p.chain_id = $1 AND NOT EXISTS (SELECT 1 FROM intent.launches l WHERE l.chain_id = p.chain_id AND l.token = p.token)`,
@@ -68,6 +82,7 @@ export class ExecutionRepository {
           : {
               txHash: r.tx_hash,
               raw: r.raw!,
+              origin: { sender: r.sender!, nonce: BigInt(r.nonce!) },
               tokenReserve: BigInt(r.token_reserve!),
               nativeReserve: BigInt(r.native_reserve!),
               stateAfter: r.state_after ?? {},
@@ -133,8 +148,12 @@ export class ExecutionRepository {
           WHERE x.launch_type = 'public_transaction' AND l.chain_id = x.chain_id AND l.token = lower(x.token_address)
             AND l.tx_hash = x.launch_tx_hash
             -- sent behind it while it was pending (a later round, after it was mined, targets a later block)
-            AND x.target_block <= l.block_number) AS launch_block
-       FROM intent.intents x WHERE x.chain_id = $1 AND x.status = 'pending' AND x.phase = 'submitted'
+            AND x.target_block <= l.block_number) AS launch_block,
+         x.launch_tx_hash, x.launch_sender, x.launch_nonce::text,
+         x.launch_block IS NOT NULL AS launch_stamped, tl.tx_hash AS token_launch_tx, tl.block_number::text AS token_launch_block
+       FROM intent.intents x
+       LEFT JOIN intent.launches tl ON tl.chain_id = x.chain_id AND tl.token = lower(x.token_address) AND x.launch_block IS NULL
+       WHERE x.chain_id = $1 AND x.status = 'pending' AND x.phase = 'submitted'
        ORDER BY 2, x.tx_nonce`,
       [chainId],
     );
@@ -150,6 +169,10 @@ export class ExecutionRepository {
       bribe: BigInt(r.bribe as string),
       behind: r.behind as string | null,
       launchBlock: r.launch_block === null ? null : BigInt(r.launch_block as string),
+      sentBehind:
+        r.launch_sender === null ? null : { txHash: r.launch_tx_hash as string, sender: r.launch_sender as string, nonce: BigInt(r.launch_nonce as string) },
+      launchStamped: r.launch_stamped === true,
+      tokenLaunch: r.token_launch_block === null ? null : { txHash: r.token_launch_tx as string | null, block: BigInt(r.token_launch_block as string) },
     }));
   }
 }

@@ -1,4 +1,4 @@
-import type { IntentStatusData, LaunchType, StateUpdate } from '@tradeinfra/contracts';
+import type { IntentStatusData, LaunchType, StateUpdate, WaitingAgainReason } from '@tradeinfra/contracts';
 import type { CheckedIntent } from './checks.js';
 
 /** What the executor reads (ExecutionRepository) and hands to its transitions of the intents (IntentsRepository). */
@@ -21,12 +21,24 @@ export interface LaunchedToken {
 export interface LaunchStamp {
   type: LaunchType;
   txHash: string | null;
+  /** A launch still pending as its buys are sent: its transaction's sender (lowercase) and nonce. */
+  pendingFrom?: LaunchOrigin | null;
+  /** Its block, for a launch in a block (null: pending). */
+  block?: bigint | null;
+}
+
+/** Who sent a pending launch transaction, and with which nonce. */
+export interface LaunchOrigin {
+  sender: string;
+  nonce: bigint;
 }
 
 export interface PendingLaunchState {
   txHash: string;
   /** The launch transaction's signed bytes. */
   raw: string;
+  /** Its sender (lowercase) and nonce. */
+  origin: LaunchOrigin;
   tokenReserve: bigint;
   nativeReserve: bigint;
   /** The state after the launch transaction, as simulation overrides. */
@@ -74,6 +86,24 @@ export interface SubmittedIntent {
    * (a buy of a later round, after the launch was mined, has none); else null.
    */
   launchBlock: bigint | null;
+  /**
+   * The pending launch transaction the buy was sent behind, with its sender and nonce, whatever
+   * became of it (null: the buy was sent at a launch already in a block). See buy-follower.ts.
+   */
+  sentBehind: (LaunchOrigin & { txHash: string }) | null;
+  /** The row already holds its launch's block (written as the buy was sent at a launch in a block). */
+  launchStamped: boolean;
+  /** Otherwise, the token's launch as the block watcher recorded it (any transaction), or null. */
+  tokenLaunch: { txHash: string | null; block: bigint } | null;
+}
+
+/** A submitted buy that waits again: the launch it was sent behind never happened. */
+export interface WaitingAgain {
+  id: string;
+  /** The buy's hash (the row changes only while it still holds this buy). */
+  txHash: string;
+  reason: WaitingAgainReason;
+  launchTxHash: string;
 }
 
 export interface Outcome {
@@ -83,6 +113,8 @@ export interface Outcome {
   executedAt: Date | null;
   /** The intent's new statusData (e.g. `{txHash}`). */
   data: IntentStatusData | null;
+  /** The launch the buy's outcome came at, when the row does not know its block yet (it is written with the outcome). */
+  launch?: { txHash: string | null; block: bigint };
 }
 
 export interface ToSubmit {

@@ -99,6 +99,8 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly lastFailure = new Map<string, string>();
   /** Probes of pending launches started as they were recognised, by (chain, token, launch transaction, head). */
   private readonly earlyProbes = new Map<string, { at: number; probe: Promise<ProbeResult | null> }>();
+  /** Forgets the chain's pending launches that are no longer pending (set by the pending-launch watcher). */
+  private forgetGoneLaunches: (chainId: number) => Promise<void> = () => Promise.resolve();
 
   constructor(
     private readonly repo: ExecutionRepository,
@@ -144,6 +146,15 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     await this.scheduler.stop();
+  }
+
+  /**
+   * How to forget a chain's pending launches that are gone (dropped, replaced, reverted): called
+   * when buys sent behind one are found to have missed it, before the round reads its launches,
+   * so no round sends buys behind a launch that will not come.
+   */
+  whenLaunchesLost(forget: (chainId: number) => Promise<void>): void {
+    this.forgetGoneLaunches = forget;
   }
 
   /** A new block or launch on the chain: act now rather than at the next tick. */
@@ -262,7 +273,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     try {
       const head = (await ahead?.head) ?? (await readHead(chain));
       this.prefetchSenders(chain, BigInt(head.number));
-      await this.follow(chain, head, submitted);
+      more = await this.follow(chain, head, submitted);
       // The pending launch just recognised, from memory (its store is awaited before settling).
       for (const launch of ahead?.launches ?? []) {
         more = (await this.execute(chain, launch, head, ahead!.live, claimOf(launch), ahead!.stored)) || more;
@@ -281,15 +292,23 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     return more;
   }
 
-  /** `reading`: the buys submitted, as being read. */
-  private async follow(chain: Chain, head: Block, reading: Promise<SubmittedIntent[]>): Promise<void> {
+  /** `reading`: the buys submitted, as being read. True when intents wait again (their token may be executed at once). */
+  private async follow(chain: Chain, head: Block, reading: Promise<SubmittedIntent[]>): Promise<boolean> {
     const submitted = await reading;
-    if (submitted.length === 0) return;
-    const { outcomes, resend } = await followSubmitted(chain, submitted, head);
+    if (submitted.length === 0) return false;
+    let waitedAgain = false;
+    const { outcomes, waitAgain, resend } = await followSubmitted(chain, submitted, head);
     if (outcomes.length > 0) {
       const changed = await this.intents.recordOutcomes(outcomes);
       if (changed > 0) this.relay.wake();
       for (const o of outcomes) this.logger.log(`intent ${o.id}: ${o.status}${o.reason ? ` (${o.reason})` : ''}`);
+    }
+    if (waitAgain.length > 0 && (await this.intents.waitAgain(waitAgain)) > 0) {
+      this.relay.wake();
+      await this.forgetGoneLaunches(chain.config.chainId);
+      for (const w of waitAgain)
+        this.logger.warn(`intent ${w.id}: waiting again (${w.reason}): launch ${w.launchTxHash} never came before its buy ${w.txHash}`);
+      waitedAgain = true;
     }
     const headNumber = BigInt(head.number);
     if (resend.length > 0 && headNumber > chain.resentAt) {
@@ -300,6 +319,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
         await chain.submitter.submit(r.submissions, r.targetBlock, r.behind);
       }
     }
+    return waitedAgain;
   }
 
   /**
@@ -365,7 +385,8 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
       );
       return true;
     }
-    const pipeline = new SubmissionPipeline(this.intents, chain.submitter, claimToken, plan.targetBlock, launch.launch, this.logger, launch.pending?.raw);
+    const stamp = { ...launch.launch, pendingFrom: launch.pending?.origin ?? null, block: launch.blockNumber };
+    const pipeline = new SubmissionPipeline(this.intents, chain.submitter, claimToken, plan.targetBlock, stamp, this.logger, launch.pending?.raw);
     pipeline.fail(plan.failures);
     if (plan.release.length > 0) pipeline.release(plan.release);
     // Nonces are per sender: the wallet, or for wallet intents the relayer.

@@ -1,6 +1,6 @@
 import type { IntentStatusData } from '@tradeinfra/contracts';
 import type { DataSource } from 'typeorm';
-import type { ClaimedIntent, LaunchStamp, Outcome, ToSubmit } from '../execution/execution.types.js';
+import type { ClaimedIntent, LaunchStamp, Outcome, ToSubmit, WaitingAgain } from '../execution/execution.types.js';
 import { OutboxRepository } from '../outbox/outbox.repository.js';
 
 /**
@@ -8,8 +8,6 @@ import { OutboxRepository } from '../outbox/outbox.repository.js';
  * the chain's execution lock claims, one round at a time, so any claim it finds is stale.
  */
 export const CLAIMABLE = `x.status = 'pending' AND x.phase IS DISTINCT FROM 'submitted'`;
-/** statusReason of an intent waiting again because the launch it was sent behind was dropped or replaced. */
-export const LAUNCH_DROPPED = 'launch_dropped';
 
 /** statusData as stored: NULL when there is nothing to say. */
 function storedData(data: IntentStatusData | null | undefined): string | null {
@@ -138,14 +136,22 @@ export abstract class ExecutionTransitions {
           `WITH f AS (
              UPDATE intent.intents x
              SET status = 'failed', status_reason = s.reason, status_data = s.data::jsonb, phase = NULL, claim_token = NULL, claimed_at = NULL, updated_at = now(),
-                 launch_type = $5, launch_tx_hash = $6
+                 launch_type = $5, launch_tx_hash = $6, launch_block = $7
              FROM unnest($2::uuid[], $3::text[], $4::text[]) AS s(id, reason, data)
              WHERE x.id = s.id AND x.status = 'pending' AND x.phase = 'claimed' AND x.claim_token = $1
              RETURNING x.tenant_id, intent.record_json(x) AS record
            ),
            e AS (${OutboxRepository.insertSql('f', 'failed', { returning: true })})
            SELECT count(*)::int AS n FROM e`,
-          [claimToken, failures.map((f) => f.id), failures.map((f) => f.reason), failures.map((f) => storedData(f.data)), launch.type, launch.txHash],
+          [
+            claimToken,
+            failures.map((f) => f.id),
+            failures.map((f) => f.reason),
+            failures.map((f) => storedData(f.data)),
+            launch.type,
+            launch.txHash,
+            launch.block?.toString() ?? null,
+          ],
         );
         failed = n;
       }
@@ -167,7 +173,7 @@ export abstract class ExecutionTransitions {
                SET phase = 'submitted', signed_tx = s.raw, tx_hash = s.hash, tx_nonce = s.nonce, target_block = $2, status_reason = NULL,
                    status_data = jsonb_build_object('txHash', s.hash), submitted_at = clock_timestamp(),
                    tx_sender = CASE WHEN s.sender = lower(x.wallet) THEN NULL ELSE s.sender END,
-                   launch_type = $7, launch_tx_hash = $8
+                   launch_type = $7, launch_tx_hash = $8, launch_sender = $9, launch_nonce = $10, launch_block = $11
                FROM unnest($1::uuid[], $3::text[], $4::text[], $5::bigint[], $6::text[]) AS s(id, raw, hash, nonce, sender)
                WHERE x.id = s.id
                RETURNING x.tenant_id, intent.record_json(x) AS record
@@ -182,6 +188,9 @@ export abstract class ExecutionTransitions {
               sendable.map((s) => s.wallet.toLowerCase()),
               launch.type,
               launch.txHash,
+              launch.pendingFrom?.sender ?? null,
+              launch.pendingFrom?.nonce.toString() ?? null,
+              launch.block?.toString() ?? null,
             ],
           );
         }
@@ -222,22 +231,27 @@ export abstract class ExecutionTransitions {
   }
 
   /**
-   * The buys sent behind a launch transaction that was dropped or replaced before its block: the
-   * intents wait again (phase, buy and launch cleared, statusReason `launch_dropped`), to be
-   * bought at the token's next launch. Only for buys that can no longer land without that
-   * launch (bundles through relays); returns how many.
+   * Buys sent behind a pending launch that never happened (replaced, dropped): their intents wait
+   * again for the token's next launch (phase, buy and launch cleared; statusReason the reason;
+   * statusData `{txHash, launchTxHash}`: the buy that went out and the launch it followed), each
+   * with a `waiting` event. Only a row still holding that very buy changes; returns how many.
    */
-  async returnToWaiting(chainId: number, launchTxHash: string): Promise<number> {
+  async waitAgain(items: WaitingAgain[]): Promise<number> {
+    if (items.length === 0) return 0;
     const [{ n }] = (await this.db.query(
       `WITH u AS (
-         UPDATE intent.intents
+         UPDATE intent.intents x
          SET phase = NULL, claim_token = NULL, claimed_at = NULL, signed_tx = NULL, tx_hash = NULL, tx_nonce = NULL, target_block = NULL,
-             submitted_at = NULL, tx_sender = NULL, status_data = NULL, status_reason = $3, launch_type = NULL, launch_tx_hash = NULL, updated_at = now()
-         WHERE chain_id = $1 AND launch_tx_hash = $2 AND status = 'pending' AND phase = 'submitted'
-         RETURNING 1
-       )
-       SELECT count(*)::int AS n FROM u`,
-      [chainId, launchTxHash.toLowerCase(), LAUNCH_DROPPED],
+             submitted_at = NULL, tx_sender = NULL, status_reason = s.reason,
+             status_data = jsonb_build_object('txHash', s.tx_hash, 'launchTxHash', s.launch_tx_hash),
+             launch_type = NULL, launch_tx_hash = NULL, launch_sender = NULL, launch_nonce = NULL, launch_block = NULL, updated_at = now()
+         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) AS s(id, tx_hash, reason, launch_tx_hash)
+         WHERE x.id = s.id AND x.status = 'pending' AND x.phase = 'submitted' AND x.tx_hash = s.tx_hash
+         RETURNING x.tenant_id, intent.record_json(x) AS record
+       ),
+       e AS (${OutboxRepository.insertSql('u', 'waiting', { returning: true })})
+       SELECT count(*)::int AS n FROM e`,
+      [items.map((w) => w.id), items.map((w) => w.txHash), items.map((w) => w.reason), items.map((w) => w.launchTxHash)],
     )) as { n: number }[];
     return n;
   }
@@ -248,8 +262,11 @@ export abstract class ExecutionTransitions {
     const [{ n }] = await this.db.query(
       `WITH u AS (
          UPDATE intent.intents x
-         SET status = s.status, status_reason = s.reason, status_data = s.data::jsonb, executed_at = s.executed_at, updated_at = now()
-         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::text[]) AS s(id, status, reason, executed_at, data)
+         SET status = s.status, status_reason = s.reason, status_data = s.data::jsonb, executed_at = s.executed_at, updated_at = now(),
+             launch_block = coalesce(s.launch_block, x.launch_block),
+             launch_tx_hash = CASE WHEN s.launch_block IS NULL THEN x.launch_tx_hash ELSE s.launch_tx END
+         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::bigint[], $7::text[])
+           AS s(id, status, reason, executed_at, data, launch_block, launch_tx)
          WHERE x.id = s.id AND x.status = 'pending' AND x.phase = 'submitted'
          RETURNING x.tenant_id, x.status, intent.record_json(x) AS record
        ),
@@ -261,6 +278,8 @@ export abstract class ExecutionTransitions {
         outcomes.map((o) => o.reason),
         outcomes.map((o) => o.executedAt),
         outcomes.map((o) => storedData(o.data)),
+        outcomes.map((o) => o.launch?.block.toString() ?? null),
+        outcomes.map((o) => o.launch?.txHash ?? null),
       ],
     );
     return n;

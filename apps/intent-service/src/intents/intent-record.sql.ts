@@ -4,15 +4,16 @@ const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-
 
 /**
  * The launch the intent was acted on at: its kind and transaction as the executor stamped them,
- * and its block once the block watcher has recorded it (null while the transaction is pending,
- * or when the recorded launch is another transaction).
+ * and its block as the executor wrote it (at a launch in a block, and with every outcome of a
+ * buy), else once the block watcher has recorded it (null while the transaction is pending, or
+ * when the recorded launch is another transaction).
  */
 const LAUNCH = `CASE WHEN x.launch_type IS NULL THEN NULL ELSE json_build_object(
             'type', x.launch_type,
             'txHash', x.launch_tx_hash,
-            'blockNumber', (SELECT l.block_number FROM intent.launches l
+            'blockNumber', coalesce(x.launch_block, (SELECT l.block_number FROM intent.launches l
               WHERE l.chain_id = x.chain_id AND l.token = lower(x.token_address)
-                AND (x.launch_tx_hash IS NULL OR l.tx_hash IS NULL OR l.tx_hash = x.launch_tx_hash))) END`;
+                AND (x.launch_tx_hash IS NULL OR l.tx_hash IS NULL OR l.tx_hash = x.launch_tx_hash)))) END`;
 
 /**
  * The intent record (the contracts' IntentRecord) as SQL over a row `x` of `intent.intents`: the

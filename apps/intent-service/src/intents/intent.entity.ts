@@ -141,6 +141,17 @@ export class IntentEntity {
   @Column('text', { name: 'launch_tx_hash', nullable: true })
   launchTxHash!: string | null;
 
+  /** A buy sent behind a pending launch: that launch transaction's sender (lowercase) and nonce. */
+  @Column('text', { name: 'launch_sender', nullable: true })
+  launchSender!: string | null;
+
+  @Column('bigint', { name: 'launch_nonce', nullable: true })
+  launchNonce!: string | null;
+
+  /** That launch's block, once known to the executor (the record's `launch.blockNumber` before `intent.launches` has it). */
+  @Column('bigint', { name: 'launch_block', nullable: true })
+  launchBlock!: string | null;
+
   @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
   createdAt!: Date;
 

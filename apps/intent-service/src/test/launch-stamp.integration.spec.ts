@@ -3,7 +3,6 @@ import type { IntentRecord } from '@tradeinfra/contracts';
 import type { TestDatabase } from '@tradeinfra/test-support';
 import type { DataSource } from 'typeorm';
 import { ExecutionRepository } from '../execution/execution.repository.js';
-import { LAUNCH_DROPPED } from '../intents/execution-transitions.js';
 import { IntentsRepository } from '../intents/intents.repository.js';
 import { LaunchesRepository } from '../launch/launches.repository.js';
 import { PendingLaunchesRepository } from '../launch/pending/pending-launches.repository.js';
@@ -41,21 +40,25 @@ describe('launch stamps on intents (ExecutionRepository, IntentsRepository, reco
   });
 
   /** An intent whose buy was sent behind `launchTx` (kind `type`), or one in `status`. */
-  async function sentIntent(over: { status?: string; type?: string; launchTx?: string | null; targetBlock?: number } = {}): Promise<string> {
+  async function sentIntent(
+    over: { status?: string; type?: string; launchTx?: string | null; targetBlock?: number; txHash?: string; launchFrom?: [string, number] } = {},
+  ): Promise<string> {
     const [{ id }] = (await ds.query(
       `INSERT INTO intent.intents (id, tenant_id, status, chain_id, wallet, token_address, bribe, buy_amount, expires_at,
-         phase, tx_hash, signed_tx, tx_nonce, target_block, submitted_at, status_data, launch_type, launch_tx_hash)
+         phase, tx_hash, signed_tx, tx_nonce, target_block, submitted_at, status_data, launch_type, launch_tx_hash, launch_sender, launch_nonce)
        VALUES (intent.uuid_v7(), gen_random_uuid(), $1, $2, '0x00000000000000000000000000000000000000b0', $3, 7, 1, now() + interval '1 hour',
-         CASE WHEN $1 = 'pending' THEN 'submitted' END, $4, '0xsigned', 3, $7, now(), jsonb_build_object('txHash', $4::text), $5, $6)
+         CASE WHEN $1 = 'pending' THEN 'submitted' END, $4, '0xsigned', 3, $7, now(), jsonb_build_object('txHash', $4::text), $5, $6, $8, $9)
        RETURNING id`,
       [
         over.status ?? 'pending',
         CHAIN,
         TOKEN,
-        `0x${'b'.repeat(64)}`,
+        over.txHash ?? `0x${'b'.repeat(64)}`,
         over.type ?? 'public_transaction',
         over.launchTx === undefined ? LAUNCH : over.launchTx,
         over.targetBlock ?? 10,
+        over.launchFrom?.[0] ?? null,
+        over.launchFrom?.[1] ?? null,
       ],
     )) as { id: string }[];
     return id;
@@ -106,19 +109,65 @@ describe('launch stamps on intents (ExecutionRepository, IntentsRepository, reco
     expect([await launchBlock(behind), await launchBlock(later), await launchBlock(other)]).toEqual([12n, null, null]);
   });
 
-  it('sends the intents behind a dropped launch back to waiting, and nothing else', async () => {
-    const behind = await sentIntent();
-    const other = await sentIntent({ launchTx: `0x${'3'.repeat(64)}` });
+  it('names the pending launch a buy went out behind, with its sender and nonce, whatever became of that launch', async () => {
+    const behind = await sentIntent({ launchFrom: ['0xdeployer', 41] });
+    const atBlock = await sentIntent({ type: 'block' });
+    const sentBehind = async (id: string) => (await repo.submitted(CHAIN)).find((s) => s.id === id)!.sentBehind;
+    expect(await sentBehind(behind)).toEqual({ txHash: LAUNCH, sender: '0xdeployer', nonce: 41n });
+    expect(await sentBehind(atBlock)).toBeNull();
+    await pendingLaunch();
+    await ds.query('DELETE FROM intent.pending_launches');
+    expect(await sentBehind(behind)).toEqual({ txHash: LAUNCH, sender: '0xdeployer', nonce: 41n });
+  });
+
+  it('sends intents whose launch never happened back to waiting, each with a waiting event, and only while the row holds that buy', async () => {
+    const buy = `0x${'c'.repeat(64)}`;
+    const behind = await sentIntent({ launchFrom: ['0xdeployer', 41], txHash: buy });
+    const other = await sentIntent({ launchFrom: ['0xdeployer', 41] });
     const done = await sentIntent({ status: 'completed' });
-    expect(await intents.returnToWaiting(CHAIN, LAUNCH.toUpperCase().replace('0X', '0x'))).toBe(1);
-    const back = await record(behind);
-    expect(back).toMatchObject({ status: 'pending', txHash: null, statusReason: LAUNCH_DROPPED, statusData: null, launch: null });
-    const [row] = (await ds.query('SELECT phase, signed_tx, tx_nonce, target_block FROM intent.intents WHERE id = $1', [behind])) as Record<string, unknown>[];
-    expect(row).toEqual({ phase: null, signed_tx: null, tx_nonce: null, target_block: null });
-    expect((await record(other)).launch).toMatchObject({ txHash: `0x${'3'.repeat(64)}` });
+    const item = (id: string, txHash: string) => ({ id, txHash, reason: 'launch_replaced' as const, launchTxHash: LAUNCH });
+    // Another buy's hash (the row moved on since it was read): nothing changes.
+    expect(await intents.waitAgain([item(behind, `0x${'d'.repeat(64)}`), item(done, `0x${'b'.repeat(64)}`)])).toBe(0);
+    expect(await intents.waitAgain([item(behind, buy)])).toBe(1);
+    expect(await record(behind)).toMatchObject({
+      status: 'pending',
+      txHash: null,
+      statusReason: 'launch_replaced',
+      statusData: { txHash: buy, launchTxHash: LAUNCH },
+      launch: null,
+    });
+    const [row] = (await ds.query('SELECT phase, signed_tx, tx_nonce, target_block, launch_sender, launch_nonce FROM intent.intents WHERE id = $1', [
+      behind,
+    ])) as Record<string, unknown>[];
+    expect(row).toEqual({ phase: null, signed_tx: null, tx_nonce: null, target_block: null, launch_sender: null, launch_nonce: null });
+    const events = (await ds.query('SELECT type, intent FROM intent.outbox')) as { type: string; intent: IntentRecord }[];
+    expect(events).toEqual([{ type: 'waiting', intent: expect.objectContaining({ id: behind, status: 'pending', statusReason: 'launch_replaced' }) }]);
+    expect((await record(other)).launch).toMatchObject({ txHash: LAUNCH });
     expect((await record(done)).status).toBe('completed');
-    // Again: nothing left to send back.
-    expect(await intents.returnToWaiting(CHAIN, LAUNCH)).toBe(0);
+    // Again: already waiting.
+    expect(await intents.waitAgain([item(behind, buy)])).toBe(0);
+  });
+
+  it('records an outcome with its launch’s block, so the record never reads completed without it, whatever intent.launches holds', async () => {
+    const id = await sentIntent({ launchFrom: ['0xdeployer', 41] });
+    const outcome = { id, status: 'completed' as const, reason: null, executedAt: new Date(), data: { txHash: `0x${'b'.repeat(64)}` } };
+    expect(await intents.recordOutcomes([{ ...outcome, launch: { txHash: LAUNCH, block: 12n } }])).toBe(1);
+    expect(await record(id)).toMatchObject({ status: 'completed', launch: { type: 'public_transaction', txHash: LAUNCH, blockNumber: 12 } });
+    // The block watcher records the launch later (or a reorg takes it away): the record keeps its block.
+    await minedLaunch(LAUNCH, 12);
+    await ds.query('DELETE FROM intent.launches');
+    expect((await record(id)).launch).toEqual({ type: 'public_transaction', txHash: LAUNCH, blockNumber: 12 });
+    // The token launched by another transaction than the one the buy followed: the record names that one.
+    const other = await sentIntent({ launchFrom: ['0xdeployer', 41] });
+    await intents.recordOutcomes([{ ...outcome, id: other, launch: { txHash: `0x${'2'.repeat(64)}`, block: 13n } }]);
+    expect((await record(other)).launch).toEqual({ type: 'public_transaction', txHash: `0x${'2'.repeat(64)}`, blockNumber: 13 });
+    // A buy still out, whose row has no launch block: the follower is given the token's recorded launch to record it with.
+    const out = await sentIntent({ launchFrom: ['0xdeployer', 41] });
+    await minedLaunch(`0x${'3'.repeat(64)}`, 14);
+    expect((await repo.submitted(CHAIN)).find((s) => s.id === out)).toMatchObject({
+      launchStamped: false,
+      tokenLaunch: { txHash: `0x${'3'.repeat(64)}`, block: 14n },
+    });
   });
 
   it('hands a claim made for a launch its round did not find back untouched, and only that claim', async () => {

@@ -63,6 +63,11 @@ export class PendingLaunchDetector {
 
   constructor(private readonly options: PendingLaunchDetectorOptions) {}
 
+  /** Looks at `hash` again when it is announced again (a launch dropped, whose very transaction may come back). */
+  forget(hash: string): void {
+    this.seen.delete(hash.toLowerCase());
+  }
+
   async handle(hashes: readonly string[], seenAt = performance.now()): Promise<PendingLaunch[]> {
     const fresh = hashes.map((h) => h.toLowerCase()).filter((h) => !this.seen.has(h));
     if (fresh.length === 0) return [];

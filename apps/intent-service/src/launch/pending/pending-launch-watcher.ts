@@ -25,6 +25,7 @@ interface ChainWatch {
   config: WatchedChain & { router: string };
   rpc: ChainRpc;
   feed: PendingTransactions;
+  detector: PendingLaunchDetector;
   task: PeriodicTask;
   /** What the detector compares pending transactions with, replaced on every refresh. */
   state: { watch: LaunchWatch; knownPairs: Map<string, readonly [string, string]> };
@@ -81,6 +82,7 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
         behind: (tx) => this.probeBehind(chain, tx),
         logger: this.logger,
       });
+      chain.detector = detector;
       chain.feed = new PendingTransactions({
         wsUrls: config.mempool === 'ws' ? config.wsUrls : [],
         rpc,
@@ -94,6 +96,10 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
       chain.task = new PeriodicTask(`pending launches (chain ${config.chainId})`, env.LAUNCH_POLL_INTERVAL_MS, () => this.refresh(chain), this.logger);
       this.chains.push(chain);
     }
+    executor.whenLaunchesLost(async (chainId) => {
+      const chain = this.chains.find((c) => c.config.chainId === chainId);
+      if (chain) await this.forgetDropped(chain);
+    });
   }
 
   onApplicationBootstrap(): void {
@@ -127,7 +133,14 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
         pair: l.pair,
         blockNumber: null,
         seenAt,
-        pending: { txHash, raw: launch.raw, tokenReserve: l.tokenReserve, nativeReserve: l.quoteReserve, stateAfter: launch.stateAfter },
+        pending: {
+          txHash,
+          raw: launch.raw,
+          origin: { sender: launch.transaction.from.toLowerCase(), nonce: BigInt(launch.transaction.nonce) },
+          tokenReserve: l.tokenReserve,
+          nativeReserve: l.quoteReserve,
+          stateAfter: launch.stateAfter,
+        },
         launch: { type: 'public_transaction', txHash },
       }));
     this.executor.launchSeen(chain.config.chainId, launched, recorded);
@@ -225,10 +238,10 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
   /**
    * Forgets a pending launch once it is no longer pending:
    * - the node no longer has its transaction (dropped, or replaced by another with its nonce),
-   *   or it was mined and reverted: its intents wait again. With relays, the buys already sent behind it could only land in a
-   *   bundle with it, so their intents wait again too (under the chain's execution lock, so no
-   *   round is sending them meanwhile); buys sent to a node's mempool stay followed (they revert
-   *   without the launch, before paying fee or bribe);
+   *   or it was mined and reverted: the token is watched again. The buys already sent behind it
+   *   are not sent again; the executor's follower (buy-follower.ts) puts their intents back to
+   *   waiting once nothing of them can land (a bundle behind the launch at once; a buy in a
+   *   node's pool once it is mined and reverts, or the node drops it);
    * - it was mined, and the block watcher has processed its block: the block path takes over
    *   (it recorded the launch, as seen pending); the buys already sent are followed as always.
    */
@@ -244,6 +257,7 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
       ]),
     );
     const cursor = await this.repo.blockCursor(chainId);
+    let forgot = false;
     for (const [i, launch] of open.entries()) {
       const [tx, receipt] = [answers[2 * i]!, answers[2 * i + 1]!];
       if (tx.error || receipt.error) continue;
@@ -254,17 +268,16 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
         if ((await this.repo.remove(chainId, launch.txHash)) === 0) continue;
         this.logger.log(`${message} was mined: the block watcher takes over`);
       } else if (!tx.result || reverted) {
-        // No launch after all: the intents wait for the next one.
-        const waiting = await this.execution.withChainLock(chainId, async () => {
-          const back = chain.config.relays.length > 0 ? await this.intents.returnToWaiting(chainId, launch.txHash) : 0;
-          return (await this.repo.remove(chainId, launch.txHash)) > 0 ? back : null;
-        });
-        // null: a round holds the chain (the next refresh tries again), or another replica forgot it first.
-        if (waiting === null) continue;
-        const why = reverted ? 'was mined and reverted' : 'was dropped or replaced';
-        this.logger.warn(`${message} ${why}: its intents wait again${waiting > 0 ? ` (${waiting} sent behind it)` : ''}`);
-        if (waiting > 0) this.executor.wake(chainId);
+        // No launch after all: the intents wait for the next one. The very same transaction may be
+        // sent again later: it is a launch again then.
+        if (!reverted) chain.detector.forget(launch.txHash);
+        // (0: another replica forgot it first.)
+        if ((await this.repo.remove(chainId, launch.txHash)) === 0) continue;
+        this.logger.warn(`${message} ${reverted ? 'was mined and reverted' : 'was dropped or replaced'}: its intents wait for the next launch`);
+        forgot = true;
       }
     }
+    // The follower judges the buys sent behind it now, not at the next block.
+    if (forgot) this.executor.wake(chainId);
   }
 }

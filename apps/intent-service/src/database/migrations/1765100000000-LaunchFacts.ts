@@ -1,0 +1,31 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { INTENT_RECORD_FIELDS, recordJsonFunction } from '../../intents/intent-record.sql.js';
+
+/** The record's `launch` before this migration: its block from `intent.launches` only (restored by `down`, and by earlier migrations' `down`). */
+export const LAUNCH_BEFORE_FACTS = `CASE WHEN x.launch_type IS NULL THEN NULL ELSE json_build_object(
+            'type', x.launch_type,
+            'txHash', x.launch_tx_hash,
+            'blockNumber', (SELECT l.block_number FROM intent.launches l
+              WHERE l.chain_id = x.chain_id AND l.token = lower(x.token_address)
+                AND (x.launch_tx_hash IS NULL OR l.tx_hash IS NULL OR l.tx_hash = x.launch_tx_hash))) END`;
+
+/**
+ * What an intent knows of the launch it was acted on at, on its own row:
+ * - the sender and nonce of the pending launch transaction a buy was sent behind: with them, a
+ *   buy that reverts because its launch never happened (replaced by another transaction with
+ *   its nonce, or dropped) is told from a real failure, whatever became of the pending launch;
+ * - the launch's block, written with the outcome: a record never reads completed (or failed
+ *   with a buy) before its launch block is known, nor loses it to a reorg of `intent.launches`.
+ */
+export class LaunchFacts1765100000000 implements MigrationInterface {
+  name = 'LaunchFacts1765100000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`ALTER TABLE "intent"."intents" ADD COLUMN "launch_sender" text, ADD COLUMN "launch_nonce" bigint, ADD COLUMN "launch_block" bigint`);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query(recordJsonFunction({ ...INTENT_RECORD_FIELDS, launch: LAUNCH_BEFORE_FACTS }));
+    await q.query(`ALTER TABLE "intent"."intents" DROP COLUMN "launch_sender", DROP COLUMN "launch_nonce", DROP COLUMN "launch_block"`);
+  }
+}
