@@ -270,7 +270,10 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
       } else if (!tx.result || reverted) {
         // No launch after all: the intents wait for the next one. The very same transaction may be
         // sent again later: it is a launch again then.
-        if (!reverted) chain.detector.forget(launch.txHash);
+        if (!reverted) {
+          chain.feed.forget(launch.txHash);
+          chain.detector.forget(launch.txHash);
+        }
         // (0: another replica forgot it first.)
         if ((await this.repo.remove(chainId, launch.txHash)) === 0) continue;
         this.logger.warn(`${message} ${reverted ? 'was mined and reverted' : 'was dropped or replaced'}: its intents wait for the next launch`);

@@ -60,6 +60,11 @@ export class PendingTransactions {
     if (this.timer) clearTimeout(this.timer);
   }
 
+  /** Announces `hash` again when a node announces it again (a launch dropped, whose very transaction may come back). */
+  forget(hash: string): void {
+    this.announced.delete(hash.toLowerCase());
+  }
+
   /** One poll of every endpoint's filter (exposed for tests and for a caller that wants a poll now). */
   async poll(): Promise<void> {
     await Promise.all(this.polls.map((p) => this.pollOne(p)));
