@@ -1,4 +1,4 @@
-import { parseJson, stringifyJson } from './json.js';
+import { JsonTooDeepError, MAX_JSON_DEPTH, nestsDeeperThan, parseJson, parsePlainJson, stringifyJson } from './json.js';
 import { parseInput } from './validation.js';
 import { SimulateRequestSchema } from './simulation.js';
 import { createIntentRequestSchema } from './intents.js';
@@ -85,5 +85,50 @@ describe('big JSON integers at the schemas', () => {
     expect(result.success).toBe(false);
     const messages = result.error!.issues.filter((i) => i.path[0] === 'expiry').map((i) => i.message);
     expect(messages).toEqual([expect.stringContaining('100000000000000000000 is beyond 2^53-1')]);
+  });
+});
+
+describe('nesting depth (MAX_JSON_DEPTH)', () => {
+  const arrays = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+  const objects = (depth: number, leaf = '1') => '{"a":'.repeat(depth) + leaf + '}'.repeat(depth);
+
+  it('takes 64 levels and refuses 65, of arrays, objects or both, before parsing anything', () => {
+    expect(parseJson(arrays(MAX_JSON_DEPTH))).toBeInstanceOf(Array);
+    expect(parseJson(objects(MAX_JSON_DEPTH, '12345678901234567890'))).toBeInstanceOf(Object);
+    for (const text of [arrays(65), objects(65), `[${objects(64)}]`, objects(65, '12345678901234567890')]) {
+      expect(() => parseJson(text)).toThrow(JsonTooDeepError);
+      expect(() => parsePlainJson(text)).toThrow('JSON nests arrays and objects deeper than 64 levels');
+    }
+  });
+
+  it('refuses 400,000 levels (closed or not, with exact numbers or not) where the exact parser overflowed the stack', () => {
+    for (const text of [
+      arrays(400_000),
+      '['.repeat(400_000),
+      objects(400_000, '12345678901234567890'),
+      '{"a":['.repeat(200_000) + '1' + ']}'.repeat(200_000),
+    ]) {
+      expect(() => parseJson(text)).toThrow(JsonTooDeepError);
+      expect(() => parsePlainJson(text)).toThrow(JsonTooDeepError);
+    }
+  });
+
+  it('does not count brackets inside strings, escaped quotes included', () => {
+    const inString = JSON.stringify({ a: '['.repeat(1000), b: '\\"{{{{', c: ['\\', '"[['] });
+    expect(nestsDeeperThan(inString, 2)).toBe(false);
+    expect(parseJson(inString)).toEqual(JSON.parse(inString));
+    expect(nestsDeeperThan('["\\\\", [[]]]', 2)).toBe(true); // the string ends after its two escaped backslashes
+    expect(nestsDeeperThan('["\\"[[[[[["]', 2)).toBe(false); // one escaped quote: still inside the string
+  });
+
+  it('counts depth, not the number of arrays and objects', () => {
+    const wide = JSON.stringify(Array.from({ length: 10_000 }, (_, i) => ({ i, a: [i] })));
+    expect(nestsDeeperThan(wide, 3)).toBe(false);
+    expect(nestsDeeperThan(wide, 2)).toBe(true);
+  });
+
+  it('leaves text that is not JSON to the parser', () => {
+    expect(nestsDeeperThan('"unterminated [[[[[[', 2)).toBe(false);
+    expect(() => parseJson('{"a": ')).toThrow(SyntaxError);
   });
 });
