@@ -3,13 +3,15 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { decodeRpcReply, encodeRpcRequest, MAX_NATS_JSON_DEPTH, stringifyJson } from '@tradeinfra/contracts';
 import { TestNatsServer } from '@tradeinfra/test-support';
-import { startMicroservice } from './index.js';
+import { DataSource } from 'typeorm';
+import { natsRequest, startMicroservice } from './index.js';
 
 /*
  * A service cannot be brought down by what it reads off NATS (issue 25, item 2): a request nested
  * 400,000 levels deep (or not JSON at all) is answered ValidationError without its handler
  * running, and the service goes on answering. The handler here recurses over its payload
- * (stringifyJson), as a real one may (serialisers, schemas).
+ * (stringifyJson), as a real one may (serialisers, schemas). And a handler whose database or
+ * NATS fails answers ServiceUnavailable / Timeout, not InternalError (issue 25, item 3).
  */
 
 const SUBJECT = 'test.echo';
@@ -24,7 +26,31 @@ class EchoController {
   }
 }
 
-@Module({ controllers: [EchoController] })
+let natsUrl = '';
+
+@Controller()
+class DependentController {
+  /** Connects to a database that does not exist (3D000), as a service whose database was dropped. */
+  @MessagePattern('test.database')
+  async database(): Promise<never> {
+    const ds = new DataSource({ type: 'postgres', host: process.env.PGHOST ?? '127.0.0.1', database: 'ti_no_such_database', username: 'postgres' });
+    await ds.initialize();
+    throw new Error('unreachable');
+  }
+
+  /** Asks a subject nobody answers, or one that never answers. */
+  @MessagePattern('test.nats')
+  async nats(@Payload() data: { subject: string }): Promise<never> {
+    const nc = await connect({ servers: natsUrl });
+    try {
+      return await natsRequest<never>(nc, data.subject, {}, { timeoutMs: 200 });
+    } finally {
+      await nc.close();
+    }
+  }
+}
+
+@Module({ controllers: [EchoController, DependentController] })
 class EchoModule {}
 
 describe('a microservice reading hostile NATS requests', () => {
@@ -34,6 +60,7 @@ describe('a microservice reading hostile NATS requests', () => {
 
   beforeAll(async () => {
     nats = await TestNatsServer.start();
+    natsUrl = nats.url;
     app = await startMicroservice({ module: EchoModule }, { name: 'echo', queue: 'echo', natsUrl: nats.url, logRequests: false }, false);
     nc = await connect({ servers: nats.url });
   });
@@ -73,5 +100,25 @@ describe('a microservice reading hostile NATS requests', () => {
   it('takes what the edge lets in (64 levels) inside the envelope', async () => {
     const body = '['.repeat(64) + ']'.repeat(64);
     await expect(ask(envelope(`{"body":${body}}`))).resolves.toEqual({ ok: true, value: { length: 128 + 9 } });
+  });
+
+  describe('infrastructure failures inside a handler', () => {
+    const call = async (subject: string, data: unknown) =>
+      decodeRpcReply((await nc.request(subject, encodeRpcRequest(subject, data, 'x'), { timeout: 10_000 })).string());
+
+    it('its database missing (3D000): ServiceUnavailable without the database’s name', async () => {
+      const reply = await call('test.database', {});
+      expect(reply).toEqual({ ok: false, error: { name: 'ServiceUnavailable', message: 'The database is unavailable; retry shortly', details: null } });
+    });
+
+    it('no responders on NATS: ServiceUnavailable; no answer in time: Timeout', async () => {
+      expect(await call('test.nats', { subject: 'nobody.home' })).toMatchObject({ ok: false, error: { name: 'ServiceUnavailable', details: null } });
+      const silent = nc.subscribe('silent.service'); // takes the request, never answers
+      try {
+        expect(await call('test.nats', { subject: 'silent.service' })).toMatchObject({ ok: false, error: { name: 'Timeout', details: null } });
+      } finally {
+        silent.unsubscribe();
+      }
+    });
   });
 });
