@@ -50,7 +50,13 @@ const BODIES: Record<string, string> = {
     calls: [{ from: WALLET, to: address(1), data: '0x' }],
     overrides: { storage: { [address(3)]: Object.fromEntries(Array.from({ length: 4_000 }, (_, i) => [word(i), word(i * 7)])) } },
   }),
-  'simulate, 60,000 numbers (worst case)': JSON.stringify({ chainId: 1, calls: [], numbers: Array.from({ length: 60_000 }, (_, i) => i * 12_345) }),
+  'simulate, 60,000 numbers': JSON.stringify({ chainId: 1, calls: [], numbers: Array.from({ length: 60_000 }, (_, i) => i * 12_345) }),
+  'simulate, 2,000 calls, indented': JSON.stringify(
+    { chainId: 1, calls: Array.from({ length: 2_000 }, (_, i) => ({ from: WALLET, to: address(i), data: '0x', nonce: i })) },
+    null,
+    8,
+  ),
+  '20,000 empty arrays (a bracket every 2 bytes)': `[${Array.from({ length: 20_000 }, () => '[]').join(',')}]`,
 };
 
 /** Median µs per call of `fn` over the rounds. */
