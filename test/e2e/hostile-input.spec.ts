@@ -1,7 +1,9 @@
 import { gzipSync, deflateSync } from 'node:zlib';
 import { randomUUID } from 'node:crypto';
 import { eventually, within } from '@tradeinfra/test-support';
-import { MAX_JSON_DEPTH } from '@tradeinfra/contracts';
+import { connect } from '@nats-io/transport-node';
+import * as contracts from '@tradeinfra/contracts';
+import { decodeRpcReply, MAX_JSON_DEPTH } from '@tradeinfra/contracts';
 import { ROUTES } from '../../apps/gateway/src/openapi/openapi.js';
 import { intentBody, Stack, WALLET, type HttpResponse } from './harness.js';
 import { httpRequest, rawRequest, type RawResponse } from './raw-http.js';
@@ -230,6 +232,22 @@ describe('hostile input', () => {
       expect(at64).toMatchObject({ status: 400, body: { name: 'ValidationError' } });
       expect(at64.body.details).not.toContainEqual({ path: '', message: TOO_DEEP });
       expect(at64.body.details[0].path).toMatch(/^addresses/);
+    });
+
+    it('every service subject, sent 400,000 levels over NATS past the gateway, answers ValidationError; every service still answers', async () => {
+      const subjects = Object.values(contracts).filter((v): v is string => typeof v === 'string' && /^(intent|payout|simulation)\.[a-z.-]+[a-z]$/.test(v));
+      expect(subjects).toEqual(expect.arrayContaining([contracts.INTENT_CREATE, contracts.PAYOUT_REQUEST, contracts.SIMULATION_SIMULATE]));
+      const nc = await connect({ servers: stack.nats.url });
+      try {
+        for (const subject of subjects) {
+          const packet = `{"pattern":"${subject}","data":{"body":${arrays(400_000)}},"id":"${randomUUID()}"}`;
+          const reply = decodeRpcReply((await nc.request(subject, packet, { timeout: 5_000 })).string());
+          expect({ subject, reply }).toEqual({ subject, reply: { ok: false, error: expect.objectContaining({ name: 'ValidationError' }) } });
+        }
+      } finally {
+        await nc.close();
+      }
+      expect((await send('GET', '/health/services')).body.status).toBe('ok');
     });
 
     it('a deeply nested query string stays flat (Express 5’s simple parser): no 5xx, the name is refused as it is', async () => {
