@@ -27,7 +27,7 @@ export function requestId(): RequestHandler {
 /**
  * Runs after the guards, before the route's pipes: refuses text that is not storable anywhere
  * in the query string or the body (see `input-text.ts`), then turns the raw body into JSON
- * (wrong content type or bad JSON → 400).
+ * (wrong content type, bad JSON, or nesting deeper than MAX_JSON_DEPTH → 400).
  */
 @Injectable()
 export class JsonBodyInterceptor implements NestInterceptor {
