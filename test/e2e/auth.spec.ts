@@ -301,7 +301,11 @@ describe('gateway auth, limits and operational endpoints', () => {
     it('GET /ready → 200 while Postgres and NATS answer', async () => {
       const res = await req('GET', '/ready');
       expect(`${res.status} ${res.text.slice(0, 300)}`).toMatch(/^200 /);
-      expect(res.body).toEqual({ status: 'ok', checks: { database: 'up', nats: 'up' } });
+      expect(res.body).toEqual({
+        status: 'ok',
+        checks: { database: 'up', nats: 'up', services: { 'intent-service': 'up', 'simulation-service': 'up', 'payout-service': 'up' } },
+        failing: [],
+      });
     });
 
     it('GET /health/services → each service up, with its latency', async () => {
@@ -353,6 +357,7 @@ describe('gateway auth, limits and operational endpoints', () => {
       for (const app of stack.intentReplicas.splice(0)) await app.close();
       const ready = await req('GET', '/ready');
       expect(ready.status).toBe(200);
+      expect(ready.body).toMatchObject({ status: 'degraded', failing: ['intent-service'] });
       const services = await req('GET', '/health/services');
       expect(services.status).toBe(200);
       expect(services.body.status).toBe('degraded');

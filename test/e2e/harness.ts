@@ -32,6 +32,14 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
+export interface StackOptions {
+  /**
+   * The intent and the payout service each on a database of its own (`intentDb`, `payoutDb`),
+   * rather than all on `db`: for tests that take one service's database away.
+   */
+  ownDatabases?: boolean;
+}
+
 /**
  * The whole product on one machine: a private NATS server, a database of its own (bootstrapped
  * and migrated as `npm start` does), the intent and simulation services (chains from the
@@ -50,20 +58,32 @@ export class Stack {
   private baseEnv: NodeJS.ProcessEnv = {};
   intentEnv!: IntentServiceEnv;
 
+  /** The gateway's database, and the services' unless `ownDatabases`. */
+  readonly db: TestDatabase;
+  /** The intent service's database (`db` unless `ownDatabases`). */
+  readonly intentDb: TestDatabase;
+  /** The payout service's database (`db` unless `ownDatabases`). */
+  readonly payoutDb: TestDatabase;
+
   private constructor(
     readonly nats: TestNatsServer,
-    readonly db: TestDatabase,
-  ) {}
+    databases: { db: TestDatabase; intentDb: TestDatabase; payoutDb: TestDatabase },
+  ) {
+    ({ db: this.db, intentDb: this.intentDb, payoutDb: this.payoutDb } = databases);
+  }
 
-  static async start(env: Record<string, string> = {}): Promise<Stack> {
-    const stack = new Stack(await TestNatsServer.start(), await TestDatabase.create('e2e'));
+  static async start(env: Record<string, string> = {}, options: StackOptions = {}): Promise<Stack> {
+    const bootstrapEnv = { ...process.env, ...env };
+    const db = await TestDatabase.create('e2e', bootstrapEnv);
+    const own = (prefix: string) => (options.ownDatabases ? TestDatabase.create(prefix, bootstrapEnv) : Promise.resolve(db));
+    const stack = new Stack(await TestNatsServer.start(), { db, intentDb: await own('e2e_intent'), payoutDb: await own('e2e_payout') });
     // Small pools: two test files run at once on a Postgres with max_connections 100.
     // Two simulation workers (each loads its own EVM), whatever the machine's cores.
     const pools = { GATEWAY_DB_POOL_SIZE: '4', INTENT_DB_POOL_SIZE: '8', PAYOUT_DB_POOL_SIZE: '8', SIM_WORKERS: '2' };
     const base = { ...process.env, ...pools, ...stack.db.env, NATS_URL: stack.nats.url, ...env };
     stack.baseEnv = base;
-    stack.intentEnv = loadIntentEnv(base);
-    stack.payoutEnv = loadPayoutEnv(base);
+    stack.intentEnv = loadIntentEnv({ ...base, ...stack.intentDb.env });
+    stack.payoutEnv = loadPayoutEnv({ ...base, ...stack.payoutDb.env });
     stack.gatewayEnv = loadGatewayEnv({ ...base, PORT: '0', HOST: '127.0.0.1' });
     for (const [make, migrate] of [
       [() => intentDataSource(stack.intentEnv), migrateIntent],
@@ -90,7 +110,7 @@ export class Stack {
     logger: ConsoleLogger | false = process.env.E2E_LOGS === '1' ? new NestConsoleLogger() : false,
     env: Record<string, string> = {},
   ): Promise<INestMicroservice> {
-    const app = await createIntentService(loadIntentEnv({ ...this.baseEnv, ...env }), logger);
+    const app = await createIntentService(loadIntentEnv({ ...this.baseEnv, ...this.intentDb.env, ...env }), logger);
     this.intentReplicas.push(app);
     return app;
   }
@@ -151,7 +171,7 @@ export class Stack {
     for (const app of this.payoutReplicas) await app.close().catch(() => undefined);
     await this.keysDb?.destroy().catch(() => undefined);
     await this.nats.dispose();
-    await this.db.drop();
+    for (const db of new Set([this.db, this.intentDb, this.payoutDb])) await db.drop();
   }
 }
 

@@ -1,6 +1,10 @@
 import { gzipSync, deflateSync } from 'node:zlib';
 import { randomUUID } from 'node:crypto';
 import { eventually, within } from '@tradeinfra/test-support';
+import { connect } from '@nats-io/transport-node';
+import * as contracts from '@tradeinfra/contracts';
+import { decodeRpcReply, MAX_JSON_DEPTH } from '@tradeinfra/contracts';
+import { ROUTES } from '../../apps/gateway/src/openapi/openapi.js';
 import { intentBody, Stack, WALLET, type HttpResponse } from './harness.js';
 import { httpRequest, rawRequest, type RawResponse } from './raw-http.js';
 
@@ -175,6 +179,82 @@ describe('hostile input', () => {
 
     it('POST /v1/cashback/source/:id/payout with a chainId past the ledger’s integer → 400', async () => {
       expectFieldError(await send('POST', '/v1/cashback/source/src-1/payout', { address: WALLET, chainId: 2 ** 31, asset: 'ETH' }), 'chainId');
+    });
+  });
+
+  describe(`JSON nested deeper than ${MAX_JSON_DEPTH} levels: 400 before anything recursive reads it, on every route (issue 25, item 2)`, () => {
+    const TOO_DEEP = `must not nest arrays and objects deeper than ${MAX_JSON_DEPTH} levels`;
+    const arrays = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+    /** Every documented route (methods included), ids filled in; a GET takes a body too. `/dashboard` is a static page that never reads one. */
+    const EVERY_ROUTE = ROUTES.filter((r) => r.path !== '/dashboard').map(
+      (r) => [r.method.toUpperCase(), r.path.replace('{hash}', TX).replace('{id}', r.path.includes('source') ? 'src-1' : UUID)] as const,
+    );
+    /** The body limit of a path, as the gateway starts (simulate's lowered to what NATS carries). */
+    const limitOf = (path: string) => (path === '/v1/simulate' ? 1024 * 1024 - 1024 : path === '/v1/intents' ? 512 * 1024 : 64 * 1024);
+
+    const expectTooDeep = (label: string, res: { status: number; body: any }) => {
+      expect(`${label} → ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`).toBe(
+        `${label} → 400 ${JSON.stringify({ error: true, name: 'ValidationError', message: `Request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`, details: [{ path: '', message: TOO_DEEP }] })}`,
+      );
+    };
+
+    it.each(EVERY_ROUTE)(
+      '%s %s: 65 levels, 10,000 (the report’s 500 on simulate) and as many as its body limit holds (400,000 on /v1/simulate)',
+      async (method, path) => {
+        const most = Math.min(400_000, Math.floor(limitOf(path) / 2));
+        for (const depth of [MAX_JSON_DEPTH + 1, 10_000, most]) {
+          expectTooDeep(`${method} ${path} at ${depth}`, parsed(await sendRaw(method, path, Buffer.from(arrays(depth)))));
+        }
+      },
+    );
+
+    it('the report’s case: a simulate body with a field nested 10,000 (and 400,000) levels deep, plain, gzip and never closed', async () => {
+      const valid = JSON.stringify({ chainId: 1, calls: [{ from: WALLET, to: WALLET, data: '0x' }] });
+      for (const depth of [10_000, 400_000]) {
+        const body = `${valid.slice(0, -1)},"overrides":{"accounts":${arrays(depth)}}}`;
+        expectTooDeep(`simulate ${depth}`, parsed(await sendRaw('POST', '/v1/simulate', Buffer.from(body))));
+        const gzipped = httpRequest(
+          'POST',
+          '/v1/simulate',
+          { 'x-api-key': admin, 'content-type': 'application/json', 'content-encoding': 'gzip', connection: 'close' },
+          gzipSync(body),
+        );
+        expectTooDeep(`simulate ${depth} gzip`, parsed(await within(rawRequest(stack.baseUrl, gzipped), 10_000, 'gzip')));
+        const open = depth > 100_000 ? '['.repeat(depth) : '{"a":['.repeat(depth / 2);
+        expectTooDeep(`simulate ${depth} open`, parsed(await sendRaw('POST', '/v1/simulate', Buffer.from(`${valid.slice(0, -1)},"x":${open}`))));
+      }
+    });
+
+    it('brackets inside strings do not count, and 64 levels are read (then refused by the schema, not for depth)', async () => {
+      const inString = await send('POST', '/v1/intents/search', { addresses: [WALLET], cursor: '['.repeat(10_000) });
+      expect(inString.body.details).not.toContainEqual({ path: '', message: TOO_DEEP });
+      const at64 = parsed(await sendRaw('POST', '/v1/intents/search', Buffer.from(`{"addresses":${arrays(MAX_JSON_DEPTH - 1)}}`)));
+      expect(at64).toMatchObject({ status: 400, body: { name: 'ValidationError' } });
+      expect(at64.body.details).not.toContainEqual({ path: '', message: TOO_DEEP });
+      expect(at64.body.details[0].path).toMatch(/^addresses/);
+    });
+
+    it('every service subject, sent 400,000 levels over NATS past the gateway, answers ValidationError; every service still answers', async () => {
+      const subjects = Object.values(contracts).filter((v): v is string => typeof v === 'string' && /^(intent|payout|simulation)\.[a-z.-]+[a-z]$/.test(v));
+      expect(subjects).toEqual(expect.arrayContaining([contracts.INTENT_CREATE, contracts.PAYOUT_REQUEST, contracts.SIMULATION_SIMULATE]));
+      const nc = await connect({ servers: stack.nats.url });
+      try {
+        for (const subject of subjects) {
+          const packet = `{"pattern":"${subject}","data":{"body":${arrays(400_000)}},"id":"${randomUUID()}"}`;
+          const reply = decodeRpcReply((await nc.request(subject, packet, { timeout: 5_000 })).string());
+          expect({ subject, reply }).toEqual({ subject, reply: { ok: false, error: expect.objectContaining({ name: 'ValidationError' }) } });
+        }
+      } finally {
+        await nc.close();
+      }
+      expect((await send('GET', '/health/services')).body.status).toBe('ok');
+    });
+
+    it('a deeply nested query string stays flat (Express 5’s simple parser): no 5xx, the name is refused as it is', async () => {
+      const name = `status${'[a]'.repeat(5_000)}`;
+      const res = await send('GET', `/v1/payouts?${name}=PAID`);
+      expect(res.status).toBe(400);
+      expect(JSON.stringify(res.body.details)).toContain('status[a][a]');
     });
   });
 

@@ -128,7 +128,11 @@ describe('operations', () => {
 
       const ready = await stack.request('GET', '/ready');
       expect(ready.status).toBe(200);
-      expect(ready.body).toEqual({ status: 'ok', checks: { database: 'up', nats: 'up' } });
+      expect(ready.body).toEqual({
+        status: 'degraded',
+        checks: { database: 'up', nats: 'up', services: { 'intent-service': 'up', 'simulation-service': 'down', 'payout-service': 'down' } },
+        failing: ['simulation-service', 'payout-service'],
+      });
 
       const services = await within(stack.request('GET', '/health/services'), 5_000, '/health/services');
       expect(services.status).toBe(200);

@@ -467,7 +467,12 @@ describe('@tradeinfra/sdk against the running suite', () => {
   it('reads health, readiness and the services', async () => {
     const anonymous = new TradeInfraClient({ baseUrl: stack.baseUrl });
     expect(await anonymous.health()).toEqual({ status: 'ok' });
-    expect(await anonymous.ready()).toEqual({ ready: true, status: 'ok', checks: { database: 'up', nats: 'up' } });
+    expect(await anonymous.ready()).toEqual({
+      ready: true,
+      status: 'ok',
+      checks: { database: 'up', nats: 'up', services: { 'intent-service': 'up', 'simulation-service': 'up', 'payout-service': 'up' } },
+      failing: [],
+    });
     const services = await anonymous.servicesHealth();
     expect(services.services['intent-service']).toMatchObject({ state: 'up' });
   });

@@ -11,10 +11,21 @@ export type Liveness = z.output<typeof LivenessSchema>;
 
 const upDown = () => z.enum(['up', 'down']);
 
-/** `GET /ready`: 200 `ok` when the gateway's own Postgres and NATS answer, else 503 `unavailable` (`checks` says which). */
+/**
+ * `GET /ready`: 200 when the gateway's own Postgres and NATS answer (`ok`, or `degraded` when a
+ * service behind it does not), else 503 `unavailable`. `checks` has each dependency's state,
+ * `failing` names the ones down: `database`, `nats`, then services by name.
+ */
 export const ReadinessSchema = z.strictObject({
-  status: z.enum(['ok', 'unavailable']),
-  checks: z.strictObject({ database: upDown(), nats: upDown() }),
+  status: z.enum(['ok', 'degraded', 'unavailable']),
+  checks: z.strictObject({
+    database: upDown(),
+    nats: upDown(),
+    services: z
+      .record(z.string(), upDown())
+      .meta({ description: 'By service name (intent-service, simulation-service, payout-service): whether a replica answers its health request within 1 s' }),
+  }),
+  failing: z.array(z.string()).meta({ description: 'The dependencies down, by name: database, nats, or a service name; empty when all answer' }),
 });
 export type Readiness = z.output<typeof ReadinessSchema>;
 

@@ -1,4 +1,4 @@
-import { parseJson, stringifyJson } from './json.js';
+import { JsonTooDeepError, MAX_JSON_DEPTH, nestsDeeperThan, parseJson, parsePlainJson, stringifyJson } from './json.js';
 import { parseInput } from './validation.js';
 import { SimulateRequestSchema } from './simulation.js';
 import { createIntentRequestSchema } from './intents.js';
@@ -85,5 +85,86 @@ describe('big JSON integers at the schemas', () => {
     expect(result.success).toBe(false);
     const messages = result.error!.issues.filter((i) => i.path[0] === 'expiry').map((i) => i.message);
     expect(messages).toEqual([expect.stringContaining('100000000000000000000 is beyond 2^53-1')]);
+  });
+});
+
+describe('nesting depth (MAX_JSON_DEPTH)', () => {
+  const arrays = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+  const objects = (depth: number, leaf = '1') => '{"a":'.repeat(depth) + leaf + '}'.repeat(depth);
+
+  it('takes 64 levels and refuses 65, of arrays, objects or both, before parsing anything', () => {
+    expect(parseJson(arrays(MAX_JSON_DEPTH))).toBeInstanceOf(Array);
+    expect(parseJson(objects(MAX_JSON_DEPTH, '12345678901234567890'))).toBeInstanceOf(Object);
+    for (const text of [arrays(65), objects(65), `[${objects(64)}]`, objects(65, '12345678901234567890')]) {
+      expect(() => parseJson(text)).toThrow(JsonTooDeepError);
+      expect(() => parsePlainJson(text)).toThrow('JSON nests arrays and objects deeper than 64 levels');
+    }
+  });
+
+  it('refuses 400,000 levels (closed or not, with exact numbers or not) where the exact parser overflowed the stack', () => {
+    for (const text of [
+      arrays(400_000),
+      '['.repeat(400_000),
+      objects(400_000, '12345678901234567890'),
+      '{"a":['.repeat(200_000) + '1' + ']}'.repeat(200_000),
+    ]) {
+      expect(() => parseJson(text)).toThrow(JsonTooDeepError);
+      expect(() => parsePlainJson(text)).toThrow(JsonTooDeepError);
+    }
+  });
+
+  it('does not count brackets inside strings, escaped quotes included', () => {
+    const inString = JSON.stringify({ a: '['.repeat(1000), b: '\\"{{{{', c: ['\\', '"[['] });
+    expect(nestsDeeperThan(inString, 2)).toBe(false);
+    expect(parseJson(inString)).toEqual(JSON.parse(inString));
+    expect(nestsDeeperThan('["\\\\", [[]]]', 2)).toBe(true); // the string ends after its two escaped backslashes
+    expect(nestsDeeperThan('["\\"[[[[[["]', 2)).toBe(false); // one escaped quote: still inside the string
+  });
+
+  it('sees brackets after long runs of numbers and whitespace (which it jumps over)', () => {
+    const numbers = (n: number) => Array.from({ length: n }, (_, i) => i * 12_345).join(',');
+    expect(nestsDeeperThan(`[${numbers(1000)},[[${numbers(1000)}]]]`, 2)).toBe(true);
+    expect(nestsDeeperThan(`[${numbers(1000)},[[${numbers(1000)}]]]`, 3)).toBe(false);
+    expect(nestsDeeperThan(`[${' '.repeat(100)}[${' '.repeat(7)}["${'['.repeat(50)}"]]]`, 2)).toBe(true);
+    expect(nestsDeeperThan(JSON.stringify({ a: [[[1]]], b: 'x'.repeat(100) }, null, 20), 4)).toBe(false);
+    expect(nestsDeeperThan(JSON.stringify({ a: [[[[1]]]], b: 'x'.repeat(100) }, null, 20), 4)).toBe(true);
+    expect(nestsDeeperThan(`[1,2,3${' '.repeat(100)}`, 0)).toBe(true);
+  });
+
+  it('agrees with the depth of the parsed value on 2,000 random texts (strings with brackets, escapes, runs, indentation)', () => {
+    let seed = 7;
+    const random = (n: number) => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) % n) as number;
+    const STRINGS = ['', '[', ']{', '"[', '\\', '\\"[{', 'x'.repeat(20), '[[[[[[[[[[', ' '.repeat(12)];
+    const value = (depth: number): unknown => {
+      const kind = depth > 12 ? random(3) : random(6);
+      if (kind === 0) return random(2) ? random(1e9) : STRINGS[random(STRINGS.length)];
+      if (kind === 1) return Array.from({ length: random(12) }, (_, i) => i * 1_234_567);
+      if (kind === 2) return null;
+      if (kind === 3) return Array.from({ length: random(4) }, () => value(depth + 1));
+      return Object.fromEntries(Array.from({ length: random(4) }, (_, i) => [STRINGS[random(STRINGS.length)]! + i, value(depth + 1)]));
+    };
+    const depthOf = (v: unknown): number =>
+      v !== null && typeof v === 'object' ? 1 + Math.max(0, ...(Array.isArray(v) ? v : Object.values(v)).map(depthOf)) : 0;
+    for (let i = 0; i < 2_000; i++) {
+      const v = value(0);
+      const text = JSON.stringify(v, null, random(3) === 0 ? random(12) : undefined);
+      const depth = depthOf(v);
+      expect({ text, deeper: nestsDeeperThan(text, depth - 1), notDeeper: nestsDeeperThan(text, depth) }).toEqual({
+        text,
+        deeper: depth > 0,
+        notDeeper: false,
+      });
+    }
+  });
+
+  it('counts depth, not the number of arrays and objects', () => {
+    const wide = JSON.stringify(Array.from({ length: 10_000 }, (_, i) => ({ i, a: [i] })));
+    expect(nestsDeeperThan(wide, 3)).toBe(false);
+    expect(nestsDeeperThan(wide, 2)).toBe(true);
+  });
+
+  it('leaves text that is not JSON to the parser', () => {
+    expect(nestsDeeperThan('"unterminated [[[[[[', 2)).toBe(false);
+    expect(() => parseJson('{"a": ')).toThrow(SyntaxError);
   });
 });

@@ -10,12 +10,92 @@ import { parse as losslessParse, stringify as losslessStringify } from 'lossless
  * chain id) refuses it with a message that says so. `stringifyJson` writes bigints back as bare
  * JSON integers.
  *
- * Ordinary bodies take `JSON.parse`'s fast path: only a text with a long digit run or an
+ * Text nesting arrays and objects deeper than `maxDepth` is refused (JsonTooDeepError) before it
+ * is parsed. Ordinary bodies take `JSON.parse`'s fast path: only a text with a long digit run or an
  * exponent where a number starts goes through the exact (slower) parser.
  */
-export function parseJson(text: string): unknown {
+export function parseJson(text: string, maxDepth = MAX_JSON_DEPTH): unknown {
+  if (nestsDeeperThan(text, maxDepth)) throw new JsonTooDeepError(maxDepth);
   if (!MAYBE_INEXACT.test(text)) return JSON.parse(text);
   return losslessParse(text, null, exactNumber);
+}
+
+/**
+ * The deepest nesting of arrays and objects accepted in JSON from outside (HTTP bodies, answers
+ * of chain nodes and webhooks): 64 levels, where no request or answer of ours needs more than 8.
+ * Deeper text is refused before any parser sees it: `JSON.stringify`, lossless-json and zod
+ * recurse, and 10,000 levels overflow the stack (docs/json-depth.md).
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** The nesting accepted over NATS: what the edge let in (MAX_JSON_DEPTH) inside the envelopes services wrap it in. */
+export const MAX_NATS_JSON_DEPTH = 2 * MAX_JSON_DEPTH;
+
+/** A JSON text nests arrays and objects deeper than `maxDepth` levels; nothing of it was parsed. */
+export class JsonTooDeepError extends Error {
+  override readonly name = 'JsonTooDeepError';
+
+  constructor(readonly maxDepth: number) {
+    super(`JSON nests arrays and objects deeper than ${maxDepth} levels`);
+  }
+}
+
+/** `JSON.parse` (numbers as doubles) behind the same depth check as {@link parseJson}. */
+export function parsePlainJson(text: string, maxDepth = MAX_JSON_DEPTH): unknown {
+  if (nestsDeeperThan(text, maxDepth)) throw new JsonTooDeepError(maxDepth);
+  return JSON.parse(text);
+}
+
+/**
+ * Whether `text` opens more than `maxDepth` arrays/objects without closing them, brackets inside
+ * strings not counted. One pass, no recursion, stopping at the first level too deep; it jumps
+ * over what cannot change the depth with native searches: a string to its closing quote
+ * (`indexOf`), a run of 8 or more other characters (numbers, whitespace) to the next bracket or
+ * quote (a regular expression). `npm run bench:json-depth` measures it against `JSON.parse`.
+ * Text that is not JSON is left to the parser to refuse.
+ */
+export function nestsDeeperThan(text: string, maxDepth: number): boolean {
+  let depth = 0;
+  let run = 0;
+  const length = text.length;
+  for (let i = 0; i < length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x5b) {
+      if (c !== 0x22) {
+        if (++run < 8) continue;
+        STRUCTURAL.lastIndex = i;
+        if (!STRUCTURAL.test(text)) return false; // nothing left that nests
+        i = STRUCTURAL.lastIndex - 2; // the loop's i++ lands on it
+        run = 0;
+        continue;
+      }
+      i = stringEnd(text, i);
+      if (i < 0) return false; // an unterminated string: not JSON
+      run = 0;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > maxDepth) return true;
+      run = 0;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+      run = 0;
+    }
+  }
+  return false;
+}
+
+/** A character that opens or closes an array, an object or a string. */
+const STRUCTURAL = /["[\]{}]/g;
+
+/** The index of the quote closing the string opened at `start` (one not escaped by an odd run of backslashes), or -1. */
+function stringEnd(text: string, start: number): number {
+  let end = start;
+  for (;;) {
+    end = text.indexOf('"', end + 1);
+    if (end < 0) return -1;
+    let before = end - 1;
+    while (text.charCodeAt(before) === 0x5c) before--;
+    if ((end - 1 - before) % 2 === 0) return end;
+  }
 }
 
 /** `JSON.stringify`, with bigints written as bare integers. */

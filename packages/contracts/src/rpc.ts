@@ -1,5 +1,5 @@
 import { ErrorName, isRpcErrorPayload, type RpcErrorPayload } from './errors.js';
-import { parseJson, stringifyJson } from './json.js';
+import { MAX_NATS_JSON_DEPTH, parseJson, stringifyJson } from './json.js';
 
 /**
  * Wire format of request/reply over NATS, as the NestJS NATS transport speaks it: a request
@@ -15,7 +15,7 @@ export type RpcReply<T> = { ok: true; value: T } | { ok: false; error: RpcErrorP
 export function decodeRpcReply<T>(raw: string): RpcReply<T> {
   let packet: { err?: unknown; response?: unknown };
   try {
-    packet = parseJson(raw) as typeof packet;
+    packet = parseJson(raw, MAX_NATS_JSON_DEPTH) as typeof packet;
   } catch {
     return { ok: false, error: { name: ErrorName.Internal, message: 'Malformed reply from service', details: null } };
   }

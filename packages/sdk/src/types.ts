@@ -152,11 +152,12 @@ export interface SimulateInput {
   overrides?: SimulationOverridesInput;
 }
 
-/** `GET /ready`: whether this gateway replica's Postgres and NATS answer. */
+/** `GET /ready`: whether this gateway replica's Postgres and NATS answer; `failing` names what is down (services included). */
 export interface Readiness {
   ready: boolean;
-  status: 'ok' | 'unavailable';
-  checks: { database: 'up' | 'down'; nats: 'up' | 'down' };
+  status: 'ok' | 'degraded' | 'unavailable';
+  checks: { database: 'up' | 'down'; nats: 'up' | 'down'; services: Record<string, 'up' | 'down'> };
+  failing: string[];
 }
 
 /** `GET /health/services`. */

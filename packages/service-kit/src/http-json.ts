@@ -1,7 +1,8 @@
 import http from 'node:http';
 import https from 'node:https';
+import { JsonTooDeepError, parsePlainJson } from '@tradeinfra/contracts';
 
-/** Why a request got no usable answer: none in time, none at all (connection, HTTP status), or not JSON. */
+/** Why a request got no usable answer: none in time, none at all (connection, HTTP status), or not JSON (or nested deeper than MAX_JSON_DEPTH). */
 export type HttpJsonFailure = 'timeout' | 'unreachable' | 'bad_answer';
 
 /** The server did not answer (connection, timeout, HTTP status, not JSON), as opposed to answering with an error. */
@@ -60,9 +61,9 @@ export class HttpJsonClient {
           res.on('end', () => {
             if (res.statusCode === undefined || res.statusCode < 200 || res.statusCode >= 300) return fail('unreachable', `HTTP ${res.statusCode}`);
             try {
-              resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-            } catch {
-              fail('bad_answer', 'not JSON');
+              resolve(parsePlainJson(Buffer.concat(chunks).toString('utf8')));
+            } catch (err) {
+              fail('bad_answer', err instanceof JsonTooDeepError ? `JSON nested deeper than ${err.maxDepth} levels` : 'not JSON');
             }
           });
         },

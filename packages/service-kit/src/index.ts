@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
 export { createServiceDataSource, DatabaseModule, runMigrations, SafeQueryLogger, type ServiceDatabaseOptions } from './database.js';
 export { checkNatsServer, MIN_NATS_SERVER_VERSION, NATS_TERM_REASON_VERSION, natsVersionAtLeast, requireNatsServerVersion } from './nats-server.js';
 import { checkNatsServer } from './nats-server.js';
@@ -18,8 +19,17 @@ import {
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { IncomingRequestDeserializer, NatsContext, Transport, type MicroserviceOptions } from '@nestjs/microservices';
-import { ErrorName, parseJson, REQUEST_ID_HEADER, type RpcErrorPayload } from '@tradeinfra/contracts';
+import {
+  ContractValidationError,
+  ErrorName,
+  JsonTooDeepError,
+  MAX_NATS_JSON_DEPTH,
+  parseJson,
+  REQUEST_ID_HEADER,
+  type RpcErrorPayload,
+} from '@tradeinfra/contracts';
 import { tap, throwError, type Observable } from 'rxjs';
+import { infrastructureErrorPayload, infrastructureFailure, type InfrastructureFailure } from './infrastructure-errors.js';
 import { useFastKeccak } from './keccak.js';
 
 export interface LogSettings {
@@ -101,6 +111,12 @@ function databaseErrorOf(err: unknown): DriverError | null {
   };
 }
 
+/** An infrastructure failure in one line: a database error as describeError gives it; NATS's by class and message (no stack). */
+export function describeFailure(err: unknown, failure: InfrastructureFailure): string {
+  if (failure.dependency === 'database') return describeError(err);
+  return `${(err as Error).name}: ${(err as Error).message}`;
+}
+
 /** An error a service means to send: it knows its wire form. */
 interface PayloadError {
   toPayload(): RpcErrorPayload;
@@ -108,31 +124,6 @@ interface PayloadError {
 
 function isPayloadError(value: unknown): value is PayloadError {
   return typeof (value as PayloadError | null)?.toPayload === 'function';
-}
-
-/** Postgres/socket errors that mean "the database is unavailable", not a bug. */
-const UNAVAILABLE_CODES = new Set([
-  '53300',
-  '53400',
-  '57P01',
-  '57P02',
-  '57P03',
-  '08000',
-  '08001',
-  '08003',
-  '08004',
-  '08006',
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-]);
-
-/** True when the error (or the driver error inside it) says the database cannot be reached right now. */
-export function isDatabaseUnavailable(err: unknown): boolean {
-  const e = err as { code?: string; driverError?: { code?: string }; message?: string } | null;
-  const code = e?.driverError?.code ?? e?.code;
-  return (code !== undefined && UNAVAILABLE_CODES.has(code)) || /Connection terminated|timeout exceeded when trying to connect/i.test(e?.message ?? '');
 }
 
 function natsInfo(host: ArgumentsHost | ExecutionContext): { subject: string; requestId: string } {
@@ -143,7 +134,8 @@ function natsInfo(host: ArgumentsHost | ExecutionContext): { subject: string; re
 
 /**
  * Serialises every failure of a NATS handler as `{name, message, details}`: the service's own
- * errors (and contract validation errors) as they describe themselves; anything else is logged
+ * errors (and contract validation errors) as they describe themselves; the database or NATS
+ * failing as ServiceUnavailable or Timeout (infrastructureFailure); anything else is logged
  * with the request id and answered as InternalError without internals.
  */
 @Catch()
@@ -153,9 +145,10 @@ export class AllRpcExceptionsFilter implements RpcExceptionFilter<unknown> {
   catch(exception: unknown, host: ArgumentsHost): Observable<RpcErrorPayload> {
     if (isPayloadError(exception)) return throwError(() => exception.toPayload());
     const { subject, requestId } = natsInfo(host);
-    if (isDatabaseUnavailable(exception)) {
-      this.logger.warn(`database unavailable on ${subject} (request ${requestId}): ${(exception as Error).message}`);
-      return throwError(() => ({ name: ErrorName.ServiceUnavailable, message: 'The database is unavailable; retry shortly', details: null }));
+    const failure = infrastructureFailure(exception);
+    if (failure) {
+      this.logger.warn(`${failure.dependency} unavailable on ${subject} (request ${requestId}): ${describeFailure(exception, failure)}`);
+      return throwError(() => infrastructureErrorPayload(failure));
     }
     this.logger.error(`unhandled error on ${subject} (request ${requestId}): ${describeError(exception)}`);
     return throwError(() => ({ name: ErrorName.Internal, message: 'Internal error', details: { requestId: requestId === '-' ? null : requestId } }));
@@ -182,10 +175,37 @@ export class RequestLogInterceptor implements NestInterceptor {
   }
 }
 
-/** Reads a NATS request with exact integers at any size (the gateway forwards big JSON integers as they came). */
+/** What a request held that could not be read (not JSON, or nested too deep): its handler never runs. */
+class UnreadablePayload {
+  constructor(readonly problem: string) {}
+}
+
+/**
+ * Reads a NATS request with exact integers at any size (the gateway forwards big JSON integers as
+ * they came), nested at most MAX_NATS_JSON_DEPTH deep. A request it cannot read still reaches its
+ * subject's handler, as an UnreadablePayload that RefuseUnreadableInterceptor answers with a
+ * ValidationError (thrown here, Nest would log it and leave the caller waiting for a timeout).
+ */
 class ExactJsonDeserializer extends IncomingRequestDeserializer {
   override deserialize(value: { string(): string }, options?: Record<string, unknown>) {
-    return super.deserialize(parseJson(value.string()), options);
+    const text = value.string();
+    try {
+      return super.deserialize(parseJson(text, MAX_NATS_JSON_DEPTH), options);
+    } catch (err) {
+      const problem = err instanceof JsonTooDeepError ? `must not nest arrays and objects deeper than ${err.maxDepth} levels` : 'is not valid JSON';
+      // The envelope's id is its last field (encodeRpcRequest); any id gets the answer to the caller.
+      const id = /"id":"([0-9A-Za-z-]{1,64})"\}\s*$/.exec(text.slice(-100))?.[1] ?? randomUUID();
+      return { pattern: options?.channel, data: new UnreadablePayload(problem), id };
+    }
+  }
+}
+
+/** Answers a request the deserializer could not read with a ValidationError, before any pipe or handler sees it. */
+class RefuseUnreadableInterceptor implements NestInterceptor {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const data = context.switchToRpc().getData<unknown>();
+    if (data instanceof UnreadablePayload) return throwError(() => new ContractValidationError([{ path: '', message: data.problem }]));
+    return next.handle();
   }
 }
 
@@ -220,11 +240,12 @@ export async function startMicroservice(module: DynamicModule, settings: Microse
     bufferLogs: false,
   });
   app.useGlobalFilters(new AllRpcExceptionsFilter());
-  app.useGlobalInterceptors(new RequestLogInterceptor(settings.logRequests));
+  app.useGlobalInterceptors(new RequestLogInterceptor(settings.logRequests), new RefuseUnreadableInterceptor());
   app.enableShutdownHooks();
   await app.listen();
   return app;
 }
+export { infrastructureErrorPayload, infrastructureFailure, isDatabaseUnavailable, type InfrastructureFailure } from './infrastructure-errors.js';
 export { HttpJsonClient, HttpJsonUnavailable, type HttpJsonFailure } from './http-json.js';
 export { ChainRpc, NodeBehind, type ChainRpcOptions, type EndpointState, type EndpointStatus } from './chain-rpc.js';
 export {

@@ -43,16 +43,30 @@ export class HealthController {
 
   /**
    * Readiness of this gateway replica: 200 when what it needs itself answers (its database, for
-   * API keys, and NATS), else 503 with Retry-After. A service behind it being down does not take
-   * the gateway out of rotation (its routes answer 503 on their own); see /health/services.
+   * API keys, and NATS), else 503 with Retry-After. Each service's responders are checked too and
+   * named in `failing` when down (status `degraded`), without making the gateway unready: its
+   * routes answer 503 on their own, on every replica alike.
    */
   @Get('ready')
-  async ready(@Res() res: Response): Promise<void> {
-    const [database, nats] = await Promise.all([timed(this.keys.ping()), this.services.ping(CHECK_TIMEOUT_MS)]);
-    const checks: Readiness['checks'] = { database: database.state, nats: nats ? 'up' : 'down' };
-    const ok = database.state === 'up' && nats;
+  async ready(@Req() req: Request, @Res() res: Response): Promise<void> {
+    const [database, nats, ...services] = await Promise.all([
+      timed(this.keys.ping()),
+      this.services.ping(CHECK_TIMEOUT_MS),
+      ...SERVICES.map(([, subject]) => timed(this.services.request(subject, {}, requestIdOf(req), CHECK_TIMEOUT_MS))),
+    ]);
+    const checks: Readiness['checks'] = {
+      database: database.state,
+      nats: nats ? 'up' : 'down',
+      services: Object.fromEntries(SERVICES.map(([name], i) => [name, services[i]!.state])),
+    };
+    const failing = [
+      ...(checks.database === 'down' ? ['database'] : []),
+      ...(checks.nats === 'down' ? ['nats'] : []),
+      ...SERVICES.filter(([name]) => checks.services[name] === 'down').map(([name]) => name),
+    ];
+    const ok = checks.database === 'up' && checks.nats === 'up';
     if (!ok) res.setHeader('retry-after', '1');
-    const body: Readiness = { status: ok ? 'ok' : 'unavailable', checks };
+    const body: Readiness = { status: !ok ? 'unavailable' : failing.length > 0 ? 'degraded' : 'ok', checks, failing };
     res.status(ok ? 200 : 503).json(body);
   }
 

@@ -1,13 +1,13 @@
 import { Catch, HttpException, HttpStatus, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { ContractValidationError, ErrorName } from '@tradeinfra/contracts';
 import type { Request, Response } from 'express';
-import { describeError, isDatabaseUnavailable } from '@tradeinfra/service-kit';
+import { describeError, describeFailure, infrastructureErrorPayload, infrastructureFailure } from '@tradeinfra/service-kit';
 import { GatewayError, sendError } from './gateway-error.js';
 import { requestIdOf } from './request-context.js';
 
 /**
  * Every error of every route becomes the spec's error object with the status of its name.
- * Unknown errors: 500 with the request id; the log gets the stack, or for a database error its
+ * The database or NATS failing is a 503 (Retry-After) or 504 (infrastructureFailure). Unknown errors: 500 with the request id; the log gets the stack, or for a database error its
  * code and message only (never the SQL or its parameters).
  */
 @Catch()
@@ -42,9 +42,10 @@ export class HttpErrorFilter implements ExceptionFilter {
       if (status < 500) return new GatewayError(ErrorName.Validation, exception.message);
     }
     const requestId = requestIdOf(req);
-    if (isDatabaseUnavailable(exception)) {
-      this.logger.warn(`database unavailable (request ${requestId}): ${describeError(exception)}`);
-      return new GatewayError(ErrorName.ServiceUnavailable, 'The database is unavailable; retry shortly', null, { 'retry-after': '1' });
+    const failure = infrastructureFailure(exception);
+    if (failure) {
+      this.logger.warn(`${failure.dependency} unavailable (request ${requestId}): ${describeFailure(exception, failure)}`);
+      return GatewayError.from(infrastructureErrorPayload(failure));
     }
     this.logger.error(`unhandled error (request ${requestId}): ${describeError(exception)}`);
     return new GatewayError(ErrorName.Internal, 'Internal error', { requestId });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
-import { ContractValidationError, ErrorName, parseJson as parseExactJson, REQUEST_ID_HEADER } from '@tradeinfra/contracts';
+import { ContractValidationError, ErrorName, JsonTooDeepError, parseJson as parseExactJson, REQUEST_ID_HEADER } from '@tradeinfra/contracts';
 import type { Request, RequestHandler } from 'express';
 import type { Observable } from 'rxjs';
 import { GatewayError } from './gateway-error.js';
@@ -27,7 +27,7 @@ export function requestId(): RequestHandler {
 /**
  * Runs after the guards, before the route's pipes: refuses text that is not storable anywhere
  * in the query string or the body (see `input-text.ts`), then turns the raw body into JSON
- * (wrong content type or bad JSON → 400).
+ * (wrong content type, bad JSON, or nesting deeper than MAX_JSON_DEPTH → 400).
  */
 @Injectable()
 export class JsonBodyInterceptor implements NestInterceptor {
@@ -60,7 +60,8 @@ function parseJson(req: Request): unknown {
     let fields: ReturnType<typeof jsonTextIssues> = [];
     try {
       fields = jsonTextIssues(parseExactJson(lenientText(body)), '\uFFFD');
-    } catch {
+    } catch (err) {
+      if (err instanceof JsonTooDeepError) throw tooDeep(err);
       // not JSON either
     }
     throw new ContractValidationError(fields.length > 0 ? fields : [{ path: '', message: 'is not valid UTF-8' }]);
@@ -68,10 +69,18 @@ function parseJson(req: Request): unknown {
   let value: unknown;
   try {
     value = parseExactJson(text);
-  } catch {
+  } catch (err) {
+    if (err instanceof JsonTooDeepError) throw tooDeep(err);
     throw new GatewayError(ErrorName.Validation, 'Request body is not valid JSON', [{ path: '', message: 'is not valid JSON' }]);
   }
   const problems = jsonTextIssues(value);
   if (problems.length > 0) throw new ContractValidationError(problems);
   return value;
+}
+
+/** Refused before parsing (MAX_JSON_DEPTH): what recurses over a value (serialisers, schemas) would overflow the stack. */
+function tooDeep(err: JsonTooDeepError): GatewayError {
+  return new GatewayError(ErrorName.Validation, `Request body nests arrays and objects deeper than ${err.maxDepth} levels`, [
+    { path: '', message: `must not nest arrays and objects deeper than ${err.maxDepth} levels` },
+  ]);
 }

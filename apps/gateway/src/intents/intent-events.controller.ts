@@ -4,7 +4,9 @@ import {
   INTENT_EVENTS_SUBJECTS,
   INTENT_NOTIFICATION_SECRET,
   INTENT_NOTIFICATION_SECRET_ROTATE,
+  MAX_NATS_JSON_DEPTH,
   NoBodySchema,
+  parsePlainJson,
   type IntentEvent,
   type NotificationSecret,
 } from '@tradeinfra/contracts';
@@ -70,7 +72,7 @@ export class IntentEventsController {
       for await (const msg of subscription) {
         let event: IntentEvent;
         try {
-          event = msg.json<IntentEvent>();
+          event = parsePlainJson(msg.string(), MAX_NATS_JSON_DEPTH) as IntentEvent;
         } catch {
           continue;
         }

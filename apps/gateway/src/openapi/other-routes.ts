@@ -55,13 +55,20 @@ export const OTHER_ROUTES: RouteSpec[] = [
   {
     method: 'get',
     path: '/ready',
-    summary: 'Readiness of this gateway: its Postgres and NATS answer',
+    summary: 'Readiness of this gateway: its Postgres and NATS answer; which dependency is down',
     description:
-      "For load balancers. A service behind the gateway being down does not make it unready (that service's routes answer 503); see /health/services.",
+      "For load balancers. A service behind the gateway being down does not make it unready (that service's routes answer 503 on every replica alike): it is named in `failing` and the status is `degraded`.",
     scope: null,
     responses: {
-      200: { description: 'Ready: `{status: "ok", checks: {database: "up", nats: "up"}}`', schema: ReadinessSchema },
-      503: { description: 'Postgres or NATS is down: `{status: "unavailable", checks}` (`checks` says which)', schema: ReadinessSchema, headers: retryAfter },
+      200: {
+        description: 'Ready: `{status: "ok" | "degraded", checks: {database, nats, services}, failing}` (`degraded`: a service named in `failing` is down)',
+        schema: ReadinessSchema,
+      },
+      503: {
+        description: 'Postgres or NATS is down: `{status: "unavailable", checks, failing}` (`failing` names it, e.g. `["database"]`)',
+        schema: ReadinessSchema,
+        headers: retryAfter,
+      },
     },
     errors: [],
   },

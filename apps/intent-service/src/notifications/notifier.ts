@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type ConsumerConfig, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { INTENT_EVENTS_STREAM, type IntentEvent } from '@tradeinfra/contracts';
+import { INTENT_EVENTS_STREAM, MAX_NATS_JSON_DEPTH, parsePlainJson, type IntentEvent } from '@tradeinfra/contracts';
 import { ensureConsumer, NATS_TERM_REASON_VERSION, natsVersionAtLeast, requireNatsServerVersion } from '@tradeinfra/service-kit';
 import { WebhookClient, WebhookRefused } from '../common/webhook-client.js';
 import { ENV, type IntentServiceEnv } from '../config/env.js';
@@ -94,9 +94,9 @@ export class Notifier implements OnApplicationBootstrap, OnModuleDestroy, OnAppl
   private async handle(msg: JsMsg): Promise<void> {
     let event: IntentEvent;
     try {
-      event = msg.json<IntentEvent>();
+      event = parsePlainJson(msg.string(), MAX_NATS_JSON_DEPTH) as IntentEvent;
     } catch {
-      this.logger.warn(`event #${msg.seq} is not JSON: dropped`);
+      this.logger.warn(`event #${msg.seq} is not JSON (or nested too deep): dropped`);
       this.terminate(msg, 'not JSON');
       return;
     }

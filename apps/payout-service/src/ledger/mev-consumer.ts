@@ -3,11 +3,13 @@ import { AckPolicy, jetstream, jetstreamManager, type Consumer, type JetStreamCl
 import { connect, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import {
   ContractValidationError,
+  JsonTooDeepError,
   MEV_CAPTURE_DLQ_STREAM,
   MEV_CAPTURE_DLQ_SUBJECT,
   MEV_CAPTURE_STREAM,
   MEV_CAPTURE_SUBJECTS,
   type MevCaptureEvent,
+  parsePlainJson,
 } from '@tradeinfra/contracts';
 import { ensureConsumer, ensureStream, NATS_TERM_REASON_VERSION, natsVersionAtLeast, requireNatsServerVersion } from '@tradeinfra/service-kit';
 import { ENV, type PayoutServiceEnv } from '../config/env.js';
@@ -115,10 +117,13 @@ export class MevConsumer implements OnApplicationBootstrap, OnModuleDestroy, OnA
     for (const msg of batch) {
       let reason: string;
       try {
-        valid.push({ msg, event: this.ledger.validateEvent(msg.json()) });
+        valid.push({ msg, event: this.ledger.validateEvent(parsePlainJson(msg.string())) });
         continue;
       } catch (err) {
-        reason = err instanceof ContractValidationError || err instanceof LedgerError ? err.message : `not JSON: ${(err as Error).message}`;
+        reason =
+          err instanceof ContractValidationError || err instanceof LedgerError || err instanceof JsonTooDeepError
+            ? err.message
+            : `not JSON: ${(err as Error).message}`;
       }
       await this.deadLetter(msg, reason);
     }

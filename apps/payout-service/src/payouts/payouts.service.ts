@@ -12,6 +12,7 @@ import {
 } from '@tradeinfra/contracts';
 import { uuidv7 } from 'uuidv7';
 import { ENV, type PayoutServiceEnv } from '../config/env.js';
+import { LedgerError } from '../ledger/ledger.errors.js';
 import { LedgerService } from '../ledger/ledger.service.js';
 import { invalidField, PayoutError, PayoutErrorCode } from './payouts.errors.js';
 import { PayoutsRepository, type ClaimAudit, type ClaimOutcome } from './payouts.repository.js';
@@ -151,8 +152,9 @@ export class PayoutsService {
       try {
         await this.ledger.checkSource(viewer, payout.sourceId);
         return payout;
-      } catch {
-        // another tenant's: answered exactly like an unknown id
+      } catch (err) {
+        // Another tenant's: answered exactly like an unknown id. The database failing is not that.
+        if (!(err instanceof LedgerError)) throw err;
       }
     }
     throw new PayoutError(PayoutErrorCode.NotFound, `Payout ${payoutId} not found`);

@@ -1,0 +1,124 @@
+import { Controller, Module, type INestMicroservice } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { decodeRpcReply, encodeRpcRequest, MAX_NATS_JSON_DEPTH, stringifyJson } from '@tradeinfra/contracts';
+import { TestNatsServer } from '@tradeinfra/test-support';
+import { DataSource } from 'typeorm';
+import { natsRequest, startMicroservice } from './index.js';
+
+/*
+ * A service cannot be brought down by what it reads off NATS (issue 25, item 2): a request nested
+ * 400,000 levels deep (or not JSON at all) is answered ValidationError without its handler
+ * running, and the service goes on answering. The handler here recurses over its payload
+ * (stringifyJson), as a real one may (serialisers, schemas). And a handler whose database or
+ * NATS fails answers ServiceUnavailable / Timeout, not InternalError (issue 25, item 3).
+ */
+
+const SUBJECT = 'test.echo';
+const handled: number[] = [];
+
+@Controller()
+class EchoController {
+  @MessagePattern(SUBJECT)
+  echo(@Payload() data: unknown): { length: number } {
+    handled.push(1);
+    return { length: stringifyJson(data).length };
+  }
+}
+
+let natsUrl = '';
+
+@Controller()
+class DependentController {
+  /** Connects to a database that does not exist (3D000), as a service whose database was dropped. */
+  @MessagePattern('test.database')
+  async database(): Promise<never> {
+    const ds = new DataSource({ type: 'postgres', host: process.env.PGHOST ?? '127.0.0.1', database: 'ti_no_such_database', username: 'postgres' });
+    await ds.initialize();
+    throw new Error('unreachable');
+  }
+
+  /** Asks a subject nobody answers, or one that never answers. */
+  @MessagePattern('test.nats')
+  async nats(@Payload() data: { subject: string }): Promise<never> {
+    const nc = await connect({ servers: natsUrl });
+    try {
+      return await natsRequest<never>(nc, data.subject, {}, { timeoutMs: 200 });
+    } finally {
+      await nc.close();
+    }
+  }
+}
+
+@Module({ controllers: [EchoController, DependentController] })
+class EchoModule {}
+
+describe('a microservice reading hostile NATS requests', () => {
+  let nats: TestNatsServer;
+  let app: INestMicroservice;
+  let nc: NatsConnection;
+
+  beforeAll(async () => {
+    nats = await TestNatsServer.start();
+    natsUrl = nats.url;
+    app = await startMicroservice({ module: EchoModule }, { name: 'echo', queue: 'echo', natsUrl: nats.url, logRequests: false }, false);
+    nc = await connect({ servers: nats.url });
+  });
+  afterAll(async () => {
+    await nc?.close();
+    await app?.close();
+    await nats?.dispose();
+  });
+
+  /** Sends `packet` as it is and decodes the service's answer. */
+  const ask = async (packet: string) => decodeRpcReply<{ length: number }>((await nc.request(SUBJECT, packet, { timeout: 5_000 })).string());
+  const envelope = (data: string) => `{"pattern":"${SUBJECT}","data":${data},"id":"0190a5c4-0000-7000-8000-000000000001"}`;
+
+  it.each([
+    ['400,000 nested arrays', envelope('['.repeat(400_000) + ']'.repeat(400_000))],
+    // As deep as NATS's 1 MiB carries at 6 bytes a level.
+    ['150,000 nested objects holding a big integer', envelope('{"a":'.repeat(150_000) + '123456789012345678901234567890' + '}'.repeat(150_000))],
+    ['400,000 arrays never closed', envelope('['.repeat(400_000))],
+    [
+      `${MAX_NATS_JSON_DEPTH} levels of data inside the envelope (one level too many)`,
+      envelope('['.repeat(MAX_NATS_JSON_DEPTH) + ']'.repeat(MAX_NATS_JSON_DEPTH)),
+    ],
+    ['text that is not JSON', envelope('{nope')],
+  ])('%s: ValidationError, the handler never runs, the service still answers', async (_, packet) => {
+    const before = handled.length;
+    const reply = await ask(packet);
+    expect(reply).toEqual({ ok: false, error: { name: 'ValidationError', message: expect.any(String), details: [{ path: '', message: expect.any(String) }] } });
+    expect(handled.length).toBe(before);
+    await expect(ask(encodeRpcRequest(SUBJECT, { a: [1] }, 'x'))).resolves.toEqual({ ok: true, value: { length: 9 } });
+  });
+
+  it('says why: the depth it takes', async () => {
+    const reply = await ask(envelope('['.repeat(400_000)));
+    expect(reply).toMatchObject({ error: { message: `must not nest arrays and objects deeper than ${MAX_NATS_JSON_DEPTH} levels` } });
+  });
+
+  it('takes what the edge lets in (64 levels) inside the envelope', async () => {
+    const body = '['.repeat(64) + ']'.repeat(64);
+    await expect(ask(envelope(`{"body":${body}}`))).resolves.toEqual({ ok: true, value: { length: 128 + 9 } });
+  });
+
+  describe('infrastructure failures inside a handler', () => {
+    const call = async (subject: string, data: unknown) =>
+      decodeRpcReply((await nc.request(subject, encodeRpcRequest(subject, data, 'x'), { timeout: 10_000 })).string());
+
+    it('its database missing (3D000): ServiceUnavailable without the database’s name', async () => {
+      const reply = await call('test.database', {});
+      expect(reply).toEqual({ ok: false, error: { name: 'ServiceUnavailable', message: 'The database is unavailable; retry shortly', details: null } });
+    });
+
+    it('no responders on NATS: ServiceUnavailable; no answer in time: Timeout', async () => {
+      expect(await call('test.nats', { subject: 'nobody.home' })).toMatchObject({ ok: false, error: { name: 'ServiceUnavailable', details: null } });
+      const silent = nc.subscribe('silent.service'); // takes the request, never answers
+      try {
+        expect(await call('test.nats', { subject: 'silent.service' })).toMatchObject({ ok: false, error: { name: 'Timeout', details: null } });
+      } finally {
+        silent.unsubscribe();
+      }
+    });
+  });
+});
