@@ -220,12 +220,13 @@ describe('same-block launches under review: spam, several launches, other transa
     const notify = { notificationWebhookUrl: sink.url };
     // Highest bribe first: Y is checked and sent first, then X and E, whose signatures are held.
     const yIntent = await create({ wallet: y.address, tokenAddress: token, bribe: '9000', ...notify });
-    const xIntent = await create({ wallet: x.address, tokenAddress: token, bribe: '500', webhookUrl: signer.url, ...notify });
+    const xIntent = await create({ wallet: x.address, tokenAddress: token, bribe: '500', webhookUrl: signer.url, webhookProtocol: 'tradeinfra', ...notify });
     const eIntent = await create({
       wallet: e.address,
       tokenAddress: token,
       bribe: '100',
       webhookUrl: signer.url,
+      webhookProtocol: 'tradeinfra',
       // Long enough to be claimed and asked to sign on a loaded box, short enough to expire while held.
       expiry: Math.floor(Date.now() / 1000) + 10,
       ...notify,
@@ -379,7 +380,7 @@ describe('same-block launches through a relay, under review: a cancel while sign
     const token = await approvedToken();
     const y = wallets[0]!;
     const yIntent = await create({ wallet: y.address, tokenAddress: token, bribe: '9000' });
-    const xIntent = await create({ wallet: hooked.address, tokenAddress: token, bribe: '100', webhookUrl: signer.url });
+    const xIntent = await create({ wallet: hooked.address, tokenAddress: token, bribe: '100', webhookUrl: signer.url, webhookProtocol: 'tradeinfra' });
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     signer.behaviour.set(hooked.address.toLowerCase(), { gate: () => held });

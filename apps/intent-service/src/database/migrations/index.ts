@@ -11,6 +11,7 @@ import { PendingLaunches1764700000000 } from './1764700000000-PendingLaunches.js
 import { LaunchKind1764800000000 } from './1764800000000-LaunchKind.js';
 import { WebhookBatch1764900000000 } from './1764900000000-WebhookBatch.js';
 import { SignedTxStorage1765000000000 } from './1765000000000-SignedTxStorage.js';
+import { MerkleDropIn1765100000000 } from './1765100000000-MerkleDropIn.js';
 
 /** Every migration of the intent schema, oldest first. */
 export const migrations = [
@@ -27,4 +28,5 @@ export const migrations = [
   LaunchKind1764800000000,
   WebhookBatch1764900000000,
   SignedTxStorage1765000000000,
+  MerkleDropIn1765100000000,
 ];
