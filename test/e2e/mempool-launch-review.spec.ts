@@ -452,4 +452,32 @@ describe('same-block launches through a relay, under review: a cancel while sign
       });
     }
   }, 60_000);
+
+  it('Merkle’s signature webhook behind a pending launch: told public_transaction with rawTx, its buy goes in the launch’s bundle and, alone, in a backup bundle for the block after', async () => {
+    const token = await approvedToken();
+    const intent = await create({ wallet: hooked.address, tokenAddress: token, bribe: '700', webhookUrl: signer.url });
+    expect(intent.webhookProtocol).toBe('merkle');
+    signer.behaviour.delete(hooked.address.toLowerCase());
+    signer.expectIntents([{ intentId: intent.id, wallet: hooked.address }]);
+    await watching(token);
+    const launchBlock = BigInt(await rpc<string>('eth_blockNumber')) + 1n;
+    const launch = await sendLaunch(token);
+    const bundle = await relay.waitFor((b) => b.txs[0] !== undefined && keccak256(b.txs[0]) === launch && b.blockNumber === hex(launchBlock));
+    const [asked] = signer.requestsFor(intent.id);
+    expect(asked!.merkle).toMatchObject({
+      intentId: intent.id,
+      launch: { type: 'public_transaction', blockNumber: launchBlock.toString(), launchTxHash: launch },
+    });
+    expect(keccak256(asked!.merkle!.rawTx!)).toBe(asked!.merkle!.hash);
+    const { txHash } = await driver.get(intent.id);
+    expect(bundle.txs.map((raw) => keccak256(raw))).toEqual([launch, txHash]);
+    // Not firstOrFail: its backup, alone, for the block after the launch's.
+    await relay.waitFor((b) => b.blockNumber === hex(launchBlock + 1n) && b.txs.length === 1 && keccak256(b.txs[0]!) === txHash);
+    await build(bundle.txs);
+    await rpc('evm_mine');
+    await eventually('bought in the launch block', async () => (await driver.get(intent.id)).status === 'completed', 30_000);
+    const block = await rpc<Block>('eth_getBlockByNumber', ['latest', false]);
+    expect([BigInt(block.number), block.transactions]).toEqual([launchBlock, [launch, txHash]]);
+    expect((await rpc<{ from: string }>('eth_getTransactionByHash', [txHash])).from.toLowerCase()).toBe(hooked.address.toLowerCase());
+  }, 60_000);
 });
