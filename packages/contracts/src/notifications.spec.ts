@@ -100,6 +100,7 @@ describe('notification type, reason and data', () => {
     ['error', 'outcome_unknown', 'unknown'],
     ['pending', null, null],
     ['completed', null, null],
+    ['completed', 'execution_unavailable', null],
     ['cancelled', 'cancelled by the client', null],
     ['expired', 'expiry reached before launch', null],
   ] as const)('Merkle’s error of a %s intent with statusReason %s is %s', (status, statusReason, error) => {

@@ -112,7 +112,7 @@ export type MerkleIntentError = (typeof MERKLE_INTENT_ERRORS)[number];
  * Merkle's `error` for our statusReasons that have one: funds and allowance short, the chain not
  * read (a balance could not be fetched), a buy the block left out. Any other reason of a `failed`
  * or `error` intent is `unknown`; an intent that is fine (pending without a problem, completed,
- * cancelled, expired) has none.
+ * cancelled, expired) has none, whatever reason a completed or cancelled one still carries.
  */
 export const MERKLE_ERROR_OF_REASON: Readonly<Record<string, MerkleIntentError>> = {
   insufficient_funds: 'balance_too_low',
@@ -124,6 +124,7 @@ export const MERKLE_ERROR_OF_REASON: Readonly<Record<string, MerkleIntentError>>
 
 /** Merkle's `error` of an intent (see MERKLE_ERROR_OF_REASON); the record's SQL follows the same rule. */
 export function merkleIntentError(status: string, statusReason: string | null): MerkleIntentError | null {
+  if (status === 'completed' || status === 'cancelled') return null;
   const mapped = statusReason === null ? undefined : MERKLE_ERROR_OF_REASON[statusReason];
   if (mapped) return mapped;
   return status === 'failed' || status === 'error' ? 'unknown' : null;

@@ -22,7 +22,7 @@ const TOKEN = `(SELECT json_build_object(
           FROM (SELECT 1) one LEFT JOIN intent.tokens t ON t.chain_id = x.chain_id AND t.token = lower(x.token_address))`;
 
 /** Merkle's `error`, from the statusReason (the contracts' merkleIntentError, as SQL). */
-const MERKLE_ERROR = `CASE ${Object.entries(MERKLE_ERROR_OF_REASON)
+const MERKLE_ERROR = `CASE WHEN x.status IN ('completed', 'cancelled') THEN NULL ${Object.entries(MERKLE_ERROR_OF_REASON)
   .map(([reason, error]) => `WHEN x.status_reason = '${reason}' THEN '${error}'`)
   .join(' ')} WHEN x.status IN ('failed', 'error') THEN 'unknown' END`;
 
@@ -63,7 +63,7 @@ export const INTENT_RECORD_FIELDS: { readonly [K in keyof IntentRecord]-?: strin
   kind: `CASE WHEN x.signature IS NULL THEN 'bot' ELSE 'wallet' END`,
   nonce: 'x.intent_nonce::text',
   launch: LAUNCH,
-  createdAtMs: '(extract(epoch FROM x.created_at) * 1000)::bigint',
+  createdAtMs: 'floor(extract(epoch FROM x.created_at) * 1000)::bigint',
   error: MERKLE_ERROR,
   minBuy: 'x.min_in::text',
   token: TOKEN,
