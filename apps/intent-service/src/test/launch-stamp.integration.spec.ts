@@ -76,15 +76,15 @@ describe('launch stamps on intents (ExecutionRepository, IntentsRepository, reco
 
   it('renders the launch: its kind and transaction, and its block once recorded (null while pending, or when another transaction launched)', async () => {
     const id = await sentIntent();
-    expect((await record(id)).launch).toEqual({ type: 'public_transaction', txHash: LAUNCH, blockNumber: null });
+    expect((await record(id)).launch).toEqual({ type: 'public_transaction', txHash: LAUNCH, blockNumber: null, launchTxHash: LAUNCH });
     await minedLaunch(LAUNCH, 11);
-    expect((await record(id)).launch).toEqual({ type: 'public_transaction', txHash: LAUNCH, blockNumber: 11 });
+    expect((await record(id)).launch).toEqual({ type: 'public_transaction', txHash: LAUNCH, blockNumber: 11, launchTxHash: LAUNCH });
     await ds.query('DELETE FROM intent.launches');
     await minedLaunch(`0x${'2'.repeat(64)}`, 12);
-    expect((await record(id)).launch).toEqual({ type: 'public_transaction', txHash: LAUNCH, blockNumber: null });
+    expect((await record(id)).launch).toEqual({ type: 'public_transaction', txHash: LAUNCH, blockNumber: null, launchTxHash: LAUNCH });
     // A pair found already liquid: no transaction known, the recorded block stands.
     const old = await sentIntent({ type: 'block', launchTx: null });
-    expect((await record(old)).launch).toEqual({ type: 'block', txHash: null, blockNumber: 12 });
+    expect((await record(old)).launch).toEqual({ type: 'block', txHash: null, blockNumber: 12, launchTxHash: null });
   });
 
   it('names the launch a buy was sent behind while that launch is pending, and no longer once its block is recorded', async () => {
