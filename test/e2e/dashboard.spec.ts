@@ -279,4 +279,18 @@ describe('customer dashboard in headless Chromium', () => {
     await page.click('#request-payout');
     await page.waitForFunction(() => document.querySelector('#payout-message.error')?.textContent?.includes('no unclaimed PENDING entries'));
   });
+
+  it('the API reference at /docs shows the examples of an operation (POST /v1/intent): request, answer and main error', async () => {
+    const page = await open(`${stack.baseUrl}/docs`);
+    await page.waitForSelector('#operations-default-post_v1_intent, [id$="post_v1_intent"]', { timeout: 30_000 });
+    await page.click('[id$="post_v1_intent"] .opblock-summary');
+    // The request example (Merkle's fields), the 201 record with Merkle's fields and the 400's body.
+    await page.waitForFunction(
+      () => {
+        const text = document.querySelector('[id$="post_v1_intent"]')?.textContent ?? '';
+        return text.includes('https://signer.example.com/sign') && text.includes('createdAtMs') && text.includes('must be wei as a decimal integer string');
+      },
+      { timeout: 30_000 },
+    );
+  });
 });

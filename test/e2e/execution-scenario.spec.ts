@@ -134,7 +134,7 @@ describe('intent execution: a scenario from the README', () => {
       wallet: wallet.address,
       tokenAddress: getAddress(token),
       expiry: Math.floor(Date.now() / 1000) + 3600,
-      ...(mode ? { webhookUrl: signer.urlFor(mode) } : {}),
+      ...(mode ? { webhookUrl: signer.urlFor(mode), webhookProtocol: 'tradeinfra' } : {}),
       ...rest,
     };
     const res = await stack.request<IntentRecord>('POST', '/v1/intent', { key, body });

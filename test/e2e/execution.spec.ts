@@ -39,6 +39,7 @@ describe('intent execution on a local chain', () => {
         expiry: expiry(),
         gasTip: '0',
         webhookUrl: signer.url,
+        webhookProtocol: 'tradeinfra',
         notificationWebhookUrl: sink.url,
         ...body,
       },
@@ -257,8 +258,8 @@ describe('intent execution on a local chain', () => {
       broken.push(await create({ wallet: c.wallet.address, tokenAddress: token }));
     }
     const unreachable = await create({ wallet: wallets[11]!.address, tokenAddress: token, webhookUrl: 'http://127.0.0.1:9/sign' });
-    const unsigned = await create({ wallet: wallets[12]!.address, tokenAddress: token, webhookUrl: null });
-    const viaDevSigner = await create({ wallet: devSigned.address, tokenAddress: token, webhookUrl: null });
+    const unsigned = await create({ wallet: wallets[12]!.address, tokenAddress: token, webhookUrl: null, webhookProtocol: null });
+    const viaDevSigner = await create({ wallet: devSigned.address, tokenAddress: token, webhookUrl: null, webhookProtocol: null });
     const fine = await create({ wallet: wallets[0]!.address, tokenAddress: token });
     try {
       const done = await launchAndSettle(token, [...broken, unreachable, unsigned, viaDevSigner, fine]);

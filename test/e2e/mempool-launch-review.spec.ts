@@ -220,12 +220,13 @@ describe('same-block launches under review: spam, several launches, other transa
     const notify = { notificationWebhookUrl: sink.url };
     // Highest bribe first: Y is checked and sent first, then X and E, whose signatures are held.
     const yIntent = await create({ wallet: y.address, tokenAddress: token, bribe: '9000', ...notify });
-    const xIntent = await create({ wallet: x.address, tokenAddress: token, bribe: '500', webhookUrl: signer.url, ...notify });
+    const xIntent = await create({ wallet: x.address, tokenAddress: token, bribe: '500', webhookUrl: signer.url, webhookProtocol: 'tradeinfra', ...notify });
     const eIntent = await create({
       wallet: e.address,
       tokenAddress: token,
       bribe: '100',
       webhookUrl: signer.url,
+      webhookProtocol: 'tradeinfra',
       // Long enough to be claimed and asked to sign on a loaded box, short enough to expire while held.
       expiry: Math.floor(Date.now() / 1000) + 10,
       ...notify,
@@ -379,7 +380,7 @@ describe('same-block launches through a relay, under review: a cancel while sign
     const token = await approvedToken();
     const y = wallets[0]!;
     const yIntent = await create({ wallet: y.address, tokenAddress: token, bribe: '9000' });
-    const xIntent = await create({ wallet: hooked.address, tokenAddress: token, bribe: '100', webhookUrl: signer.url });
+    const xIntent = await create({ wallet: hooked.address, tokenAddress: token, bribe: '100', webhookUrl: signer.url, webhookProtocol: 'tradeinfra' });
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     signer.behaviour.set(hooked.address.toLowerCase(), { gate: () => held });
@@ -450,5 +451,33 @@ describe('same-block launches through a relay, under review: a cancel while sign
         launch: { type: 'public_transaction', txHash: launch, blockNumber: Number(first + 1n) },
       });
     }
+  }, 60_000);
+
+  it('Merkle’s signature webhook behind a pending launch: told public_transaction with rawTx, its buy goes in the launch’s bundle and, alone, in a backup bundle for the block after', async () => {
+    const token = await approvedToken();
+    const intent = await create({ wallet: hooked.address, tokenAddress: token, bribe: '700', webhookUrl: signer.url });
+    expect(intent.webhookProtocol).toBe('merkle');
+    signer.behaviour.delete(hooked.address.toLowerCase());
+    signer.expectIntents([{ intentId: intent.id, wallet: hooked.address }]);
+    await watching(token);
+    const launchBlock = BigInt(await rpc<string>('eth_blockNumber')) + 1n;
+    const launch = await sendLaunch(token);
+    const bundle = await relay.waitFor((b) => b.txs[0] !== undefined && keccak256(b.txs[0]) === launch && b.blockNumber === hex(launchBlock));
+    const [asked] = signer.requestsFor(intent.id);
+    expect(asked!.merkle).toMatchObject({
+      intentId: intent.id,
+      launch: { type: 'public_transaction', blockNumber: launchBlock.toString(), launchTxHash: launch },
+    });
+    expect(keccak256(asked!.merkle!.rawTx!)).toBe(asked!.merkle!.hash);
+    const { txHash } = await driver.get(intent.id);
+    expect(bundle.txs.map((raw) => keccak256(raw))).toEqual([launch, txHash]);
+    // Not firstOrFail: its backup, alone, for the block after the launch's.
+    await relay.waitFor((b) => b.blockNumber === hex(launchBlock + 1n) && b.txs.length === 1 && keccak256(b.txs[0]!) === txHash);
+    await build(bundle.txs);
+    await rpc('evm_mine');
+    await eventually('bought in the launch block', async () => (await driver.get(intent.id)).status === 'completed', 30_000);
+    const block = await rpc<Block>('eth_getBlockByNumber', ['latest', false]);
+    expect([BigInt(block.number), block.transactions]).toEqual([launchBlock, [launch, txHash]]);
+    expect((await rpc<{ from: string }>('eth_getTransactionByHash', [txHash])).from.toLowerCase()).toBe(hooked.address.toLowerCase());
   }, 60_000);
 });

@@ -114,7 +114,7 @@ describe('same-block launches: buys right behind a launch seen in the mempool', 
     });
     // Each record names the launch: seen pending, its transaction, and the block it was mined in.
     for (const i of [low, high, mid]) {
-      expect((await driver.get(i.id)).launch).toEqual({ type: 'public_transaction', txHash: launch, blockNumber: Number(launchBlock) });
+      expect((await driver.get(i.id)).launch).toEqual({ type: 'public_transaction', txHash: launch, blockNumber: Number(launchBlock), launchTxHash: launch });
     }
   }, 90_000);
 

@@ -7,6 +7,7 @@ import { IntentsModule } from './intents/intents.module.js';
 import { LaunchModule } from './launch/launch.module.js';
 import { NotificationsModule } from './notifications/notifications.module.js';
 import { OutboxModule } from './outbox/outbox.module.js';
+import { TokensModule } from './tokens/tokens.module.js';
 
 /** The intent service: one module per feature folder, the shared pieces in CommonModule. */
 @Module({})
@@ -14,7 +15,7 @@ export class AppModule {
   static forRoot(env: IntentServiceEnv): DynamicModule {
     return {
       module: AppModule,
-      imports: [CommonModule.forRoot(env), IntentsModule, OutboxModule, NotificationsModule, ExecutionModule, LaunchModule, HealthModule],
+      imports: [CommonModule.forRoot(env), IntentsModule, OutboxModule, NotificationsModule, ExecutionModule, LaunchModule, TokensModule, HealthModule],
     };
   }
 }

@@ -31,6 +31,8 @@ export const P = {
   pendingRuns: envInt('BENCH_LAUNCH_PENDING_RUNS', 10, { min: 0, max: 1000 }),
   /** Launches seen pending with the buys sent through a relay (RELAY_URLS): of BENCH_LAUNCH_SMALL intents each. */
   relayRuns: envInt('BENCH_LAUNCH_RELAY_RUNS', 5, { min: 0, max: 1000 }),
+  /** The relay scenario also runs its launches with Merkle's signature webhook, in turn with today's protocol (BENCH_LAUNCH_RELAY_MERKLE=0: not). */
+  relayMerkle: process.env.BENCH_LAUNCH_RELAY_MERKLE !== '0',
   /** How the intent service follows the mempool in the pending scenario: ws (eth_subscribe) or poll (a filter). */
   mempool: process.env.BENCH_MEMPOOL === 'poll' ? 'poll' : 'ws',
   warmup: envInt('BENCH_LAUNCH_WARMUP', 1, { min: 0, max: 100 }),

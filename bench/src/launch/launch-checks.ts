@@ -69,8 +69,8 @@ export async function checkWebhook(ctx: LaunchContext, out: LaunchRun, fail: Fai
     lastDone: recs.length ? Math.max(...recs.map((r) => r.done as number)) : null,
   };
   if (ws.hmacFailures > 0) fail(`${ws.hmacFailures} signing request(s) failed the webhook's HMAC check`);
-  // One request per buy, or (webhookBatch) one per SIGNING_BATCH_MAX buys.
-  const requests = P.webhookBatch ? Math.ceil(size / SIGNING_BATCH_MAX) : size;
+  // One request per buy (Merkle's protocol, or ours without batches), or (webhookBatch) one per SIGNING_BATCH_MAX buys.
+  const requests = P.webhookBatch && out.protocol === 'tradeinfra' ? Math.ceil(size / SIGNING_BATCH_MAX) : size;
   if (ws.requests !== requests) fail(`the webhook got ${ws.requests} signing requests for ${size} intents (expected ${requests})`);
   if (seenAt !== null && out.webhook.firstArrive !== null && out.sinceSeenMs !== null) {
     const doneAt = seenAt + (out.sinceSeenMs as number);

@@ -31,7 +31,10 @@ export interface LaunchContext {
 }
 
 /** One launch's figures as they go into the results file; `errors` fail the run. */
-export type LaunchRun = Figures & { label: string; size: number; mode: string; errors: string[]; retries: string[] };
+export type LaunchRun = Figures & { label: string; size: number; mode: string; protocol: SigningProtocol; errors: string[]; retries: string[] };
+
+/** What the intents' signing webhook speaks: ours (`tradeinfra`, batches per BENCH_WEBHOOK_BATCH) or Merkle's (one request per buy). */
+export type SigningProtocol = 'tradeinfra' | 'merkle';
 
 /** The launch as sent: its hash, and when it was sent and mined (pending: sent). */
 export interface SentLaunch {
@@ -43,10 +46,16 @@ export interface SentLaunch {
   meter: ReturnType<typeof cpuMeter>;
 }
 
-export async function launchOnce(ctx: LaunchContext, size: number, label: string, mode: 'block' | 'pending' = 'block'): Promise<LaunchRun> {
+export async function launchOnce(
+  ctx: LaunchContext,
+  size: number,
+  label: string,
+  mode: 'block' | 'pending' = 'block',
+  protocol: SigningProtocol = 'tradeinfra',
+): Promise<LaunchRun> {
   // `pending`: the launch transaction is left in the mempool; the service must buy right behind it.
   const pending = mode === 'pending';
-  const out: LaunchRun = { label, size, mode, errors: [], retries: [] };
+  const out: LaunchRun = { label, size, mode, protocol, errors: [], retries: [] };
   const fail = (msg: string) => {
     out.errors.push(msg);
     log(`  ERROR: ${msg}`);
@@ -57,10 +66,15 @@ export async function launchOnce(ctx: LaunchContext, size: number, label: string
   out.token = token;
 
   // 2. the intents, through the gateway
-  const ids = await createIntents(ctx, out, token, size);
+  const ids = await createIntents(ctx, out, token, size, protocol);
   if (typeof ids === 'string') {
     fail(ids);
     return out;
+  }
+  if (protocol === 'merkle') {
+    // Merkle's signing request names the intent, not the wallet: the bot knows its own intents.
+    const book = ids.map((intentId, i) => ({ intentId, wallet: ctx.wallets[i % ctx.wallets.length]!.address }));
+    await request(ctx.webhookAgent, ctx.webhookPort, { method: 'POST', path: '/__intents', body: JSON.stringify(book) });
   }
 
   // 3. quiet: the outbox relay has published the `created` events, the watcher has looked the token up
@@ -137,7 +151,7 @@ async function deployToken(ctx: LaunchContext): Promise<string> {
 }
 
 /** Intent i: wallet i mod W, bribe BRIBE_BASE + (N - i); their ids in order, or what failed. */
-async function createIntents(ctx: LaunchContext, out: LaunchRun, token: string, size: number): Promise<string[] | string> {
+async function createIntents(ctx: LaunchContext, out: LaunchRun, token: string, size: number, protocol: SigningProtocol): Promise<string[] | string> {
   const { wallets, key, webhookUrl } = ctx;
   const expiry = Math.floor(Date.now() / 1000) + 3600;
   const ids = new Array<string>(size);
@@ -160,7 +174,8 @@ async function createIntents(ctx: LaunchContext, out: LaunchRun, token: string, 
         expiry,
         gasTip: '0',
         webhookUrl,
-        ...(P.webhookBatch ? { webhookBatch: true } : {}),
+        webhookProtocol: protocol,
+        ...(P.webhookBatch && protocol === 'tradeinfra' ? { webhookBatch: true } : {}),
       }),
       timeoutMs: 30_000,
     }),

@@ -1,5 +1,6 @@
 // The table printed on stdout, with the targets.
 import { Figures, round, table } from '../harness/index.js';
+import { SIGNING_BATCH_MAX } from '@tradeinfra/contracts';
 import { CHAIN_ID, HARDFORK, P, Stats, TARGETS, startedAt, state } from './context.js';
 import { LaunchResults } from './scenarios.js';
 
@@ -16,7 +17,7 @@ export function report(results: LaunchResults, totalSeconds: number, machine: Fi
     rows.push(cells);
   };
   add('seen → last buy submitted (service log) *', (s) => s.sinceSeenMs);
-  const seenPending = (s: Figures) => s.mode === 'pending' || s.mode === 'relay';
+  const seenPending = (s: Figures) => s.mode === 'pending' || s.mode === 'relay' || s.mode === 'relay-merkle';
   if (S.some(seenPending)) {
     add('  pending: announced → recognised, stored (detect)', (s) => (seenPending(s) ? s.storedMs : null));
     add('    of which its simulation (service time) †', (s) => (seenPending(s) ? s.recognitionSimMs : null));
@@ -51,6 +52,7 @@ export function report(results: LaunchResults, totalSeconds: number, machine: Fi
   const small = S.find((s) => s.mode === 'block' && s.size === P.small && s.runs > 0) ?? null;
   const pendingSmall = S.find((s) => s.mode === 'pending' && s.runs > 0) ?? null;
   const relaySmall = S.find((s) => s.mode === 'relay' && s.runs > 0) ?? null;
+  const relayMerkle = S.find((s) => s.mode === 'relay-merkle' && s.runs > 0) ?? null;
   const targets = {
     smallP50: {
       ms: small?.sinceSeenMs.p50 ?? null,
@@ -80,6 +82,15 @@ export function report(results: LaunchResults, totalSeconds: number, machine: Fi
           },
         }
       : {}),
+    ...(relayMerkle
+      ? {
+          relayMerkleP50: {
+            ms: relayMerkle.sinceSeenMs.p50,
+            target: `<= ${TARGETS.pendingP50Ms} ms (aim 50)`,
+            met: relayMerkle.sinceSeenMs.p50 !== null && relayMerkle.sinceSeenMs.p50 <= TARGETS.pendingP50Ms,
+          },
+        }
+      : {}),
   };
   const errors = results.runs.reduce((a, r) => a + r.errors.length, 0);
   const lines: string[] = [];
@@ -98,6 +109,10 @@ export function report(results: LaunchResults, totalSeconds: number, machine: Fi
   if (relaySmall)
     lines.push(
       "relay scenario: the same, the service restarted with RELAY_URLS (a relay on loopback that answers at once and puts each bundle into the node's pool in its order once the service logged its round): the buys go as one eth_sendBundle behind the launch",
+    );
+  if (relayMerkle)
+    lines.push(
+      `relay-merkle: the relay scenario's launches, in turn with today's protocol (relay: ${P.webhookBatch ? `batches of up to ${SIGNING_BATCH_MAX} buys a request` : 'one request per buy'}), with the intents' webhook speaking Merkle's signature webhook (one request per buy: {intentId, launch, tx, rawTx, hash} → {signature}, the buy built and checked by the service)`,
     );
   lines.push('');
   lines.push(table([...rows, counts], headers, 1));
@@ -137,6 +152,12 @@ export function report(results: LaunchResults, totalSeconds: number, machine: Fi
     lines.push(
       `pending launch via relay, ${relaySmall.size} intents, seen → last buy submitted: p50 ${relaySmall.sinceSeenMs.p50} ms (target <= ${TARGETS.pendingP50Ms} ms, aim 50): ${verdict(targets.relayP50!.met)}; ` +
         `detect ${relaySmall.storedMs.p50}, probe ${relaySmall.probeMs.p50 ?? 'behind the launch'}, signing ${relaySmall.signingWindowMs.p50}, last signature → submitted ${relaySmall.lastSignatureToSubmittedMs.p50} ms (p50s)`,
+    );
+  }
+  if (relayMerkle) {
+    lines.push(
+      `pending launch via relay, Merkle's signature webhook, ${relayMerkle.size} intents, seen → last buy submitted: p50 ${relayMerkle.sinceSeenMs.p50} ms (target <= ${TARGETS.pendingP50Ms} ms, aim 50): ${verdict(targets.relayMerkleP50!.met)}; ` +
+        `signing ${relayMerkle.signingWindowMs.p50}, last signature → submitted ${relayMerkle.lastSignatureToSubmittedMs.p50} ms (p50s); today's protocol in the same run: p50 ${relaySmall?.sinceSeenMs.p50 ?? '–'} ms`,
     );
   }
   for (const s of S) {

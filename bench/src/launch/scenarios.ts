@@ -4,7 +4,7 @@
 import { envInt, log, logIssues, ROOT, sleep, type BenchNats, type BenchNode, type Figures } from '../harness/index.js';
 import { LocalRelay } from '@tradeinfra/test-support';
 import { CHAIN_ID, children, P, run, serviceArgs, step } from './context.js';
-import { launchOnce, type LaunchContext, type LaunchRun } from './launch-once.js';
+import { launchOnce, type LaunchContext, type LaunchRun, type SigningProtocol } from './launch-once.js';
 import { followServiceLog } from './service-log.js';
 import { startStack, type Stack } from './stack.js';
 import { summarize } from './summary.js';
@@ -21,6 +21,7 @@ interface Planned {
   size: number;
   warmup: boolean;
   label: string;
+  protocol?: SigningProtocol;
 }
 
 /** The launches seen in their block, every size. */
@@ -95,25 +96,36 @@ async function pendingLaunches(stack: Stack, results: LaunchResults, submit: 'no
   await followed.ready;
   ctx.pids['intent-service'] = followed.child.pid;
   const what = submit === 'relay' ? 'pending launch via relay' : 'pending launch';
+  // With the relay, today's signing protocol and Merkle's signature webhook launch by launch, in
+  // turn, on the same service (relay-merkle: the intents' webhook speaks Merkle's protocol).
+  const protocols: SigningProtocol[] = submit === 'relay' && P.relayMerkle ? ['tradeinfra', 'merkle'] : ['tradeinfra'];
+  const modeOf = (protocol: SigningProtocol) => (protocol === 'merkle' ? `${mode}-merkle` : mode);
   const plan: Planned[] = [];
-  for (let i = 0; i < P.warmup; i++) plan.push({ size: P.small, warmup: true, label: `${what}, ${P.small} intents, warm-up ${i + 1}` });
-  for (let i = 0; i < runs; i++) plan.push({ size: P.small, warmup: false, label: `${what}, ${P.small} intents, launch ${i + 1}/${runs}` });
+  for (let i = 0; i < P.warmup; i++) {
+    for (const protocol of protocols) plan.push({ size: P.small, warmup: true, protocol, label: `${what}, ${protocol}, ${P.small} intents, warm-up ${i + 1}` });
+  }
+  for (let i = 0; i < runs; i++) {
+    for (const protocol of protocols)
+      plan.push({ size: P.small, warmup: false, protocol, label: `${what}, ${protocol}, ${P.small} intents, launch ${i + 1}/${runs}` });
+  }
   for (const p of plan) {
     step(`${p.label}: token, ${P.small} intents through the gateway, launch left pending`);
     roundsBefore = rounds();
-    const r = await launchOnce(ctx, P.small, p.label, 'pending');
+    const r = await launchOnce(ctx, P.small, p.label, 'pending', p.protocol);
     if (relay) await relay.settled();
-    r.mode = mode;
+    r.mode = modeOf(p.protocol ?? 'tradeinfra');
     r.warmup = p.warmup;
     results.runs.push(r);
   }
-  results.summary.push(
-    summarize(
-      P.small,
-      results.runs.filter((r) => r.mode === mode && !r.warmup),
-      mode,
-    ),
-  );
+  for (const protocol of protocols) {
+    results.summary.push(
+      summarize(
+        P.small,
+        results.runs.filter((r) => r.mode === modeOf(protocol) && !r.warmup),
+        modeOf(protocol),
+      ),
+    );
+  }
   results.failureSamples.push(...ctx.serviceLog.failures);
   await relay?.stop();
 }

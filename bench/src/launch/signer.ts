@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { UnsignedTransaction } from '@tradeinfra/contracts';
 import { signedTransaction, signingHash, unsignedFields } from '@tradeinfra/service-kit';
-import { type TransactionSigner } from '@tradeinfra/test-support';
+import { type HashSigner, type TransactionSigner } from '@tradeinfra/test-support';
 import { getBytes, Wallet } from 'ethers';
 
 interface Secp256k1 {
@@ -27,6 +27,23 @@ export function makeSigner(keys: string[]): (tx: UnsignedTransaction) => string 
     const fields = unsignedFields(tx);
     const { signature, recid } = secp256k1.ecdsaSign(signingHash(fields), secret);
     return `0x${signedTransaction(fields, recid as 0 | 1, signature).toString('hex')}`;
+  };
+}
+
+/**
+ * Merkle's signature webhook signer: `hash` signed with the wallet's key by libsecp256k1, as the
+ * 65-byte r ‖ s ‖ v (v 0x1b / 0x1c) Merkle's page asks for; inline (one hash per request).
+ */
+export function makeHashSigner(keys: string[]): HashSigner {
+  const secp256k1 = createRequire(import.meta.url)('secp256k1') as Secp256k1;
+  const secrets = new Map<string, Uint8Array>();
+  for (const key of keys) secrets.set(new Wallet(key).address.toLowerCase(), getBytes(key));
+  return (wallet, hash) => {
+    const t0 = performance.now();
+    const secret = secrets.get(wallet.toLowerCase());
+    if (!secret) return Promise.reject(new Error(`no key for ${wallet}`));
+    const { signature, recid } = secp256k1.ecdsaSign(getBytes(hash), secret);
+    return Promise.resolve({ signature: `0x${Buffer.from(signature).toString('hex')}${(27 + recid).toString(16)}`, signMs: performance.now() - t0 });
   };
 }
 

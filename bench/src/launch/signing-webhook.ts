@@ -5,7 +5,7 @@
 // BENCH_SIGNER_SECRET, the port in BENCH_SIGNER_PORT.
 import { SigningWebhook } from '@tradeinfra/test-support';
 import { Wallet } from 'ethers';
-import { signerPool } from './signer.js';
+import { makeHashSigner, signerPool } from './signer.js';
 
 const keys = (process.env.BENCH_SIGNER_KEYS ?? '').split(',').filter(Boolean);
 const secret = process.env.BENCH_SIGNER_SECRET ?? '';
@@ -16,7 +16,7 @@ if (keys.length === 0 || !secret) throw new Error('BENCH_SIGNER_KEYS and BENCH_S
 const webhook = await new SigningWebhook(
   () => secret,
   keys.map((k) => new Wallet(k)),
-  { signer: signerPool(keys, threads), port, keepRequests: false },
+  { signer: signerPool(keys, threads), hashSigner: makeHashSigner(keys), port, keepRequests: false },
 ).start();
 process.stdout.write(`signing webhook listening on 127.0.0.1:${webhook.port} (${keys.length} keys, ${threads} signing thread(s))\n`);
 process.on('SIGTERM', () => process.exit(0));

@@ -1,3 +1,4 @@
+import type { LaunchType } from './intents.js';
 /**
  * The signing webhook: at launch the intent service POSTs a SigningRequest to the intent's
  * `webhookUrl` with headers `x-signing-request-id`, `x-signing-timestamp` (unix seconds) and
@@ -50,6 +51,39 @@ export interface SigningBatchRequest {
     /** Exactly one (the intent's buy). */
     transactions: UnsignedTransaction[];
   }[];
+}
+
+/**
+ * Merkle's signature webhook (docs.merkle.io, Snipe → Webhooks → Signature webhook): what a
+ * signing webhook gets for an intent with `webhookProtocol: "merkle"` (the default). The webhook
+ * signs `hash` with the wallet's key and answers, within the deadline, `{"signature": "0x…"}`: 65
+ * bytes r ‖ s ‖ v, v being 0x1b or 0x1c (not the 64-byte compact form). The same headers as ours
+ * come with it (`x-signing-request-id`, `x-signing-timestamp`, `x-signing-signature`).
+ */
+export interface MerkleSigningRequest {
+  intentId: string;
+  launch: {
+    type: LaunchType;
+    /** Decimal: the launch's block; for a launch still pending, the block its buys are sent for. */
+    blockNumber: string;
+    /** The launch transaction (null only for a pair found already liquid). */
+    launchTxHash: string | null;
+  };
+  /** The EIP-1559 transaction to sign; quantities as 0x-hex. `to` is null: the buy is a contract creation (see the README). */
+  tx: {
+    to: string | null;
+    data: string;
+    value: string;
+    chainId: string;
+    gas: string;
+    nonce: string;
+    maxFeePerGas: string;
+    maxPriorityFeePerGas: string;
+  };
+  /** The unsigned transaction serialised (0x02 ‖ rlp): sent when the launch is a transaction, as Merkle's page says. */
+  rawTx?: string;
+  /** keccak256(rawTx): the EIP-1559 signing hash to sign. */
+  hash: string;
 }
 
 /** Most buys one SigningBatchRequest asks for (a launch's larger batches are split). */

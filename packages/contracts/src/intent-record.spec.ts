@@ -30,18 +30,34 @@ const record: IntentRecord = {
   webhookBatch: true,
   kind: 'bot',
   nonce: null,
-  launch: { type: 'public_transaction', txHash: `0x${'cd'.repeat(32)}`, blockNumber: 123 },
+  webhookProtocol: 'tradeinfra',
+  launch: { type: 'public_transaction', txHash: `0x${'cd'.repeat(32)}`, blockNumber: 123, launchTxHash: `0x${'cd'.repeat(32)}` },
+  createdAtMs: 1795470000000,
+  error: null,
+  minBuy: null,
+  token: {
+    chainId: 1,
+    address: '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359',
+    deployer: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+    deployerHash: `0x${'ef'.repeat(32)}`,
+    deployerBlocknumber: 120,
+    deployerTimestamp: 1795469000,
+  },
 };
 
 describe('the answer schemas', () => {
   it('take an intent record as the service renders it, launch included, and nothing more', () => {
     expect(IntentRecordSchema.parse(record)).toEqual(record);
     expect(IntentRecordSchema.parse({ ...record, launch: null }).launch).toBeNull();
-    expect(IntentRecordSchema.parse({ ...record, launch: { type: 'block', txHash: null, blockNumber: null } }).launch).toEqual({
+    expect(IntentRecordSchema.parse({ ...record, launch: { type: 'block', txHash: null, blockNumber: null, launchTxHash: null } }).launch).toEqual({
       type: 'block',
       txHash: null,
       blockNumber: null,
+      launchTxHash: null,
     });
+    const unknownDeployer = { ...record.token, deployer: null, deployerHash: null, deployerBlocknumber: null, deployerTimestamp: null };
+    expect(IntentRecordSchema.parse({ ...record, token: unknownDeployer }).token).toEqual(unknownDeployer);
+    expect(IntentRecordSchema.safeParse({ ...record, error: 'min_in_too_low' }).success).toBe(false);
     expect(IntentRecordSchema.safeParse({ ...record, extra: 1 }).success).toBe(false);
     expect(IntentRecordSchema.safeParse({ ...record, launch: { type: 'mempool', txHash: null, blockNumber: null } }).success).toBe(false);
     const { launch: _launch, ...withoutLaunch } = record;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { INTENT_FAILURE_REASONS } from './execution.js';
-import { BULK_CANCEL_REASONS, INTENT_EVENT_TYPES, INTENT_KINDS, INTENT_STATUSES, LAUNCH_TYPES } from './intents.js';
-import { IntentStatusDataSchema, NOTIFICATION_TYPES } from './notifications.js';
+import { BULK_CANCEL_REASONS, INTENT_EVENT_TYPES, INTENT_KINDS, INTENT_STATUSES, LAUNCH_TYPES, WEBHOOK_PROTOCOLS } from './intents.js';
+import { IntentStatusDataSchema, MERKLE_INTENT_ERRORS, NOTIFICATION_TYPES } from './notifications.js';
 
 /*
  * What the intent endpoints answer, as zod schemas: the types are inferred from them and the
@@ -25,10 +25,25 @@ export const IntentLaunchSchema = described(
     ),
     txHash: described(hash().nullable(), 'The launch transaction (the pair’s first liquidity); null for a pair found already liquid'),
     blockNumber: described(z.number().int().min(0).nullable(), 'Its block; null while the launch transaction is still pending'),
+    launchTxHash: described(hash().nullable(), 'Merkle’s name of txHash (the same value)'),
   }),
   'The launch the intent was acted on at (checked, sent, bought)',
 );
 export type IntentLaunch = z.output<typeof IntentLaunchSchema>;
+
+/** Merkle's `token` of an intent record: the token and who deployed it (null until read from the chain). */
+export const IntentTokenSchema = described(
+  z.strictObject({
+    chainId: z.number().int().min(1),
+    address: address(),
+    deployer: described(address().nullable(), 'The address that sent the transaction creating the token; null until known'),
+    deployerHash: described(hash().nullable(), 'That transaction; null until known'),
+    deployerBlocknumber: described(z.number().int().min(0).nullable(), 'Its block; null until known'),
+    deployerTimestamp: described(z.number().int().min(0).nullable(), 'Its block’s time, unix seconds; null until known'),
+  }),
+  'Merkle’s token facts: read from the chain after the intent is created (null until known, and for a token created by another contract)',
+);
+export type IntentToken = z.output<typeof IntentTokenSchema>;
 
 /** The record every intent endpoint returns: the creation fields plus the intent's own. */
 export const IntentRecordSchema = described(
@@ -76,6 +91,10 @@ export const IntentRecordSchema = described(
       z.boolean().nullable(),
       'true: the signing webhook takes batches (one SigningBatchRequest for the buys of one launch that name it; see the README)',
     ),
+    webhookProtocol: described(
+      z.enum(WEBHOOK_PROTOCOLS).nullable(),
+      'What the signing webhook is spoken to in: `merkle` (Merkle’s signature webhook, the default) or `tradeinfra` (ours: batches, decimal fields); null without a webhookUrl',
+    ),
     /** `bot`: signed at launch by `webhookUrl`; `wallet`: pre-signed (`POST /v1/wallet/intent`), executed through the executor contract. */
     kind: described(
       z.enum(INTENT_KINDS),
@@ -85,6 +104,13 @@ export const IntentRecordSchema = described(
     nonce: described(wei().nullable(), 'A wallet intent’s one-use executor nonce; null for a bot intent'),
     /** The launch the intent was acted on at (checked, sent, bought); null while it waits for one. */
     launch: described(IntentLaunchSchema.nullable(), 'The launch the intent was acted on at; null while it waits for one'),
+    createdAtMs: described(z.number().int().min(0), 'Merkle’s createdAt: unix milliseconds'),
+    error: described(
+      z.enum(MERKLE_INTENT_ERRORS).nullable(),
+      'Merkle’s error code, from statusReason: insufficient_funds → balance_too_low, allowance_too_low, chain_unreachable / execution_unavailable → balance_fetch_error, not_included → not_included_in_bundle, any other reason of a failed or error intent → unknown; null while fine',
+    ),
+    minBuy: described(wei().nullable(), 'Merkle’s name of minIn (the same value)'),
+    token: IntentTokenSchema,
   }),
   'Every creation field (unset optional fields are null) plus the intent’s own fields.',
 );

@@ -7,6 +7,7 @@ import {
   decodeSearchCursor,
   encodeSearchCursor,
   parseInput,
+  resolvedWebhookProtocol,
   SearchIntentsRequestSchema,
   TenantSearchIntentsRequestSchema,
 } from './index.js';
@@ -102,6 +103,19 @@ describe('createIntentRequestSchema', () => {
   });
 });
 
+describe('webhookProtocol', () => {
+  it('is Merkle’s by default, ours for a batching webhook or when asked, and needs a webhook', () => {
+    const hook = { webhookUrl: 'https://signer.example.com/sign' };
+    expect(resolvedWebhookProtocol(parseInput(schema, { ...valid, ...hook }))).toBe('merkle');
+    expect(resolvedWebhookProtocol(parseInput(schema, { ...valid, ...hook, webhookBatch: true }))).toBe('tradeinfra');
+    expect(resolvedWebhookProtocol(parseInput(schema, { ...valid, ...hook, webhookProtocol: 'tradeinfra' }))).toBe('tradeinfra');
+    expect(resolvedWebhookProtocol(parseInput(schema, valid))).toBeNull();
+    expect(issuesOf({ ...valid, webhookProtocol: 'merkle' }).map((i) => i.path)).toEqual(['webhookProtocol']);
+    expect(issuesOf({ ...valid, ...hook, webhookProtocol: 'merkle', webhookBatch: true }).map((i) => i.path)).toEqual(['webhookBatch']);
+    expect(issuesOf({ ...valid, ...hook, webhookProtocol: 'flashbots' })).toEqual([{ path: 'webhookProtocol', message: 'must be one of merkle, tradeinfra' }]);
+  });
+});
+
 describe('createWalletIntentRequestSchema', () => {
   const walletSchema = createWalletIntentRequestSchema({ chainIds: [1, 56, 137], now: () => NOW_MS });
   const signature = `0x${'ab'.repeat(65)}`;
@@ -117,13 +131,22 @@ describe('createWalletIntentRequestSchema', () => {
     ]);
   });
 
-  it('requires a uint256 nonce and a 65-byte hex signature', () => {
-    expect(issuesOf({ ...valid, signature }, walletSchema).map((i) => i.path)).toEqual(['nonce']);
+  it('requires a uint256 nonce (when one is given) and a 65-byte hex signature', () => {
     expect(issuesOf({ ...valid, nonce: '-1', signature }, walletSchema).map((i) => i.path)).toEqual(['nonce']);
     expect(issuesOf({ ...valid, nonce: (2n ** 256n).toString(), signature }, walletSchema).map((i) => i.path)).toEqual(['nonce']);
     for (const bad of ['0x1234', `0x${'ab'.repeat(66)}`, `0x${'zz'.repeat(65)}`, 'ab'.repeat(65), 12]) {
       expect(issuesOf({ ...valid, nonce: '1', signature: bad }, walletSchema).map((i) => i.path)).toEqual(['signature']);
     }
+  });
+
+  it('takes Merkle’s body without a nonce, and then refuses what Merkle’s 5-field BuyIntent does not bind', () => {
+    const merkle = parseInput(walletSchema, { ...valid, signature, minIn: '5', maxBuyTax: 0.2, maxSlippageBps: 1000, gasTip: '1' });
+    expect(merkle).toMatchObject({ nonce: null, minIn: '5', feeBps: null, minOut: null, firstOrFail: null });
+    const unbound = { feeBps: 100, feeRecipient: WALLET, minOut: '1', firstOrFail: true };
+    expect(issuesOf({ ...valid, signature, ...unbound }, walletSchema).map((i) => i.path)).toEqual(['feeBps', 'feeRecipient', 'minOut', 'firstOrFail']);
+    expect(issuesOf({ ...valid, signature, firstOrFail: false }, walletSchema)[0]!.message).toMatch(/not part of Merkle's 5-field BuyIntent/);
+    // With a nonce (our struct) they are bound, so allowed.
+    expect(parseInput(walletSchema, { ...valid, signature, nonce: '1', ...unbound })).toMatchObject({ nonce: '1', feeBps: 100, firstOrFail: true });
   });
 
   it('keeps the rules of a bot intent (fee recipient with a fee)', () => {

@@ -60,29 +60,68 @@ export function createIntentRequestSchema(options: CreateIntentOptions = {}) {
       if (intent.webhookBatch === true && intent.webhookUrl === null) {
         ctx.addIssue({ code: 'custom', path: ['webhookBatch'], message: 'needs a webhookUrl (the signing webhook that takes batches)', input: true });
       }
+      if (intent.webhookProtocol !== null && intent.webhookUrl === null) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['webhookProtocol'],
+          message: 'needs a webhookUrl (the signing webhook it names the protocol of)',
+          input: intent.webhookProtocol,
+        });
+      }
+      if (intent.webhookBatch === true && intent.webhookProtocol === 'merkle') {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['webhookBatch'],
+          message: 'Merkle\'s signature webhook signs one transaction per request: batches need webhookProtocol "tradeinfra"',
+          input: true,
+        });
+      }
     });
 }
 export type CreateIntentRequest = z.output<ReturnType<typeof createIntentRequestSchema>>;
 
+/** What an intent's signing webhook speaks: Merkle's signature webhook (default) or ours. */
+export const WEBHOOK_PROTOCOLS = ['merkle', 'tradeinfra'] as const;
+export type WebhookProtocol = (typeof WEBHOOK_PROTOCOLS)[number];
+
 /** A wallet intent's EIP-712 signature: 65 bytes (r, s, v) as 0x-prefixed hex. */
 export const WALLET_INTENT_SIGNATURE = /^0x[0-9a-fA-F]{130}$/;
 
+/** What Merkle's 5-field `BuyIntent` does not bind: refused on a wallet intent without a `nonce`. */
+export const MERKLE_WALLET_INTENT_UNBOUND = ['feeBps', 'feeRecipient', 'minOut', 'firstOrFail'] as const;
+
 /**
  * Body of `POST /v1/wallet/intent`: the intent (no signing webhook: the wallet signed it
- * already), its `nonce` (one-use, any uint256 the wallet has not used with the executor) and
- * `signature`, the wallet's EIP-712 signature of the `BuyIntent` struct (see the README).
+ * already) and `signature`, the wallet's EIP-712 signature in the domain `{OPL, 1, chainId,
+ * executor}`. Two structs are accepted: with `nonce` (one-use, any uint256 the wallet has not
+ * used with the executor), our 11-field `BuyIntent`; without it, Merkle's 5-field
+ * `BuyIntent{token, amount, bribe, expiry, minIn}`, which binds no fee, `minOut` or
+ * `firstOrFail`, so those must then be absent (see docs/merkle.md).
  */
 export function createWalletIntentRequestSchema(options: CreateIntentOptions = {}) {
-  const { webhookUrl: _noWebhook, webhookBatch: _noBatch, ...fields } = intentFields(options);
+  const { webhookUrl: _noWebhook, webhookBatch: _noBatch, webhookProtocol: _noProtocol, ...fields } = intentFields(options);
   return z
     .strictObject({
       ...fields,
-      nonce: uint256String('a nonce'),
+      nonce: optional(uint256String('a nonce')),
       signature: z
         .string({ error: 'must be a 65-byte hex signature (0x + 130 hex digits)' })
         .regex(WALLET_INTENT_SIGNATURE, { error: 'must be a 65-byte hex signature (0x + 130 hex digits)' }),
     })
-    .superRefine(feeRecipientRequired);
+    .superRefine(feeRecipientRequired)
+    .superRefine((intent, ctx) => {
+      if (intent.nonce !== null) return;
+      for (const field of MERKLE_WALLET_INTENT_UNBOUND) {
+        if (intent[field] === null) continue;
+        ctx.addIssue({
+          code: 'custom',
+          path: [field],
+          message:
+            "is not part of Merkle's 5-field BuyIntent (no nonce given), so nothing on-chain would hold the buy to it: leave it out, or sign our BuyIntent with a nonce",
+          input: intent[field],
+        });
+      }
+    });
 }
 export type CreateWalletIntentRequest = z.output<ReturnType<typeof createWalletIntentRequestSchema>>;
 
@@ -137,7 +176,26 @@ function intentFields(options: CreateIntentOptions) {
      * the same `webhookUrl` (and also set this) are asked for in one SigningBatchRequest.
      */
     webhookBatch: optional(boolean()),
+    /**
+     * What the signing webhook speaks: `merkle` (the default) is Merkle's signature webhook
+     * (`{intentId, launch, tx, rawTx, hash}` answered by `{signature}`); `tradeinfra` is ours
+     * (`{kind: "sign", transactions}` answered by `{signedTransactions}`, and batches).
+     */
+    webhookProtocol: optional(z.enum(WEBHOOK_PROTOCOLS, { error: `must be one of ${WEBHOOK_PROTOCOLS.join(', ')}` })),
   };
+}
+
+/**
+ * The protocol an intent's signing webhook is spoken to in (null without a webhook): as asked;
+ * else `tradeinfra` for a webhook that takes batches (only ours has them), else Merkle's.
+ */
+export function resolvedWebhookProtocol(intent: {
+  webhookUrl?: string | null;
+  webhookBatch?: boolean | null;
+  webhookProtocol?: WebhookProtocol | null;
+}): WebhookProtocol | null {
+  if (!intent.webhookUrl) return null;
+  return intent.webhookProtocol ?? (intent.webhookBatch ? 'tradeinfra' : 'merkle');
 }
 /** Most intents one `POST /v1/intents` may create. */
 export const BATCH_CREATE_MAX_INTENTS = 100;

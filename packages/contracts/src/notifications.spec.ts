@@ -1,7 +1,15 @@
 import { INTENT_FAILURE_REASONS } from './execution.js';
 import type { IntentRecord } from './intent-record.js';
 import { INTENT_EVENT_TYPES } from './intents.js';
-import { FAILURE_NOTIFICATION_TYPE, NOTIFICATION_TYPES, notificationFields, PASSED_ON_REASONS, STATUS_DATA_KEYS } from './notifications.js';
+import {
+  FAILURE_NOTIFICATION_TYPE,
+  MERKLE_REASON_NAMES,
+  merkleIntentError,
+  NOTIFICATION_TYPES,
+  notificationFields,
+  PASSED_ON_REASONS,
+  STATUS_DATA_KEYS,
+} from './notifications.js';
 
 const at = (statusReason: string | null, statusData: IntentRecord['statusData'] = null) => ({ statusReason, statusData });
 
@@ -13,7 +21,7 @@ describe('notification type, reason and data', () => {
       const fields = notificationFields('failed', at(reason));
       expect(fields.type).toBe(FAILURE_NOTIFICATION_TYPE[reason]);
       expect(['intent_ignored', 'intent_failed']).toContain(fields.type);
-      expect(fields.reason).toBe(reason);
+      expect(fields.reason).toBe(MERKLE_REASON_NAMES[reason] ?? reason);
       expect(fields.data).toEqual({});
     }
   });
@@ -74,6 +82,29 @@ describe('notification type, reason and data', () => {
     ['failed', 'something_new', 'intent_failed', 'something_new'],
   ] as const)('%s with statusReason %s → %s / %s', (event, statusReason, type, reason) => {
     expect(notificationFields(event, at(statusReason))).toEqual({ type, reason, data: {} });
+  });
+
+  it('sends Merkle’s name of a reason where Merkle has another (min_in_too_low), and ours everywhere else', () => {
+    const data = { minIn: '20000000000', actual: '4000000000' };
+    expect(notificationFields('failed', at('min_in_not_met', data))).toEqual({ type: 'intent_ignored', reason: 'min_in_too_low', data });
+    expect(Object.entries(MERKLE_REASON_NAMES)).toEqual([['min_in_not_met', 'min_in_too_low']]);
+  });
+
+  it.each([
+    ['failed', 'insufficient_funds', 'balance_too_low'],
+    ['failed', 'allowance_too_low', 'allowance_too_low'],
+    ['failed', 'not_included', 'not_included_in_bundle'],
+    ['pending', 'chain_unreachable', 'balance_fetch_error'],
+    ['expired', 'execution_unavailable', 'balance_fetch_error'],
+    ['failed', 'buy_tax_too_high', 'unknown'],
+    ['error', 'outcome_unknown', 'unknown'],
+    ['pending', null, null],
+    ['completed', null, null],
+    ['completed', 'execution_unavailable', null],
+    ['cancelled', 'cancelled by the client', null],
+    ['expired', 'expiry reached before launch', null],
+  ] as const)('Merkle’s error of a %s intent with statusReason %s is %s', (status, statusReason, error) => {
+    expect(merkleIntentError(status, statusReason)).toBe(error);
   });
 
   it('carries the intent’s statusData as data', () => {

@@ -98,6 +98,47 @@ export const STATUS_DATA_KEYS: Record<IntentFailureReason, readonly string[]> = 
 export const WAITING_AGAIN_REASONS = ['launch_replaced', 'launch_dropped'] as const;
 export type WaitingAgainReason = (typeof WAITING_AGAIN_REASONS)[number];
 
+/**
+ * Merkle's name of a reason where it differs from ours (docs.merkle.io, notification webhook):
+ * notifications send Merkle's in `reason`; the intent's `statusReason` keeps ours.
+ */
+export const MERKLE_REASON_NAMES: Partial<Record<IntentFailureReason, string>> = {
+  min_in_not_met: 'min_in_too_low',
+};
+
+/** Merkle's `error` of an intent record (docs.merkle.io, `POST /v1/intents` answer). */
+export const MERKLE_INTENT_ERRORS = [
+  'balance_too_low',
+  'allowance_too_low',
+  'balance_fetch_error',
+  'allowance_fetch_error',
+  'not_included_in_bundle',
+  'unknown',
+] as const;
+export type MerkleIntentError = (typeof MERKLE_INTENT_ERRORS)[number];
+
+/**
+ * Merkle's `error` for our statusReasons that have one: funds and allowance short, the chain not
+ * read (a balance could not be fetched), a buy the block left out. Any other reason of a `failed`
+ * or `error` intent is `unknown`; an intent that is fine (pending without a problem, completed,
+ * cancelled, expired) has none, whatever reason a completed or cancelled one still carries.
+ */
+export const MERKLE_ERROR_OF_REASON: Readonly<Record<string, MerkleIntentError>> = {
+  insufficient_funds: 'balance_too_low',
+  allowance_too_low: 'allowance_too_low',
+  chain_unreachable: 'balance_fetch_error',
+  execution_unavailable: 'balance_fetch_error',
+  not_included: 'not_included_in_bundle',
+};
+
+/** Merkle's `error` of an intent (see MERKLE_ERROR_OF_REASON); the record's SQL follows the same rule. */
+export function merkleIntentError(status: string, statusReason: string | null): MerkleIntentError | null {
+  if (status === 'completed' || status === 'cancelled') return null;
+  const mapped = statusReason === null ? undefined : MERKLE_ERROR_OF_REASON[statusReason];
+  if (mapped) return mapped;
+  return status === 'failed' || status === 'error' ? 'unknown' : null;
+}
+
 /** statusReasons (besides the failure reasons) a notification passes on as its `reason`. */
 export const PASSED_ON_REASONS = ['chain_unreachable', 'execution_unavailable', 'outcome_unknown'] as const;
 
@@ -123,7 +164,8 @@ export interface NotificationFields {
  * - `waiting` (the launch the buy was sent behind never happened) → `intent_waiting` / the
  *   statusReason (`launch_replaced`, `launch_dropped`), data `{txHash, launchTxHash}` (`txHash`: the buy sent);
  * - `completed` → `intent_completed` / `completed`, data `{txHash}`;
- * - `failed` → per {@link FAILURE_NOTIFICATION_TYPE} (an unknown reason: `intent_failed`), reason the statusReason;
+ * - `failed` → per {@link FAILURE_NOTIFICATION_TYPE} (an unknown reason: `intent_failed`), reason the
+ *   statusReason under Merkle's name where it has another ({@link MERKLE_REASON_NAMES});
  * - `expired` → `intent_expired` / `expired`, or the statusReason when it says why nothing ran
  *   (`chain_unreachable`, `execution_unavailable`);
  * - `error` → `intent_error` / the statusReason (`outcome_unknown`).
@@ -149,8 +191,9 @@ export function notificationFields(event: IntentEventType, intent: Pick<IntentRe
       return { type: 'intent_error', reason: asCode(intent.statusReason) ?? 'error', data };
     case 'failed': {
       const reason = asCode(intent.statusReason) ?? 'failed';
-      const type = FAILURE_REASONS.has(reason) ? FAILURE_NOTIFICATION_TYPE[reason as IntentFailureReason] : 'intent_failed';
-      return { type, reason, data };
+      const known = FAILURE_REASONS.has(reason) ? (reason as IntentFailureReason) : null;
+      const type = known ? FAILURE_NOTIFICATION_TYPE[known] : 'intent_failed';
+      return { type, reason: (known && MERKLE_REASON_NAMES[known]) ?? reason, data };
     }
   }
 }

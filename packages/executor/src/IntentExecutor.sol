@@ -53,6 +53,10 @@ interface IV2Pair {
  * external call. The wallet revokes an intent on-chain with {cancel} or many at once with
  * {invalidateNonces}.
  *
+ * Merkle's own 5-field `BuyIntent{token, amount, bribe, expiry, minIn}` (no wallet, no nonce, no
+ * fee) runs through {executeMerkle}: each signed struct is spent once per wallet (its struct hash
+ * is marked used), and the wallet revokes one with {cancelMerkle}.
+ *
  * One intent per call, no batch: each buy is its own transaction, so one failing buy cannot take
  * others down, and builders order them by what each pays.
  *
@@ -93,6 +97,29 @@ contract IntentExecutor is EIP712, ReentrancyGuardTransient {
         uint256 nonce;
     }
 
+    /**
+     * @notice Merkle's `BuyIntent`, field for field as docs.merkle.io's `POST /v1/wallet/intent`
+     * defines it (EIP-712 type name `BuyIntent`, same domain). It names neither the wallet (the
+     * signer is the wallet) nor a nonce: each signed struct is usable once per wallet (its struct
+     * hash is marked used, see {merkleIntentUsed}). It binds no fee, `minOut` or firstOrFail.
+     * @param token   the token bought (through its pair with the wrapped native token)
+     * @param amount  wei of wrapped native swapped (no fee is taken)
+     * @param bribe   wei paid (as native) to `block.coinbase`
+     * @param expiry  unix seconds: no execution in a block with a later timestamp
+     * @param minIn   the least wei that may go into the swap
+     */
+    struct MerkleBuyIntent {
+        address token;
+        uint256 amount;
+        uint256 bribe;
+        uint256 expiry;
+        uint256 minIn;
+    }
+
+    /// @notice EIP-712 type hash of {MerkleBuyIntent}: Merkle's type string, type name `BuyIntent`.
+    bytes32 public constant MERKLE_BUY_INTENT_TYPEHASH =
+        keccak256("BuyIntent(address token,uint256 amount,uint256 bribe,uint256 expiry,uint256 minIn)");
+
     /// @notice EIP-712 type hash of {BuyIntent}.
     bytes32 public constant BUY_INTENT_TYPEHASH = keccak256(
         "BuyIntent(address wallet,address token,uint256 amount,uint256 bribe,uint256 expiry,uint256 minIn,uint256 minOut,uint16 feeBps,address feeRecipient,bool firstOrFail,uint256 nonce)"
@@ -113,6 +140,9 @@ contract IntentExecutor is EIP712, ReentrancyGuardTransient {
      */
     mapping(address wallet => mapping(uint256 wordPos => uint256 bits)) public nonceBitmap;
 
+    /// @notice Merkle intents executed or cancelled: per wallet, the struct hashes spent (see {merkleStructHash}).
+    mapping(address wallet => mapping(bytes32 structHash => bool)) public merkleIntentUsed;
+
     /// @notice A buy happened. `amountOut` is what the wallet's token balance grew by.
     event IntentExecuted(
         address indexed wallet,
@@ -124,6 +154,18 @@ contract IntentExecutor is EIP712, ReentrancyGuardTransient {
         uint256 fee,
         uint256 bribe
     );
+    /// @notice A Merkle intent was bought. `amountOut` is what the wallet's token balance grew by.
+    event MerkleIntentExecuted(
+        address indexed wallet,
+        bytes32 indexed digest,
+        address indexed token,
+        bytes32 structHash,
+        uint256 amountIn,
+        uint256 amountOut,
+        uint256 bribe
+    );
+    /// @notice The wallet revoked one Merkle intent.
+    event MerkleIntentCancelled(address indexed wallet, bytes32 indexed digest, bytes32 structHash);
     /// @notice The wallet revoked one intent.
     event IntentCancelled(address indexed wallet, bytes32 indexed digest, uint256 nonce);
     /// @notice The wallet revoked every nonce whose bit is set in `mask`, in word `wordPos`.
@@ -142,6 +184,8 @@ contract IntentExecutor is EIP712, ReentrancyGuardTransient {
     error InvalidSignature();
     /// @notice The nonce was used by an execution, a cancel or {invalidateNonces}.
     error NonceAlreadyUsed(address wallet, uint256 nonce);
+    /// @notice This wallet's Merkle intent (this struct hash) was executed or cancelled already.
+    error IntentAlreadyUsed(address wallet, bytes32 structHash);
     /// @notice Only the intent's wallet may cancel it.
     error NotWallet(address caller, address wallet);
     /// @notice The factory has no pair of the token with the wrapped native token.
@@ -200,6 +244,59 @@ contract IntentExecutor is EIP712, ReentrancyGuardTransient {
         _pay(intent, fee);
 
         emit IntentExecuted(intent.wallet, digest, intent.token, intent.nonce, amountIn, amountOut, fee, intent.bribe);
+    }
+
+    /**
+     * @notice Executes Merkle's 5-field `intent`, signed by `wallet` (ECDSA, or ERC-1271 for a
+     * contract wallet). Callable by anyone. Reverts, paying nothing, unless: not past `expiry`;
+     * `amount` above 0 and at least `minIn`; the signature is the wallet's; this wallet has not
+     * spent this struct hash (marked spent here, before any external call); the pool holds
+     * liquidity; `amount + bribe` comes from the wallet; and the wallet receives at least
+     * `amountOutMin`. `amountOutMin` is the sender's (the relayer's) slippage guard, not signed:
+     * it can only make the buy stricter for the wallet.
+     * @return amountOut the token units the wallet received
+     */
+    function executeMerkle(MerkleBuyIntent calldata intent, address wallet, uint256 amountOutMin, bytes calldata signature)
+        external
+        nonReentrant
+        returns (uint256 amountOut)
+    {
+        if (block.timestamp > intent.expiry) revert Expired(intent.expiry, block.timestamp);
+        if (intent.amount == 0) revert NothingToBuy();
+        if (intent.amount < intent.minIn) revert MinInNotMet(intent.amount, intent.minIn);
+        bytes32 structHash = merkleStructHash(intent);
+        bytes32 digest = _hashTypedDataV4(structHash);
+        if (!_isValidSignature(wallet, digest, signature)) revert InvalidSignature();
+        _checkPool(intent.token, false);
+
+        // Effects: spent before any call that can change state.
+        _useMerkleIntent(wallet, structHash);
+
+        // Interactions.
+        amountOut = _swapFor(wallet, intent.token, intent.amount, intent.amount + intent.bribe, amountOutMin);
+        if (intent.bribe > 0) {
+            IWrappedNative(wrappedNative).withdraw(intent.bribe);
+            _sendNative(block.coinbase, intent.bribe);
+        }
+
+        emit MerkleIntentExecuted(wallet, digest, intent.token, structHash, intent.amount, amountOut, intent.bribe);
+    }
+
+    /// @notice Revokes the caller's Merkle `intent`: it can no longer execute for the caller.
+    function cancelMerkle(MerkleBuyIntent calldata intent) external {
+        bytes32 structHash = merkleStructHash(intent);
+        _useMerkleIntent(msg.sender, structHash);
+        emit MerkleIntentCancelled(msg.sender, _hashTypedDataV4(structHash), structHash);
+    }
+
+    /// @notice The EIP-712 struct hash of Merkle's `intent` (the key of {merkleIntentUsed}).
+    function merkleStructHash(MerkleBuyIntent calldata intent) public pure returns (bytes32) {
+        return keccak256(abi.encode(MERKLE_BUY_INTENT_TYPEHASH, intent));
+    }
+
+    /// @notice The EIP-712 digest the wallet signs for Merkle's `intent` (this chain, this executor).
+    function hashMerkleBuyIntent(MerkleBuyIntent calldata intent) external view returns (bytes32) {
+        return _hashTypedDataV4(merkleStructHash(intent));
     }
 
     /**
@@ -268,6 +365,12 @@ contract IntentExecutor is EIP712, ReentrancyGuardTransient {
         if (flipped & bit == 0) revert NonceAlreadyUsed(wallet, nonce);
     }
 
+    /// @dev Marks `structHash` of `wallet` spent; reverts if it already was.
+    function _useMerkleIntent(address wallet, bytes32 structHash) private {
+        if (merkleIntentUsed[wallet][structHash]) revert IntentAlreadyUsed(wallet, structHash);
+        merkleIntentUsed[wallet][structHash] = true;
+    }
+
     /**
      * @dev Reverts unless the token's pair with the wrapped native token holds liquidity and, with
      * firstOrFail, got it in this block (see {_requireLaunchBlock}).
@@ -308,14 +411,22 @@ contract IntentExecutor is EIP712, ReentrancyGuardTransient {
      * below `minOut`. The router's own minimum is left at 0: this measurement is the check.
      */
     function _buy(BuyIntent calldata intent, uint256 amountIn) private returns (uint256 amountOut) {
-        IERC20(wrappedNative).safeTransferFrom(intent.wallet, address(this), intent.amount + intent.bribe);
+        return _swapFor(intent.wallet, intent.token, amountIn, intent.amount + intent.bribe, intent.minOut);
+    }
+
+    /**
+     * @dev Takes `taken` wrapped native from `wallet`, swaps `amountIn` of it for `token` sent
+     * straight to `wallet`, and returns what the wallet's balance grew by; reverts below `minOut`.
+     */
+    function _swapFor(address wallet, address token, uint256 amountIn, uint256 taken, uint256 minOut) private returns (uint256 amountOut) {
+        IERC20(wrappedNative).safeTransferFrom(wallet, address(this), taken);
         address[] memory path = new address[](2);
         path[0] = wrappedNative;
-        path[1] = intent.token;
-        uint256 balanceBefore = IERC20(intent.token).balanceOf(intent.wallet);
-        IV2Router(router).swapExactTokensForTokensSupportingFeeOnTransferTokens(amountIn, 0, path, intent.wallet, block.timestamp);
-        amountOut = IERC20(intent.token).balanceOf(intent.wallet) - balanceBefore;
-        if (amountOut < intent.minOut) revert InsufficientOutput(amountOut, intent.minOut);
+        path[1] = token;
+        uint256 balanceBefore = IERC20(token).balanceOf(wallet);
+        IV2Router(router).swapExactTokensForTokensSupportingFeeOnTransferTokens(amountIn, 0, path, wallet, block.timestamp);
+        amountOut = IERC20(token).balanceOf(wallet) - balanceBefore;
+        if (amountOut < minOut) revert InsufficientOutput(amountOut, minOut);
     }
 
     /// @dev Unwraps the fee and the bribe (taken from the wallet with the buy) and pays them in native coin.

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Interface, type InterfaceAbi } from 'ethers';
-import { toStruct, type BuyIntent } from './intent.js';
+import { toMerkleStruct, toStruct, type BuyIntent, type MerkleBuyIntent } from './intent.js';
 
 export const CONTRACT_NAME = 'IntentExecutor';
 export const SOURCE_NAME = 'IntentExecutor.sol';
@@ -46,6 +46,19 @@ export function executorDeployData(router: string, wrappedNative: string): strin
 /** Calldata of `execute(intent, signature)`. */
 export function encodeExecute(intent: BuyIntent, signature: string): string {
   return executorArtifact().iface.encodeFunctionData('execute', [toStruct(intent), signature]);
+}
+
+/**
+ * Calldata of `executeMerkle(intent, wallet, amountOutMin, signature)`: Merkle's 5-field intent,
+ * signed by `wallet`; `amountOutMin` is the sender's own slippage guard (not signed).
+ */
+export function encodeExecuteMerkle(intent: MerkleBuyIntent, wallet: string, amountOutMin: bigint, signature: string): string {
+  return executorArtifact().iface.encodeFunctionData('executeMerkle', [toMerkleStruct(intent), wallet, amountOutMin, signature]);
+}
+
+/** Calldata of `cancelMerkle(intent)`: revokes it for the sender. */
+export function encodeCancelMerkle(intent: MerkleBuyIntent): string {
+  return executorArtifact().iface.encodeFunctionData('cancelMerkle', [toMerkleStruct(intent)]);
 }
 
 /** Calldata of `cancel(intent)`: only `intent.wallet` may send it. */

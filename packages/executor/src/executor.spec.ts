@@ -1,7 +1,22 @@
 import { devWallet, mined } from '@tradeinfra/test-support';
-import { getAddress, id, Interface, TypedDataEncoder, type HDNodeWallet } from 'ethers';
-import { decodeExecutorRevert, encodeCancel, encodeExecute, encodeInvalidateNonces } from './artifact.js';
-import { BUY_INTENT_TYPE, buyIntentDigest, buyIntentFee, executorDomain, nonceBit, recoverBuyIntentSigner, signBuyIntent, type BuyIntent } from './intent.js';
+import { getAddress, id, Interface, Signature, TypedDataEncoder, type HDNodeWallet } from 'ethers';
+import { decodeExecutorRevert, encodeCancel, encodeCancelMerkle, encodeExecute, encodeExecuteMerkle, encodeInvalidateNonces } from './artifact.js';
+import {
+  BUY_INTENT_TYPE,
+  buyIntentDigest,
+  buyIntentFee,
+  executorDomain,
+  MERKLE_BUY_INTENT_TYPES,
+  merkleBuyIntentDigest,
+  merkleStructHash,
+  nonceBit,
+  recoverBuyIntentSigner,
+  recoverMerkleBuyIntentSigner,
+  signBuyIntent,
+  signMerkleBuyIntent,
+  type BuyIntent,
+  type MerkleBuyIntent,
+} from './intent.js';
 import { compileSolidity } from './solc.js';
 import { CHAIN_ID, COINBASE, ETH, ExecutorChain, FEE_RECIPIENT, getAmountOut, SUPPLY, ZERO_ADDRESS } from './test/chain.js';
 
@@ -425,6 +440,127 @@ describe('IntentExecutor', () => {
       const sent = await chain.execute(relayer.address, await intentFor(wallet, { token: fresh, firstOrFail: true }), wallet);
       expect(BigInt(sent.receipt!.blockNumber)).toBe(launch.number + 1n);
       expect(sent.receipt?.status).toBe('0x1');
+    });
+  });
+
+  describe('Merkle’s 5-field BuyIntent (POST /v1/wallet/intent)', () => {
+    const merkleIntent = async (overrides: Partial<MerkleBuyIntent> = {}): Promise<MerkleBuyIntent> => ({
+      token,
+      amount: ETH / 10n,
+      bribe: ETH / 100n + 3n,
+      expiry: (await chain.block()).timestamp + 3600n,
+      minIn: 0n,
+      ...overrides,
+    });
+    const executeMerkle = async (intent: MerkleBuyIntent, wallet: string, signature: string, amountOutMin = 0n) =>
+      chain.send(relayer.address, chain.executor, encodeExecuteMerkle(intent, wallet, amountOutMin, signature));
+
+    it('is Merkle’s type string, in the same OPL/1 domain, with the same digest in TypeScript and in the contract', async () => {
+      const intent = await merkleIntent();
+      expect(TypedDataEncoder.from(MERKLE_BUY_INTENT_TYPES).encodeType('BuyIntent')).toBe(
+        'BuyIntent(address token,uint256 amount,uint256 bribe,uint256 expiry,uint256 minIn)',
+      );
+      expect(await chain.view('MERKLE_BUY_INTENT_TYPEHASH')).toBe(id('BuyIntent(address token,uint256 amount,uint256 bribe,uint256 expiry,uint256 minIn)'));
+      expect(await chain.view('merkleStructHash', [intent])).toBe(merkleStructHash(intent));
+      expect(await chain.view('hashMerkleBuyIntent', [intent])).toBe(merkleBuyIntentDigest(intent, chain.target));
+      const wallet = wallets[wallets.length - 2]!;
+      const signature = await signMerkleBuyIntent(wallet, intent, chain.target);
+      expect(recoverMerkleBuyIntentSigner(intent, signature, chain.target)).toBe(wallet.address);
+    });
+
+    it('buys amount for the wallet, pays the bribe to the wei, and refuses a replay of the same signature', async () => {
+      const wallet = await freshWallet();
+      const intent = await merkleIntent();
+      const signature = await signMerkleBuyIntent(wallet, intent, chain.target);
+      const pool = await chain.pool(token);
+      const expectedOut = getAmountOut(intent.amount, pool.reserveWeth, pool.reserveToken);
+      const before = await balances(wallet.address);
+
+      const { receipt } = await executeMerkle(intent, wallet.address, signature, expectedOut);
+
+      expect(receipt?.status).toBe('0x1');
+      const after = await balances(wallet.address);
+      expect(before.walletWeth - after.walletWeth).toBe(intent.amount + intent.bribe);
+      expect(after.walletToken - before.walletToken).toBe(expectedOut);
+      expect(after.coinbase - before.coinbase).toBe(intent.bribe);
+      expect(after.feeRecipient).toBe(before.feeRecipient);
+      expect([after.executorWeth, after.executorNative, after.executorToken]).toEqual([0n, 0n, 0n]);
+      const structHash = merkleStructHash(intent);
+      expect(await chain.view('merkleIntentUsed', [wallet.address, structHash])).toBe(true);
+      expect(chain.events(receipt!)).toEqual([
+        {
+          name: 'MerkleIntentExecuted',
+          args: {
+            wallet: wallet.address,
+            digest: merkleBuyIntentDigest(intent, chain.target),
+            token: getAddress(token),
+            structHash,
+            amountIn: intent.amount,
+            amountOut: expectedOut,
+            bribe: intent.bribe,
+          },
+        },
+      ]);
+
+      const replay = await executeMerkle(intent, wallet.address, signature);
+      expect(replay.receipt?.status).toBe('0x0');
+      expect(await chain.revertOf(replay.hash)).toEqual({ name: 'IntentAlreadyUsed', args: { wallet: wallet.address, structHash } });
+      expect(await balances(wallet.address)).toEqual(after);
+      // Another wallet signing the very same terms is not blocked by the first one's use.
+      const other = await freshWallet();
+      expect((await executeMerkle(intent, other.address, await signMerkleBuyIntent(other, intent, chain.target))).receipt?.status).toBe('0x1');
+    });
+
+    it('executes up to the second of expiry and not after; checks minIn, the signer and the relayer’s minimum before anything moves', async () => {
+      const wallet = await freshWallet();
+      const now = (await chain.block()).timestamp;
+      const intent = await merkleIntent({ expiry: now + 100n });
+      const signature = await signMerkleBuyIntent(wallet, intent, chain.target);
+      const before = await balances(wallet.address);
+      await chain.setNextTimestamp(now + 101n);
+      const late = await executeMerkle(intent, wallet.address, signature);
+      expect(await chain.revertOf(late.hash)).toEqual({ name: 'Expired', args: { expiry: String(now + 100n), timestamp: String(now + 101n) } });
+
+      const tooSmall = await merkleIntent({ minIn: ETH / 10n + 1n });
+      expect(
+        await chain.wouldRevert(relayer.address, encodeExecuteMerkle(tooSmall, wallet.address, 0n, await signMerkleBuyIntent(wallet, tooSmall, chain.target))),
+      ).toEqual({
+        name: 'MinInNotMet',
+        args: { amountIn: String(ETH / 10n), minIn: String(ETH / 10n + 1n) },
+      });
+      const fresh = await merkleIntent();
+      const byStranger = await signMerkleBuyIntent(stranger, fresh, chain.target);
+      expect(await chain.wouldRevert(relayer.address, encodeExecuteMerkle(fresh, wallet.address, 0n, byStranger))).toEqual({
+        name: 'InvalidSignature',
+        args: {},
+      });
+      const ours = await signMerkleBuyIntent(wallet, fresh, chain.target);
+      // A 64-byte (compact) signature and a changed field are not the wallet's signature either.
+      expect(await chain.wouldRevert(relayer.address, encodeExecuteMerkle({ ...fresh, bribe: fresh.bribe + 1n }, wallet.address, 0n, ours))).toMatchObject({
+        name: 'InvalidSignature',
+      });
+      expect(await chain.wouldRevert(relayer.address, encodeExecuteMerkle(fresh, wallet.address, 10n ** 30n, ours))).toMatchObject({
+        name: 'InsufficientOutput',
+      });
+      const compact = Signature.from(ours).compactSerialized;
+      expect(await chain.wouldRevert(relayer.address, encodeExecuteMerkle(fresh, wallet.address, 0n, compact))).toEqual({ name: 'InvalidSignature', args: {} });
+      expect(await balances(wallet.address)).toEqual(before);
+      expect((await executeMerkle(fresh, wallet.address, ours)).receipt?.status).toBe('0x1');
+    });
+
+    it('lets the wallet cancel a Merkle intent, which then cannot execute', async () => {
+      const wallet = await freshWallet();
+      const intent = await merkleIntent();
+      const signature = await signMerkleBuyIntent(wallet, intent, chain.target);
+      const receipt = await chain.ok(wallet.address, chain.executor, encodeCancelMerkle(intent));
+      const structHash = merkleStructHash(intent);
+      expect(chain.events(receipt)).toEqual([
+        { name: 'MerkleIntentCancelled', args: { wallet: wallet.address, digest: merkleBuyIntentDigest(intent, chain.target), structHash } },
+      ]);
+      expect(await chain.wouldRevert(relayer.address, encodeExecuteMerkle(intent, wallet.address, 0n, signature))).toEqual({
+        name: 'IntentAlreadyUsed',
+        args: { wallet: wallet.address, structHash },
+      });
     });
   });
 

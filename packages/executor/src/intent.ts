@@ -92,3 +92,52 @@ export function buyIntentFee(amount: bigint, feeBps: number): bigint {
 export function nonceBit(nonce: bigint): { wordPos: bigint; mask: bigint } {
   return { wordPos: nonce >> 8n, mask: 1n << (nonce & 0xffn) };
 }
+
+/**
+ * Merkle's wallet intent: the 5-field `BuyIntent` of docs.merkle.io's `POST /v1/wallet/intent`,
+ * signed in the same domain (`OPL`, `1`, chainId, the executor). It names neither the wallet
+ * (the signer) nor a nonce: the executor spends each struct hash once per wallet.
+ */
+export interface MerkleBuyIntent {
+  token: string;
+  amount: bigint;
+  bribe: bigint;
+  expiry: bigint;
+  minIn: bigint;
+}
+
+/** Merkle's EIP-712 types, exactly as its page lists them. */
+export const MERKLE_BUY_INTENT_TYPES: Record<'BuyIntent', TypedDataField[]> = {
+  BuyIntent: [
+    { name: 'token', type: 'address' },
+    { name: 'amount', type: 'uint256' },
+    { name: 'bribe', type: 'uint256' },
+    { name: 'expiry', type: 'uint256' },
+    { name: 'minIn', type: 'uint256' },
+  ],
+};
+
+/** The intent as the ABI / EIP-712 value (field order of the struct). */
+export function toMerkleStruct(intent: MerkleBuyIntent): Record<keyof MerkleBuyIntent, unknown> {
+  const { token, amount, bribe, expiry, minIn } = intent;
+  return { token, amount, bribe, expiry, minIn };
+}
+
+/** The EIP-712 struct hash: what the executor marks spent per wallet (`merkleIntentUsed(wallet, structHash)`). */
+export function merkleStructHash(intent: MerkleBuyIntent): string {
+  return TypedDataEncoder.from(MERKLE_BUY_INTENT_TYPES).hash(toMerkleStruct(intent));
+}
+
+/** The EIP-712 digest the wallet signs (and the id in the executor's events). */
+export function merkleBuyIntentDigest(intent: MerkleBuyIntent, target: ExecutorTarget): string {
+  return TypedDataEncoder.hash(executorDomain(target), MERKLE_BUY_INTENT_TYPES, toMerkleStruct(intent));
+}
+
+export function signMerkleBuyIntent(wallet: TypedDataSigner, intent: MerkleBuyIntent, target: ExecutorTarget): Promise<string> {
+  return wallet.signTypedData(executorDomain(target), MERKLE_BUY_INTENT_TYPES, toMerkleStruct(intent));
+}
+
+/** The address whose ECDSA key signed Merkle's `intent` for that executor. Throws on a malformed signature. */
+export function recoverMerkleBuyIntentSigner(intent: MerkleBuyIntent, signature: string, target: ExecutorTarget): string {
+  return verifyTypedData(executorDomain(target), MERKLE_BUY_INTENT_TYPES, toMerkleStruct(intent), signature);
+}

@@ -113,6 +113,11 @@ function envelope(content: Buffer): Buffer {
   return Buffer.concat([Buffer.from([0x02]), header(content.length, 0xc0), content]);
 }
 
+/** The unsigned transaction as serialised for signing: 0x02 || rlp([the nine unsigned fields]) (Merkle's `rawTx`). */
+export function unsignedSerialized(fields: Buffer): Buffer {
+  return envelope(fields);
+}
+
 /** What the sender signs: keccak256(0x02 || rlp([the nine unsigned fields])). */
 export function signingHash(fields: Buffer): Uint8Array {
   return keccak256Bytes(envelope(fields));

@@ -273,4 +273,4 @@ export {
 } from './nats-request.js';
 export { ServiceError } from './service-error.js';
 export { keccak256Bytes, useFastKeccak } from './keccak.js';
-export { ethersTransaction, matchSigned, signedTransaction, signingHash, unsignedFields, type SignedParts } from './eip1559.js';
+export { ethersTransaction, matchSigned, signedTransaction, signingHash, unsignedFields, unsignedSerialized, type SignedParts } from './eip1559.js';

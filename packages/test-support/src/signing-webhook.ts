@@ -1,9 +1,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { SigningBatchRequest, SigningRequest, UnsignedTransaction } from '@tradeinfra/contracts';
+import type { MerkleSigningRequest, SigningBatchRequest, SigningRequest, UnsignedTransaction } from '@tradeinfra/contracts';
 import { ethersTransaction } from '@tradeinfra/service-kit';
-import { keccak256, type HDNodeWallet, type Transaction, type Wallet } from 'ethers';
+import { keccak256, Signature, type HDNodeWallet, type Transaction, type Wallet } from 'ethers';
 
 /** How the signing webhook answers for one wallet. */
 export type SignerBehaviour =
@@ -27,6 +27,8 @@ export interface ReceivedSigningRequest {
   request: SigningRequest;
   /** The SigningBatchRequest the buy came in, or null for a SigningRequest. */
   batch: SigningBatchRequest | null;
+  /** Merkle's signature webhook request as it came (then `request` is its transaction, decimal, from the intent's wallet), or null. */
+  merkle: MerkleSigningRequest | null;
   /** Whether the HMAC signature verified with the tenant's secret. */
   verified: boolean;
   headers: IncomingHttpHeaders;
@@ -62,9 +64,14 @@ export interface SigningStats {
   records: SigningRecord[];
 }
 
+/** Signs a 32-byte hash with `wallet`'s key: Merkle's 65-byte `r ‖ s ‖ v` (v 0x1b / 0x1c). */
+export type HashSigner = (wallet: string, hash: string) => Promise<{ signature: string; signMs: number }>;
+
 export interface SigningWebhookOptions {
   /** Signs the `sign` behaviour's transactions (default: ethers with the wallets' keys). */
   signer?: TransactionSigner;
+  /** Signs Merkle's `hash` for the `sign` behaviour (default: ethers with the wallet's key). */
+  hashSigner?: HashSigner;
   /** Port on 127.0.0.1 (default: a free one). */
   port?: number;
   /** Keep every request in `received` (default true; a long benchmark turns it off). */
@@ -74,7 +81,10 @@ export interface SigningWebhookOptions {
 /**
  * A signing webhook as a client would run it: checks the request's HMAC (the tenant's secret),
  * signs every transaction with the wallet's key and answers `{signedTransactions}`; takes
- * SigningBatchRequests too (one entry per buy, in order; `null` for a buy whose wallet's
+ * Merkle's signature webhook requests too (`{intentId, launch, tx, rawTx, hash}`, answered
+ * `{signature}`), for the intents it was told the wallet of ({@link expectIntents}, or
+ * `POST /__intents` with `[{intentId, wallet}]`: Merkle's request does not name the wallet); and
+ * SigningBatchRequests (one entry per buy, in order; `null` for a buy whose wallet's
  * behaviour is `refuse`; `http-500`, `not-json` and delays apply to the whole batch). Per-wallet
  * behaviours simulate broken or hostile signers. `GET /__stats` answers {@link SigningStats}
  * since the last call (and starts them over), as {@link takeStats} does.
@@ -86,7 +96,10 @@ export class SigningWebhook {
   /** Per route: requests to `<url>/<route>` are answered so, whatever the wallet (see urlFor). */
   readonly routes = new Map<string, SignerBehaviour>();
   private readonly keys = new Map<string, Wallet | HDNodeWallet>();
+  /** Per intent id, its wallet (lowercase): what a Merkle client knows of its own intents. */
+  private readonly intentWallets = new Map<string, string>();
   private readonly signer: TransactionSigner;
+  private readonly hashSigner: HashSigner;
   private stats: SigningStats = emptyStats();
   private server!: Server;
   /** The URL to give as an intent's `webhookUrl`. */
@@ -100,6 +113,19 @@ export class SigningWebhook {
   ) {
     for (const w of wallets) this.keys.set(w.address.toLowerCase(), w);
     this.signer = options.signer ?? ((txs) => this.signWithKeys(txs, 'sign'));
+    this.hashSigner =
+      options.hashSigner ??
+      ((wallet, hash) => {
+        const t0 = performance.now();
+        const key = this.keys.get(wallet);
+        if (!key) return Promise.reject(new Error(`no key for ${wallet}`));
+        return Promise.resolve({ signature: key.signingKey.sign(hash).serialized, signMs: performance.now() - t0 });
+      });
+  }
+
+  /** The wallets of intents whose Merkle signing requests it will answer. */
+  expectIntents(intents: { intentId: string; wallet: string }[]): void {
+    for (const i of intents) this.intentWallets.set(i.intentId, i.wallet.toLowerCase());
   }
 
   async start(): Promise<this> {
@@ -108,6 +134,15 @@ export class SigningWebhook {
       const t0 = performance.now();
       if (req.method === 'GET' && req.url === '/__stats') {
         reply(res, 200, JSON.stringify(this.takeStats()));
+        return;
+      }
+      if (req.method === 'POST' && req.url === '/__intents') {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+          this.expectIntents(JSON.parse(Buffer.concat(chunks).toString('utf8')) as { intentId: string; wallet: string }[]);
+          reply(res, 204, '');
+        });
         return;
       }
       void this.handle(req).then(
@@ -175,6 +210,9 @@ export class SigningWebhook {
       else this.stats.badRequests++;
       return verified ? { status: 400, body: '{"error":"not JSON"}' } : { status: 401, body: '{"error":"bad signature"}' };
     }
+    if (!('kind' in request) && typeof (request as { hash?: unknown }).hash === 'string') {
+      return this.handleMerkle(request as unknown as MerkleSigningRequest, verified, req.headers, receivedAt, routed);
+    }
     const batch = request.kind === 'signBatch' ? request : null;
     const items: SigningRequest[] = batch
       ? (batch.requests ?? []).map((r) => ({
@@ -187,7 +225,15 @@ export class SigningWebhook {
           deadline: batch.deadline,
         }))
       : [request as SigningRequest];
-    const received = items.map((item): ReceivedSigningRequest => ({ request: item, batch, verified, headers: req.headers, receivedAt, answeredHashes: [] }));
+    const received = items.map((item): ReceivedSigningRequest => ({
+      request: item,
+      batch,
+      merkle: null,
+      verified,
+      headers: req.headers,
+      receivedAt,
+      answeredHashes: [],
+    }));
     if (this.options.keepRequests !== false) this.received.push(...received);
     if (!verified) {
       this.stats.hmacFailures++;
@@ -242,6 +288,90 @@ export class SigningWebhook {
     }
   }
 
+  /**
+   * Merkle's signature webhook: signs `hash` with the intent's wallet (as its behaviour says) and
+   * answers `{signature}`. `answeredHashes` holds the hash of the transaction the signature makes.
+   */
+  private async handleMerkle(
+    request: MerkleSigningRequest,
+    verified: boolean,
+    headers: IncomingHttpHeaders,
+    receivedAt: number,
+    routed: SignerBehaviour | undefined,
+  ): Promise<{ status: number; body: string; record?: Partial<SigningRecord> }> {
+    const wallet = this.intentWallets.get(request.intentId) ?? null;
+    const tx: UnsignedTransaction = {
+      purpose: 'buy',
+      type: 2,
+      chainId: Number(BigInt(request.tx.chainId)),
+      from: wallet ?? '',
+      nonce: Number(BigInt(request.tx.nonce)),
+      to: request.tx.to,
+      value: BigInt(request.tx.value).toString(),
+      data: request.tx.data,
+      gasLimit: BigInt(request.tx.gas).toString(),
+      maxFeePerGas: BigInt(request.tx.maxFeePerGas).toString(),
+      maxPriorityFeePerGas: BigInt(request.tx.maxPriorityFeePerGas).toString(),
+      accessList: [],
+      summary: {} as UnsignedTransaction['summary'],
+    };
+    const asOurs: SigningRequest = {
+      kind: 'sign',
+      id: String(headers['x-signing-request-id'] ?? ''),
+      intentId: request.intentId,
+      chainId: tx.chainId,
+      wallet: wallet ?? '',
+      launchBlock: request.launch.blockNumber,
+      targetBlock: request.launch.blockNumber,
+      deadline: 0,
+      transactions: [tx],
+    };
+    const received: ReceivedSigningRequest = { request: asOurs, batch: null, merkle: request, verified, headers, receivedAt, answeredHashes: [] };
+    if (this.options.keepRequests !== false) this.received.push(received);
+    if (!verified) {
+      this.stats.hmacFailures++;
+      return { status: 401, body: '{"error":"bad signature"}' };
+    }
+    if (!wallet) {
+      this.stats.badRequests++;
+      return { status: 404, body: '{"error":"unknown intent"}' };
+    }
+    const behaviour = routed ?? this.behaviour.get(wallet) ?? 'sign';
+    if (behaviour === 'http-500') return { status: 500, body: '{"error":"down"}' };
+    if (behaviour === 'not-json') return { status: 200, body: 'signed!' };
+    if (behaviour === 'refuse') return { status: 403, body: '{"error":"not signing this"}' };
+    const wait = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)).unref());
+    if (typeof behaviour === 'object' && 'delayMs' in behaviour) await wait(behaviour.delayMs);
+    if (typeof behaviour === 'object' && 'gate' in behaviour) await behaviour.gate();
+    const queued = performance.now();
+    try {
+      let signature: string;
+      let signMs: number;
+      if (behaviour === 'wrong-key' || behaviour === 'tamper') {
+        const t0 = performance.now();
+        const other = [...this.keys.values()].find((k) => k.address.toLowerCase() !== wallet)!;
+        // tamper: the wallet's signature of another transaction (one wei more value).
+        signature =
+          behaviour === 'wrong-key'
+            ? other.signingKey.sign(request.hash).serialized
+            : this.keys.get(wallet)!.signingKey.sign(unsignedTransaction(tx, true).unsignedHash).serialized;
+        signMs = performance.now() - t0;
+      } else {
+        ({ signature, signMs } = await this.hashSigner(wallet, request.hash));
+      }
+      if (this.options.keepRequests !== false) {
+        const signed = unsignedTransaction(tx);
+        signed.signature = Signature.from(signature);
+        received.answeredHashes.push(keccak256(signed.serialized));
+      }
+      const record = { signMs: round3(signMs), waitMs: round3(performance.now() - queued - signMs), intentId: request.intentId };
+      return { status: 200, body: JSON.stringify({ signature }), record };
+    } catch (err) {
+      this.stats.signErrors++;
+      return { status: 500, body: JSON.stringify({ error: (err as Error).message }) };
+    }
+  }
+
   private async signWithKeys(txs: UnsignedTransaction[], how: 'sign' | 'wrong-key' | 'tamper') {
     const t0 = performance.now();
     const signedTransactions = await Promise.all(
@@ -268,7 +398,7 @@ function emptyStats(): SigningStats {
 }
 
 function reply(res: ServerResponse, status: number, body: string): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
+  res.writeHead(status, status === 204 ? {} : { 'content-type': 'application/json' });
   res.end(body);
 }
 

@@ -12,6 +12,7 @@ import {
   SearchIntentsRequestSchema,
 } from '@tradeinfra/contracts';
 import { z } from 'zod';
+import * as ex from './examples.js';
 import { BODY_ERRORS, COMMON_ERRORS, type RouteSpec } from './route-table.js';
 
 /** The request schemas the intent routes validate with, named in the document's components. */
@@ -23,44 +24,6 @@ export const CreateIntentsSchema = z
   .min(1)
   .max(BATCH_CREATE_MAX_INTENTS)
   .meta({ description: `1 to ${BATCH_CREATE_MAX_INTENTS} intents, each exactly a POST /v1/intent body` });
-
-const EXAMPLE_INTENT = {
-  chainId: 1,
-  wallet: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
-  tokenAddress: '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359',
-  bribe: '1000000000000000',
-  buyAmount: '100000000000000000',
-  expiry: 1893456000,
-  maxBuyTax: 0.1,
-  firstOrFail: true,
-};
-const EXAMPLE_IDS = ['019ab2f4-5c00-7a10-8a3e-3c1f0b6f2a01', '019ab2f4-5c00-7a10-8a3e-3c1f0b6f2a02', '019ab2f4-5c00-7a10-8a3e-3c1f0b6f2a03'];
-const exampleRecord = (id: string, buyAmount: string) => ({
-  id,
-  status: 'pending',
-  ...EXAMPLE_INTENT,
-  buyAmount,
-  maxSellTax: null,
-  minIn: null,
-  minOut: null,
-  minLiquidity: null,
-  feeBps: null,
-  feeRecipient: null,
-  maxSlippageBps: null,
-  gasTip: null,
-  createdAt: '2026-11-23T21:40:00.000Z',
-  updatedAt: '2026-11-23T21:40:00.000Z',
-  txHash: null,
-  executedAt: null,
-  statusReason: null,
-  statusData: null,
-  notificationWebhookUrl: null,
-  webhookUrl: null,
-  webhookBatch: null,
-  kind: 'bot',
-  nonce: null,
-  launch: null,
-});
 
 const intent = (description: string) => ({ description, schema: IntentRecordSchema });
 const idParam = { id: IntentIdSchema };
@@ -80,19 +43,10 @@ const bulkCancel = (method: 'delete' | 'post', path: string, summary: string, ex
     '(a buy already submitted is `executing` and stays). Always 200 with one entry per id, in request order; nothing is ever a 404 or 409 here. ' +
     extra,
   scope: 'intents:write',
-  body: { schema: BulkCancelRequestSchema, example: { ids: EXAMPLE_IDS } },
-  responses: {
-    200: {
-      description: 'One entry per id, in request order',
-      schema: z.array(BulkCancelResultSchema),
-      example: [
-        { id: EXAMPLE_IDS[0], status: 'cancelled', cancelled: true, reason: null },
-        { id: EXAMPLE_IDS[1], status: 'completed', cancelled: false, reason: 'not_pending' },
-        { id: EXAMPLE_IDS[2], status: null, cancelled: false, reason: 'not_found' },
-      ],
-    },
-  },
+  body: { schema: BulkCancelRequestSchema, example: { ids: [...ex.IDS] } },
+  responses: { 200: { description: 'One entry per id, in request order', schema: z.array(BulkCancelResultSchema), example: ex.BULK_CANCEL_RESULTS } },
   errors: BODY_ERRORS,
+  errorExample: { status: 400, body: ex.validationError('ids.1', 'repeats ids.0: name each intent once') },
 });
 
 export const INTENT_ROUTES: RouteSpec[] = [
@@ -102,26 +56,39 @@ export const INTENT_ROUTES: RouteSpec[] = [
     summary: 'Create an intent',
     description:
       'Expiry must be in the future and at most 30 days ahead; chainId one the service runs (1, 56, 137 by default). ' +
+      'The signing `webhookUrl` speaks Merkle’s signature webhook ({intentId, launch, tx, rawTx, hash} → {signature}) unless `webhookProtocol` is `tradeinfra` (ours: {kind: "sign", transactions} → {signedTransactions}; implied by webhookBatch). ' +
       'With `Idempotency-Key`, the same key and body within 24 h returns the same intent (header `idempotent-replayed: true`); the same key with another body is 409.',
     scope: 'intents:write',
     idempotencyKey: true,
-    body: { schema: CreateIntentSchema, example: EXAMPLE_INTENT },
-    responses: { 201: { ...intent('The intent'), headers: replayed } },
+    body: { schema: CreateIntentSchema, example: ex.CREATE_INTENT },
+    responses: { 201: { ...intent('The intent'), headers: replayed, example: ex.intentRecord() } },
     errors: [...BODY_ERRORS, 409],
+    errorExample: {
+      status: 400,
+      body: ex.validationError('buyAmount', 'must be wei as a decimal integer string (digits only, no sign, no leading zeros)'),
+    },
   },
   {
     method: 'post',
     path: '/v1/wallet/intent',
     summary: 'Create a wallet intent (pre-signed, no webhook)',
     description:
-      'The intent plus `nonce` and `signature`: the wallet’s EIP-712 signature of BuyIntent(address wallet,address token,uint256 amount,uint256 bribe,uint256 expiry,uint256 minIn,uint256 minOut,uint16 feeBps,address feeRecipient,bool firstOrFail,uint256 nonce) ' +
-      'in the domain {name: "OPL", version: "1", chainId, verifyingContract: the chain’s executor}. Unset fields are signed as 0, the zero address or false. ' +
+      'The intent plus `signature`, the wallet’s EIP-712 signature in the domain {name: "OPL", version: "1", chainId, verifyingContract: the chain’s executor}. ' +
+      'Without `nonce` (Merkle’s body), the signature is of Merkle’s BuyIntent(address token,uint256 amount,uint256 bribe,uint256 expiry,uint256 minIn): feeBps, feeRecipient, minOut and firstOrFail, which it does not bind, must then be absent; the executor spends each signed struct once per wallet. ' +
+      'With `nonce`, it is of our BuyIntent(address wallet,address token,uint256 amount,uint256 bribe,uint256 expiry,uint256 minIn,uint256 minOut,uint16 feeBps,address feeRecipient,bool firstOrFail,uint256 nonce), unset fields signed as 0, the zero address or false. ' +
       'A signature that does not recover to `wallet`, or a chain without an executor, is 400. At launch the service’s relayer calls the executor, which takes buyAmount + bribe in WETH the wallet approved to it. Idempotency as POST /v1/intent.',
     scope: 'intents:write',
     idempotencyKey: true,
-    body: { schema: CreateWalletIntentSchema },
-    responses: { 201: { ...intent('The intent (kind: wallet)'), headers: replayed } },
+    body: { schema: CreateWalletIntentSchema, example: ex.CREATE_WALLET_INTENT },
+    responses: { 201: { ...intent('The intent (kind: wallet)'), headers: replayed, example: ex.WALLET_INTENT } },
     errors: [...BODY_ERRORS, 409],
+    errorExample: {
+      status: 400,
+      body: ex.validationError(
+        'signature',
+        "is not the wallet's EIP-712 signature of Merkle's 5-field BuyIntent (no nonce given) (domain OPL/1, this chain, its executor)",
+      ),
+    },
   },
   {
     method: 'get',
@@ -131,8 +98,9 @@ export const INTENT_ROUTES: RouteSpec[] = [
     scope: 'intents:read',
     dashboard: 'header',
     params: idParam,
-    responses: { 200: intent('The intent') },
+    responses: { 200: { ...intent('The intent'), example: ex.COMPLETED_INTENT } },
     errors: [...COMMON_ERRORS, 404],
+    errorExample: { status: 404, body: ex.NOT_FOUND('Intent', ex.IDS[2]) },
   },
   {
     method: 'post',
@@ -141,9 +109,10 @@ export const INTENT_ROUTES: RouteSpec[] = [
     description: 'pending → cancelled; any other status → 409. No body (or `{}`).',
     scope: 'intents:write',
     params: idParam,
-    body: { schema: NoBodySchema, optional: true },
-    responses: { 200: intent('The cancelled intent') },
+    body: { schema: NoBodySchema, optional: true, example: {} },
+    responses: { 200: { ...intent('The cancelled intent'), example: ex.CANCELLED_INTENT } },
     errors: [...BODY_ERRORS, 404, 409],
+    errorExample: { status: 409, body: ex.NOT_PENDING },
   },
   {
     method: 'post',
@@ -157,16 +126,20 @@ export const INTENT_ROUTES: RouteSpec[] = [
       'The body may be up to INTENTS_BATCH_BODY_LIMIT_BYTES (512 KiB by default). The batch counts as one request for the rate limit.',
     scope: 'intents:write',
     idempotencyKey: true,
-    body: { schema: CreateIntentsSchema, example: [EXAMPLE_INTENT, { ...EXAMPLE_INTENT, buyAmount: '200000000000000000' }] },
+    body: { schema: CreateIntentsSchema, example: [ex.CREATE_INTENT, { ...ex.CREATE_INTENT, buyAmount: '200000000000000000' }] },
     responses: {
       201: {
         description: 'The intents, in request order',
         schema: z.array(IntentRecordSchema),
         headers: replayed,
-        example: [exampleRecord(EXAMPLE_IDS[0]!, '100000000000000000'), exampleRecord(EXAMPLE_IDS[1]!, '200000000000000000')],
+        example: [ex.intentRecord(), ex.intentRecord({ id: ex.IDS[1], buyAmount: '200000000000000000' })],
       },
     },
     errors: [...BODY_ERRORS, 409],
+    errorExample: {
+      status: 400,
+      body: ex.validationError('1.buyAmount', 'must be wei as a decimal integer string (digits only, no sign, no leading zeros)'),
+    },
   },
   bulkCancel('delete', '/v1/intents', 'Cancel intents in bulk', 'Clients that cannot send a body with DELETE use `POST /v1/intents/cancel`.'),
   bulkCancel('post', '/v1/intents/cancel', 'Cancel intents in bulk (the same as DELETE /v1/intents)', 'For clients that cannot send a body with DELETE.'),
@@ -179,9 +152,17 @@ export const INTENT_ROUTES: RouteSpec[] = [
       'A dashboard token may leave `addresses` out: every wallet of its tenant.',
     scope: 'intents:read',
     dashboard: 'header',
-    body: { schema: SearchIntentsRequestSchema },
-    responses: { 200: { description: 'A page of intents', schema: z.array(IntentRecordSchema), headers: nextCursor } },
+    body: { schema: SearchIntentsRequestSchema, example: { addresses: [ex.WALLET], status: ['pending', 'completed'], limit: 100 } },
+    responses: {
+      200: {
+        description: 'A page of intents',
+        schema: z.array(IntentRecordSchema),
+        headers: nextCursor,
+        example: [ex.COMPLETED_INTENT, ex.intentRecord({ id: ex.IDS[1] })],
+      },
+    },
     errors: BODY_ERRORS,
+    errorExample: { status: 400, body: ex.validationError('status.0', 'must be one of pending, completed, expired, failed, cancelled, error') },
   },
   {
     method: 'get',
@@ -192,8 +173,11 @@ export const INTENT_ROUTES: RouteSpec[] = [
       '`data:` the notification JSON, byte for byte the webhook body (schema Notification); a comment every 15 s. At most 5 streams per key at once (more: 429).',
     scope: 'intents:read',
     dashboard: 'query',
-    responses: { 200: { description: 'An event stream; each `data:` is a Notification', contentType: 'text/event-stream', schema: z.string() } },
+    responses: {
+      200: { description: 'An event stream; each `data:` is a Notification', contentType: 'text/event-stream', schema: z.string(), example: ex.EVENT_STREAM },
+    },
     errors: [401, 403, 429, 503],
+    errorExample: { status: 429, body: ex.RATE_LIMITED },
   },
   {
     method: 'get',
@@ -203,8 +187,9 @@ export const INTENT_ROUTES: RouteSpec[] = [
       'Whoever holds it can forge our signatures, hence intents:write. Webhook notifications carry ' +
       '`x-notification-signature: v1=<hex HMAC-SHA256(secret, "<x-notification-timestamp>.<body>")>`; signing requests carry `x-signing-signature` the same way.',
     scope: 'intents:write',
-    responses: { 200: { description: '{secret}', schema: NotificationSecretSchema, headers: noStore } },
+    responses: { 200: { description: '{secret}', schema: NotificationSecretSchema, headers: noStore, example: ex.SECRET } },
     errors: COMMON_ERRORS,
+    errorExample: { status: 403, body: ex.FORBIDDEN('intents:write') },
   },
   {
     method: 'post',
@@ -214,8 +199,9 @@ export const INTENT_ROUTES: RouteSpec[] = [
       'No body (or `{}`). Answers the new secret; from then on every notification and signing request of your tenant, ' +
       'on every replica, is signed with it, and the old one signs nothing.',
     scope: 'intents:write',
-    body: { schema: NoBodySchema, optional: true },
-    responses: { 200: { description: '{secret}: the new secret', schema: NotificationSecretSchema, headers: noStore } },
+    body: { schema: NoBodySchema, optional: true, example: {} },
+    responses: { 200: { description: '{secret}: the new secret', schema: NotificationSecretSchema, headers: noStore, example: ex.SECRET } },
     errors: BODY_ERRORS,
+    errorExample: { status: 403, body: ex.FORBIDDEN('intents:write') },
   },
 ];

@@ -5,7 +5,18 @@ import { RequestMethod, type Type } from '@nestjs/common';
 import { AppModule } from '../app.module.js';
 import type { GatewayEnv } from '../config/env.js';
 import { DASHBOARD_ACCESS, REQUIRED_SCOPE, type DashboardAccess } from '../auth/scopes.js';
+import {
+  createIntentRequestSchema,
+  createIntentsBatchRequestSchema,
+  createWalletIntentRequestSchema,
+  ErrorBodySchema,
+  FieldIssuesSchema,
+} from '@tradeinfra/contracts';
+import type { z } from 'zod';
+import { httpStatusOf } from '../http/gateway-error.js';
 import { buildOpenApiDocument, OPENAPI_FILE, renderOpenApiDocument, ROUTES } from './openapi.js';
+
+type Json = Record<string, unknown>;
 
 type Doc = {
   paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>>;
@@ -58,20 +69,58 @@ describe('the OpenAPI document', () => {
     expect(documented.filter((r) => !served.includes(r))).toEqual(['get /dashboard scope=null dashboard=null']);
   });
 
-  it('gives every route a documented success and a schema for every JSON answer; examples match their schemas', () => {
+  it('gives every route a documented success and a schema for every JSON answer', () => {
     for (const route of ROUTES) {
       const where = `${route.method.toUpperCase()} ${route.path}`;
       expect(`${where}: ${Object.keys(route.responses).some((s) => s.startsWith('2'))}`).toBe(`${where}: true`);
       for (const [status, response] of Object.entries(route.responses)) {
         expect(`${where} ${status}: ${response.schema !== undefined}`).toBe(`${where} ${status}: true`);
-        if (response.example !== undefined) response.schema!.parse(response.example);
-      }
-      if (route.body?.example !== undefined) {
-        // The example's expiry is a fixed date: only "in the future, at most 30 days ahead" may fail.
-        const parsed = route.body.schema.safeParse(route.body.example);
-        expect(parsed.success ? [] : parsed.error.issues.filter((i) => i.path.at(-1) !== 'expiry')).toEqual([]);
       }
     }
+  });
+
+  describe.each(ROUTES.map((route) => [`${route.method.toUpperCase()} ${route.path}`, route] as const))('%s', (_where, route) => {
+    it('has a request example (when it takes a body) that its own request schema accepts', () => {
+      if (!route.body) return;
+      expect(route.body.example).toBeDefined();
+      // Create examples carry a fixed expiry: parsed as of a day before it (it must be ahead, at most 30 days).
+      const now = () => 1893456000_000 - 24 * 3600_000;
+      const creates: Record<string, z.ZodType> = {
+        'post /v1/intent': createIntentRequestSchema({ now }),
+        'post /v1/intents': createIntentsBatchRequestSchema({ now }),
+        'post /v1/wallet/intent': createWalletIntentRequestSchema({ now }),
+      };
+      const schema = creates[`${route.method} ${route.path}`] ?? route.body.schema;
+      const parsed = schema.safeParse(route.body.example);
+      expect(parsed.success ? [] : parsed.error.issues).toEqual([]);
+    });
+
+    it('has an example of every success (and documented non-error) answer that its schema accepts', () => {
+      for (const [status, response] of Object.entries(route.responses)) {
+        expect(`${status}: ${response.example !== undefined}`).toBe(`${status}: true`);
+        const parsed = response.schema!.safeParse(response.example);
+        expect(parsed.success ? [] : parsed.error.issues).toEqual([]);
+      }
+    });
+
+    it('has an example of its main error, an error body named for its status', () => {
+      if (route.errors.length === 0) return;
+      const example = route.errorExample;
+      expect(example).toBeDefined();
+      expect(route.errors).toContain(example!.status);
+      expect(ErrorBodySchema.parse(example!.body)).toEqual(example!.body);
+      expect(httpStatusOf(example!.body.name)).toBe(example!.status);
+      if (example!.body.name === 'ValidationError') expect(FieldIssuesSchema.parse(example!.body.details)).not.toHaveLength(0);
+    });
+
+    it('shows the examples in the document it serves', () => {
+      const operation = (doc.paths as unknown as Record<string, Record<string, { requestBody?: Json; responses: Record<string, Json> }>>)[route.path]![
+        route.method
+      ]!;
+      if (route.body) expect(JSON.stringify(operation.requestBody)).toContain('"example"');
+      for (const status of Object.keys(route.responses)) expect(JSON.stringify(operation.responses[status])).toContain('"example"');
+      if (route.errorExample) expect(JSON.stringify(operation.responses[String(route.errorExample.status)])).toContain(JSON.stringify(route.errorExample.body));
+    });
   });
 
   it('documents /ready with its real body (also on 503) and /health/services', () => {

@@ -242,9 +242,10 @@ function operation(route: RouteSpec, requests: SchemaSet, responses: SchemaSet):
     const description = ERROR_DESCRIPTIONS[status];
     if (!description) throw new Error(`${route.method.toUpperCase()} ${route.path}: no description of error status ${status}`);
     const headers: Json = { ...ERROR_HEADERS[status], ...(keyed && (status === 403 || status === 404) ? RATE_LIMIT_HEADERS : {}) };
+    const example = route.errorExample?.status === status ? { example: route.errorExample.body } : {};
     documented.push([
       status,
-      { description, ...(Object.keys(headers).length ? { headers } : {}), content: { 'application/json': { schema: { $ref: ref('Error') } } } },
+      { description, ...(Object.keys(headers).length ? { headers } : {}), content: { 'application/json': { schema: { $ref: ref('Error') }, ...example } } },
     ]);
   }
   documented.sort(([a], [b]) => a - b);

@@ -7,6 +7,7 @@ import {
   SimulationResultSchema,
 } from '@tradeinfra/contracts';
 import { z } from 'zod';
+import * as ex from './examples.js';
 import { BODY_ERRORS, COMMON_ERRORS, type RouteSpec } from './route-table.js';
 
 const retryAfter = { 'Retry-After': { description: 'Seconds to wait before retrying', schema: z.number().int().min(0) } };
@@ -30,9 +31,10 @@ export const OTHER_ROUTES: RouteSpec[] = [
       'A simulation still running after SIM_TIMEOUT_MS (10 s) is a 504 `simulation_timeout`; one needing more than SIM_MAX_UPSTREAM_READS (5,000) node reads, or whose result NATS cannot carry, a 422. ' +
       "Merkle's Go and TypeScript SDKs work as they are (Authorization: Token KEY).",
     scope: 'simulate',
-    body: { schema: SimulateRequestSchema },
-    responses: { 200: { description: 'One result per call, in order', schema: SimulationResultSchema } },
+    body: { schema: SimulateRequestSchema, example: ex.SIMULATE },
+    responses: { 200: { description: 'One result per call, in order', schema: SimulationResultSchema, example: ex.SIMULATION_RESULT } },
     errors: [...BODY_ERRORS, 422, 502],
+    errorExample: { status: 400, body: { error: true, name: 'Error', message: 'Nonce mismatch. Expected 5, got 7 on call #1', details: null } },
   },
   {
     method: 'get',
@@ -41,15 +43,16 @@ export const OTHER_ROUTES: RouteSpec[] = [
     description:
       "`{url, expiresAt}`: `<PUBLIC_BASE_URL>/dashboard?token=…`, valid DASHBOARD_TOKEN_TTL_SECONDS (15 min). The token (HS256) grants only this tenant's intent list, search and event stream.",
     scope: 'intents:read',
-    responses: { 200: { description: 'The URL', schema: DashboardUrlSchema, headers: noStore } },
+    responses: { 200: { description: 'The URL', schema: DashboardUrlSchema, headers: noStore, example: ex.DASHBOARD_URL } },
     errors: COMMON_ERRORS,
+    errorExample: { status: 401, body: ex.UNAUTHORIZED },
   },
   {
     method: 'get',
     path: '/health',
     summary: 'Liveness',
     scope: null,
-    responses: { 200: { description: 'The process is up', schema: LivenessSchema } },
+    responses: { 200: { description: 'The process is up', schema: LivenessSchema, example: ex.LIVENESS } },
     errors: [],
   },
   {
@@ -63,11 +66,13 @@ export const OTHER_ROUTES: RouteSpec[] = [
       200: {
         description: 'Ready: `{status: "ok" | "degraded", checks: {database, nats, services}, failing}` (`degraded`: a service named in `failing` is down)',
         schema: ReadinessSchema,
+        example: ex.READY,
       },
       503: {
         description: 'Postgres or NATS is down: `{status: "unavailable", checks, failing}` (`failing` names it, e.g. `["database"]`)',
         schema: ReadinessSchema,
         headers: retryAfter,
+        example: ex.NOT_READY,
       },
     },
     errors: [],
@@ -81,6 +86,7 @@ export const OTHER_ROUTES: RouteSpec[] = [
       200: {
         description: 'Always 200; `status` is `degraded` when a service does not answer within 1 s, or a chain endpoint it reads is down or lagging',
         schema: ServicesHealthSchema,
+        example: ex.SERVICES_HEALTH,
       },
     },
     errors: [],
@@ -90,7 +96,7 @@ export const OTHER_ROUTES: RouteSpec[] = [
     path: '/metrics',
     summary: 'Prometheus metrics',
     scope: null,
-    responses: { 200: { description: 'Prometheus text exposition format', contentType: 'text/plain', schema: z.string() } },
+    responses: { 200: { description: 'Prometheus text exposition format', contentType: 'text/plain', schema: z.string(), example: ex.METRICS } },
     errors: [],
   },
   {
@@ -99,7 +105,7 @@ export const OTHER_ROUTES: RouteSpec[] = [
     summary: 'This document',
     description: 'Generated from the route table and the contracts’ zod schemas; the same as `openapi.json` at the repository root.',
     scope: null,
-    responses: { 200: { description: 'The OpenAPI 3.1 document', schema: z.looseObject({ openapi: z.string() }) } },
+    responses: { 200: { description: 'The OpenAPI 3.1 document', schema: z.looseObject({ openapi: z.string() }), example: ex.OPENAPI_EXCERPT } },
     errors: [],
   },
   {
@@ -108,7 +114,7 @@ export const OTHER_ROUTES: RouteSpec[] = [
     summary: 'This document rendered (Swagger UI)',
     description: 'Its script and style are served from /docs/assets/ and /docs/init.js, by this process.',
     scope: null,
-    responses: { 200: page('An HTML page') },
+    responses: { 200: { ...page('An HTML page'), example: ex.HTML_PAGE } },
     errors: [],
   },
   {
@@ -116,7 +122,7 @@ export const OTHER_ROUTES: RouteSpec[] = [
     path: '/docs/init.js',
     summary: 'The script that starts Swagger UI on /openapi.json',
     scope: null,
-    responses: { 200: { description: 'JavaScript', contentType: 'application/javascript', schema: z.string() } },
+    responses: { 200: { description: 'JavaScript', contentType: 'application/javascript', schema: z.string(), example: ex.INIT_JS } },
     errors: [],
   },
   {
@@ -127,8 +133,8 @@ export const OTHER_ROUTES: RouteSpec[] = [
       'Opened with a signed dashboard URL (`?token=`, from GET /v1/dashboard-url or GET /v1/source/{id}/dashboard-url): the page calls the API with that token, never a key. Its script and style are under /dashboard/assets/.',
     scope: null,
     responses: {
-      200: page('An HTML page (never cached)'),
-      503: { description: 'The dashboard was not built (`npm run build`)', contentType: 'text/plain', schema: z.string() },
+      200: { ...page('An HTML page (never cached)'), example: ex.HTML_PAGE },
+      503: { description: 'The dashboard was not built (`npm run build`)', contentType: 'text/plain', schema: z.string(), example: ex.DASHBOARD_NOT_BUILT },
     },
     errors: [],
   },

@@ -15,6 +15,7 @@ import {
   uuid,
 } from '@tradeinfra/contracts';
 import { z } from 'zod';
+import * as ex from './examples.js';
 import { BODY_ERRORS, COMMON_ERRORS, type RouteSpec } from './route-table.js';
 
 const sourceParam = { id: sourceId() };
@@ -30,8 +31,9 @@ export const PAYOUT_ROUTES: RouteSpec[] = [
     description: 'An array, possibly empty; only entries of your sources (admin: all).',
     scope: 'payouts:read',
     params: { hash: txHash() },
-    responses: { 200: { description: 'Entries', schema: z.array(PayoutEntrySchema) } },
+    responses: { 200: { description: 'Entries', schema: z.array(PayoutEntrySchema), example: [ex.PAYOUT_ENTRY] } },
     errors: COMMON_ERRORS,
+    errorExample: { status: 400, body: ex.validationError('hash', 'must be a 0x-prefixed 32-byte hex transaction hash') },
   },
   {
     method: 'get',
@@ -41,8 +43,9 @@ export const PAYOUT_ROUTES: RouteSpec[] = [
       'Filters: status, chainId, sourceId, type, from/to (createdAt, ISO 8601; to exclusive), limit (1..500, default 100), cursor (from x-next-cursor).',
     scope: 'payouts:read',
     query: ListEntriesQuerySchema,
-    responses: { 200: { description: 'A page of entries', schema: z.array(PayoutEntrySchema), headers: nextCursor } },
+    responses: { 200: { description: 'A page of entries', schema: z.array(PayoutEntrySchema), headers: nextCursor, example: [ex.PAYOUT_ENTRY] } },
     errors: COMMON_ERRORS,
+    errorExample: { status: 400, body: ex.validationError('query.limit', 'must be an integer from 1 to 500') },
   },
   {
     method: 'post',
@@ -50,12 +53,16 @@ export const PAYOUT_ROUTES: RouteSpec[] = [
     summary: 'Record an entry by hand (operators)',
     description: 'The body is a MEV-capture event; its id makes the record idempotent (201 created, 200 already recorded).',
     scope: 'admin',
-    body: { schema: MevCaptureEventSchema },
+    body: { schema: MevCaptureEventSchema, example: ex.MEV_CAPTURE },
     responses: {
-      201: { description: 'The entry, recorded now', schema: PayoutEntrySchema },
-      200: { description: 'The entry, recorded by an earlier request with the same event id', schema: PayoutEntrySchema },
+      201: { description: 'The entry, recorded now', schema: PayoutEntrySchema, example: ex.PAYOUT_ENTRY },
+      200: { description: 'The entry, recorded by an earlier request with the same event id', schema: PayoutEntrySchema, example: ex.PAYOUT_ENTRY },
     },
     errors: BODY_ERRORS,
+    errorExample: {
+      status: 400,
+      body: ex.validationError('amount', 'must be a non-negative decimal string (digits, optional . and at most 18 fraction digits)'),
+    },
   },
   {
     method: 'get',
@@ -66,8 +73,9 @@ export const PAYOUT_ROUTES: RouteSpec[] = [
     scope: 'payouts:read',
     dashboard: 'source',
     params: sourceParam,
-    responses: { 200: { description: 'Cashback', schema: CashbackSchema } },
+    responses: { 200: { description: 'Cashback', schema: CashbackSchema, example: ex.CASHBACK } },
     errors: [...COMMON_ERRORS, 404],
+    errorExample: { status: 404, body: ex.NOT_FOUND('Source', 'wallet-app-9') },
   },
   {
     method: 'get',
@@ -77,8 +85,11 @@ export const PAYOUT_ROUTES: RouteSpec[] = [
     scope: 'payouts:read',
     dashboard: 'source',
     params: sourceParam,
-    responses: { 200: { description: 'Payouts', schema: z.array(PayoutSchema) } },
+    responses: {
+      200: { description: 'Payouts', schema: z.array(PayoutSchema), example: [ex.payout({ status: 'PAID', txHash: ex.PAYOUT_TX, tx_hash: ex.PAYOUT_TX })] },
+    },
     errors: [...COMMON_ERRORS, 404],
+    errorExample: { status: 404, body: ex.NOT_FOUND('Source', 'wallet-app-9') },
   },
   {
     method: 'post',
@@ -91,9 +102,10 @@ export const PAYOUT_ROUTES: RouteSpec[] = [
     scope: 'payouts:write',
     dashboard: 'source',
     params: sourceParam,
-    body: { schema: RequestPayoutSchema },
-    responses: { 201: { description: 'The payout; with `{address, email?}`, `{id, payouts}`', schema: PayoutRequestReplySchema } },
+    body: { schema: RequestPayoutSchema, example: { address: ex.PAYOUT_ADDRESS, chainId: 1, asset: 'ETH' } },
+    responses: { 201: { description: 'The payout; with `{address, email?}`, `{id, payouts}`', schema: PayoutRequestReplySchema, example: ex.payout() } },
     errors: [...BODY_ERRORS, 404, 409],
+    errorExample: { status: 409, body: ex.NOTHING_TO_PAY },
   },
   {
     method: 'get',
@@ -101,8 +113,9 @@ export const PAYOUT_ROUTES: RouteSpec[] = [
     summary: 'A payout',
     scope: 'payouts:read',
     params: payoutParam,
-    responses: { 200: { description: 'The payout', schema: PayoutSchema } },
+    responses: { 200: { description: 'The payout', schema: PayoutSchema, example: ex.payout() } },
     errors: [...COMMON_ERRORS, 404],
+    errorExample: { status: 404, body: ex.NOT_FOUND('Payout', '019ab6a0-0000-7000-8000-0000000000ff') },
   },
   {
     method: 'post',
@@ -112,9 +125,12 @@ export const PAYOUT_ROUTES: RouteSpec[] = [
       'PENDING → TX_PENDING (txHash required) → PAID (its entries become PAID with payoutId set); TX_PENDING → TX_FAILED (its entries are released). PAID never changes; anything else is 409.',
     scope: 'admin',
     params: payoutParam,
-    body: { schema: PayoutTransitionSchema },
-    responses: { 200: { description: 'The payout', schema: PayoutSchema } },
+    body: { schema: PayoutTransitionSchema, example: { status: 'TX_PENDING', txHash: ex.PAYOUT_TX } },
+    responses: {
+      200: { description: 'The payout', schema: PayoutSchema, example: ex.payout({ status: 'TX_PENDING', txHash: ex.PAYOUT_TX, tx_hash: ex.PAYOUT_TX }) },
+    },
     errors: [...BODY_ERRORS, 404, 409],
+    errorExample: { status: 400, body: ex.validationError('txHash', 'is required to move a payout to TX_PENDING') },
   },
   {
     method: 'post',
@@ -122,9 +138,13 @@ export const PAYOUT_ROUTES: RouteSpec[] = [
     summary: 'Register a source to a tenant (operators)',
     description: 'Body {id, tenant: tenant name}; an unknown tenant is 404. Entries recorded before registration become visible to the tenant.',
     scope: 'admin',
-    body: { schema: RegisterSourceSchema },
-    responses: { 201: { description: 'Registered', schema: RegisteredSourceSchema } },
+    body: { schema: RegisterSourceSchema, example: ex.REGISTERED_SOURCE },
+    responses: { 201: { description: 'Registered', schema: RegisteredSourceSchema, example: ex.REGISTERED_SOURCE } },
     errors: [...BODY_ERRORS, 404, 409],
+    errorExample: {
+      status: 404,
+      body: { error: true, name: 'NotFound', message: 'Tenant acme not found', details: [{ path: 'tenant', message: 'no such tenant' }] },
+    },
   },
   {
     method: 'get',
@@ -134,7 +154,8 @@ export const PAYOUT_ROUTES: RouteSpec[] = [
       "`{url, expiresAt}` as GET /v1/dashboard-url; the token also grants this source's cashback, payouts and payout requests. Another tenant's source is 404.",
     scope: 'payouts:read',
     params: sourceParam,
-    responses: { 200: { description: 'The URL', schema: DashboardUrlSchema, headers: noStore } },
+    responses: { 200: { description: 'The URL', schema: DashboardUrlSchema, headers: noStore, example: ex.DASHBOARD_URL } },
     errors: [...COMMON_ERRORS, 404],
+    errorExample: { status: 404, body: ex.NOT_FOUND('Source', 'wallet-app-9') },
   },
 ];

@@ -1,3 +1,4 @@
+import type { ErrorBody } from '@tradeinfra/contracts';
 import type { z } from 'zod';
 import type { Scope } from '../auth/scopes.js';
 
@@ -30,6 +31,8 @@ export interface RouteSpec {
   responses: Record<number, ResponseSpec>;
   /** Error statuses the route can answer, each with the error body (`ErrorBody`). */
   errors: readonly number[];
+  /** An example of the route's main error: its status (one of `errors`) and body. */
+  errorExample?: { status: number; body: ErrorBody };
 }
 
 export interface ResponseSpec {

@@ -2,6 +2,7 @@ import { ADVISORY_LOCKS, createServiceDataSource, runMigrations as runMigrations
 import type { DataSource } from 'typeorm';
 import { IdempotencyKeyEntity, IntentEntity, SettingEntity, SigningSecretEntity } from '../intents/intent.entity.js';
 import { ChainBlockEntity, LaunchEntity, PendingLaunchEntity } from '../launch/launch.entities.js';
+import { TokenEntity } from '../tokens/token.entity.js';
 import { OutboxEventEntity } from '../outbox/outbox.entity.js';
 import type { IntentServiceEnv } from '../config/env.js';
 import { RECORD_JSON_FUNCTION } from '../intents/intent-record.sql.js';
@@ -22,7 +23,17 @@ export function createDataSource(env: DbEnv): DataSource {
     password: env.INTENT_DB_PASSWORD,
     poolSize: env.INTENT_DB_POOL_SIZE,
     schema: SCHEMA,
-    entities: [IntentEntity, IdempotencyKeyEntity, OutboxEventEntity, SettingEntity, SigningSecretEntity, ChainBlockEntity, LaunchEntity, PendingLaunchEntity],
+    entities: [
+      IntentEntity,
+      IdempotencyKeyEntity,
+      OutboxEventEntity,
+      SettingEntity,
+      SigningSecretEntity,
+      ChainBlockEntity,
+      LaunchEntity,
+      PendingLaunchEntity,
+      TokenEntity,
+    ],
     migrations,
     appName: 'intent-service',
   });

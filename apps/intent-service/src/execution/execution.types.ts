@@ -48,6 +48,8 @@ export interface PendingLaunchState {
 /** A claimed intent: what the checks read, and what building and signing its buy need. */
 export interface ClaimedIntent extends CheckedIntent {
   tenantId: string;
+  /** As created (EIP-55): the token a wallet intent's signature names. */
+  tokenAddress: string;
   feeRecipient: string | null;
   firstOrFail: boolean;
   gasTip: string | null;
@@ -56,9 +58,11 @@ export interface ClaimedIntent extends CheckedIntent {
   webhookUrl: string | null;
   /** The signing webhook takes batches (SigningBatchRequest). */
   webhookBatch: boolean;
+  /** What the signing webhook speaks: Merkle's signature webhook, or ours (SigningRequest). */
+  webhookProtocol: 'merkle' | 'tradeinfra';
   /** A wallet intent's EIP-712 signature (null: a bot intent). */
   signature: string | null;
-  /** A wallet intent's executor nonce (decimal). */
+  /** A wallet intent's executor nonce (decimal); null for Merkle's 5-field BuyIntent. */
   nonce: string | null;
 }
 

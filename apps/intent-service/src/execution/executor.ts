@@ -393,7 +393,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
     pipeline.expect(plan.jobs.map((j) => ({ id: j.intent.id, wallet: j.tx.from.toLowerCase(), nonce: BigInt(j.tx.nonce) })));
     if (plan.poolCheck) pipeline.gate(plan.poolCheck.then((clashing) => clashing.map((j) => ({ wallet: j.tx.from.toLowerCase(), nonce: BigInt(j.tx.nonce) }))));
     await mapLimit(signingUnits(plan.jobs), SIGNING_CONCURRENCY, async (unit) => {
-      const results = await this.sign(chain, unit, plan.targetBlock);
+      const results = await this.sign(chain, unit, plan.targetBlock, launch);
       pipeline.signedAll(unit.jobs.map((job, i) => [job.intent.id, results[i]!]));
     });
     const totals = await pipeline.finish();
@@ -423,7 +423,7 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
    * A unit's buys signed, a result each: a wallet intent's by the relayer, a bot intent's by its
    * webhook (several in one request where it takes batches) or a development signer.
    */
-  private async sign(chain: Chain, unit: SigningUnit<Job>, targetBlock: bigint): Promise<SignResult[]> {
+  private async sign(chain: Chain, unit: SigningUnit<Job>, targetBlock: bigint, launch: LaunchedToken): Promise<SignResult[]> {
     const signJob = ({ intent, tx }: Job): SignJob => ({
       intentId: intent.id,
       tenantId: intent.tenantId,
@@ -431,6 +431,8 @@ export class Executor implements OnApplicationBootstrap, OnModuleDestroy {
       tx,
       launchBlock: targetBlock - 1n,
       targetBlock,
+      protocol: intent.webhookProtocol,
+      launch: { ...launch.launch, blockNumber: launch.blockNumber ?? targetBlock },
     });
     if (unit.batch) return this.webhookSigner.signBatch(unit.jobs.map(signJob));
     const [job] = unit.jobs as [Job];

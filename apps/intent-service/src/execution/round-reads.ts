@@ -3,11 +3,23 @@ import { type PoolState } from './checks.js';
 import { type ExecutedChain } from './chain-clients.js';
 import { type ClaimedIntent, type LaunchedToken } from './execution.repository.js';
 import { type SenderState } from './round-planner.js';
+import { merkleStructHash } from '@tradeinfra/executor';
+import { toMerkleBuyIntent } from '../intents/wallet-intent.js';
 import { liquidityInCents } from './checks.js';
 import { getReservesCall, orientReserves, stableReserves, type StableLayout } from './uniswap-v2.js';
 
 const ERC20 = new Interface(['function balanceOf(address) view returns (uint256)', 'function allowance(address,address) view returns (uint256)']);
-const EXECUTOR_VIEWS = new Interface(['function isNonceUsed(address wallet, uint256 nonce) view returns (bool)']);
+const EXECUTOR_VIEWS = new Interface([
+  'function isNonceUsed(address wallet, uint256 nonce) view returns (bool)',
+  'function merkleIntentUsed(address wallet, bytes32 structHash) view returns (bool)',
+]);
+
+/** The executor's view telling whether a wallet intent is spent: its nonce, or (Merkle's 5-field BuyIntent) its struct hash. */
+function spentCall(intent: ClaimedIntent): string {
+  return intent.nonce === null
+    ? EXECUTOR_VIEWS.encodeFunctionData('merkleIntentUsed', [intent.wallet, merkleStructHash(toMerkleBuyIntent(intent))])
+    : EXECUTOR_VIEWS.encodeFunctionData('isNonceUsed', [intent.wallet, intent.nonce]);
+}
 const hexQ = (n: bigint) => `0x${n.toString(16)}`;
 
 /** The address a claimed intent's buy is sent from: the wallet, or for a wallet intent the chain's relayer. */
@@ -112,7 +124,7 @@ export async function readSenders(
       walletIntents.flatMap((i) => [
         { method: 'eth_call', params: [{ to: config.wrappedNative, data: ERC20.encodeFunctionData('balanceOf', [i.wallet]) }, at] },
         { method: 'eth_call', params: [{ to: config.wrappedNative, data: ERC20.encodeFunctionData('allowance', [i.wallet, execution!.executor]) }, at] },
-        { method: 'eth_call', params: [{ to: execution!.executor, data: EXECUTOR_VIEWS.encodeFunctionData('isNonceUsed', [i.wallet, i.nonce]) }, at] },
+        { method: 'eth_call', params: [{ to: execution!.executor, data: spentCall(i) }, at] },
       ]),
     ),
   ]);

@@ -1,6 +1,6 @@
 import type { UnsignedTransaction } from '@tradeinfra/contracts';
-import { Transaction, Wallet } from 'ethers';
-import { DevSigner, signingUnits, verifySigned } from './signer.js';
+import { keccak256, Signature, Transaction, Wallet } from 'ethers';
+import { DevSigner, merkleRequest, signingUnits, verifyMerkleSignature, verifySigned, type SignJob } from './signer.js';
 
 const wallet = new Wallet('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
 const other = new Wallet('0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a');
@@ -31,6 +31,73 @@ const fields = (over: Record<string, unknown> = {}) => ({
   maxPriorityFeePerGas: 1000000000n,
   ...over,
 });
+
+describe('Merkle’s signature webhook', () => {
+  const job = (launch: SignJob['launch']): SignJob => ({
+    intentId: '019ab5e0-11aa-7c3e-9d2f-0a1b2c3d4e5f',
+    tenantId: 't',
+    webhookUrl: 'https://signer.example/sign',
+    tx,
+    launchBlock: 41n,
+    targetBlock: 42n,
+    protocol: 'merkle',
+    launch,
+  });
+  const pendingLaunch = { type: 'public_transaction' as const, txHash: `0x${'7f'.repeat(32)}`, blockNumber: 42n };
+
+  it('asks with hex quantities, the EIP-1559 signing hash of tx, rawTx for a launch transaction, and Merkle’s launch', () => {
+    const { request } = merkleRequest(job(pendingLaunch));
+    const unsigned = Transaction.from(fields());
+    expect(request).toEqual({
+      intentId: '019ab5e0-11aa-7c3e-9d2f-0a1b2c3d4e5f',
+      launch: { type: 'public_transaction', blockNumber: '42', launchTxHash: pendingLaunch.txHash },
+      tx: {
+        to: null,
+        data: '0x6001600155',
+        value: '0xde0b6b3a7640007',
+        chainId: '0x7a69',
+        gas: '0x3d090',
+        nonce: '0x7',
+        maxFeePerGas: '0xb2d05e00',
+        maxPriorityFeePerGas: '0x3b9aca00',
+      },
+      rawTx: unsigned.unsignedSerialized,
+      hash: unsigned.unsignedHash,
+    });
+    expect(keccak256(request.rawTx!)).toBe(request.hash);
+    // A launch seen in a block: no rawTx ("only when launch type is a transaction").
+    expect(merkleRequest(job({ type: 'block', txHash: pendingLaunch.txHash, blockNumber: 40n })).request).not.toHaveProperty('rawTx');
+  });
+
+  it('builds the buy from tx and the 65-byte signature of hash, exactly as the wallet would have signed it', async () => {
+    const { request, fields: rlp } = merkleRequest(job(pendingLaunch));
+    const signature = wallet.signingKey.sign(request.hash).serialized; // r ‖ s ‖ v, v 0x1b / 0x1c
+    expect(signature.slice(-2)).toMatch(/^(1b|1c)$/);
+    const expected = await wallet.signTransaction(fields());
+    expect(verifyMerkleSignature(tx, rlp, { signature })).toEqual({ ok: true, raw: expected, hash: Transaction.from(expected).hash });
+  });
+
+  it.each<[string, (sig: Signature) => unknown, RegExp]>([
+    ['another key', () => ({ signature: other.signingKey.sign(merkleRequest(job(pendingLaunch)).request.hash).serialized }), /signed by .*, not by the wallet/],
+    ['the compact (64-byte) form', (sig) => ({ signature: sig.compactSerialized }), /compact/],
+    ['v as 00/01', (sig) => ({ signature: `${sig.serialized.slice(0, 130)}0${sig.yParity}` }), /not 1b or 1c/],
+    ['a high s', (sig) => ({ signature: highS(sig) }), /upper half/],
+    ['a malformed hex', () => ({ signature: `0x${'zz'.repeat(65)}` }), /65-byte/],
+    ['no signature field', () => ({ signedTransactions: ['0x02'] }), /\{"signature"/],
+    ['a number', () => ({ signature: 7 }), /\{"signature"/],
+  ])('refuses %s as signature_invalid', (_what, answer, detail) => {
+    const { request, fields: rlp } = merkleRequest(job(pendingLaunch));
+    const result = verifyMerkleSignature(tx, rlp, answer(wallet.signingKey.sign(request.hash)));
+    expect(result).toEqual({ ok: false, reason: 'signature_invalid', detail: expect.stringMatching(detail) });
+  });
+});
+
+/** The same signature with s flipped to the upper half (still valid ECDSA, refused by EIP-2). */
+function highS(sig: Signature): string {
+  const n = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+  const s = n - BigInt(sig.s);
+  return `${sig.r}${s.toString(16).padStart(64, '0')}${sig.yParity === 0 ? '1c' : '1b'}`;
+}
 
 describe('verifySigned', () => {
   it('accepts the transaction signed by the wallet, and names its hash', async () => {

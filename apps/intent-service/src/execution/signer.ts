@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Transaction, Wallet, getAddress } from 'ethers';
-import { SIGNING_BATCH_MAX, type SigningBatchRequest, type SigningRequest, type UnsignedTransaction } from '@tradeinfra/contracts';
-import { ethersTransaction, matchSigned, unsignedFields } from '@tradeinfra/service-kit';
+import {
+  SIGNING_BATCH_MAX,
+  type LaunchType,
+  type MerkleSigningRequest,
+  type SigningBatchRequest,
+  type SigningRequest,
+  type UnsignedTransaction,
+} from '@tradeinfra/contracts';
+import { ethersTransaction, keccak256Bytes, matchSigned, signedTransaction, unsignedFields, unsignedSerialized } from '@tradeinfra/service-kit';
 import { WebhookRefused, WebhookTimeout, type WebhookAnswer, type WebhookClient } from '../common/webhook-client.js';
 import { FailureReason } from './checks.js';
 import { recoverAddress, recoverSigner } from './recover.js';
@@ -14,6 +21,10 @@ export interface SignJob {
   tx: UnsignedTransaction;
   launchBlock: bigint;
   targetBlock: bigint;
+  /** What the webhook speaks (default `tradeinfra`, ours). */
+  protocol?: 'merkle' | 'tradeinfra';
+  /** The launch the buy goes behind, for Merkle's `launch` (its block: the launch's, or for a pending one the block the buy is sent for). */
+  launch?: { type: LaunchType; txHash: string | null; blockNumber: bigint };
 }
 
 export type SignResult = { ok: true; raw: string; hash: string } | { ok: false; reason: FailureReason; detail: string };
@@ -73,6 +84,62 @@ function verifyParsed(tx: UnsignedTransaction, raw: string): SignResult {
   return { ok: true, raw, hash: signed.hash! };
 }
 
+/** secp256k1's order, and its half (EIP-2: a transaction's s must not be above it). */
+const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+const HALF_N = SECP256K1_N / 2n;
+
+/** Merkle's signature webhook request for `job`'s transaction, with its unsigned fields (RLP) to sign against. */
+export function merkleRequest(job: SignJob): { request: MerkleSigningRequest; fields: Buffer } {
+  const { tx } = job;
+  const launch = job.launch ?? { type: 'block' as const, txHash: null, blockNumber: job.launchBlock };
+  const fields = unsignedFields(tx);
+  const raw = unsignedSerialized(fields);
+  const hex = (v: string | number) => `0x${BigInt(v).toString(16)}`;
+  const request: MerkleSigningRequest = {
+    intentId: job.intentId,
+    launch: { type: launch.type, blockNumber: launch.blockNumber.toString(), launchTxHash: launch.txHash },
+    tx: {
+      to: tx.to,
+      data: tx.data,
+      value: hex(tx.value),
+      chainId: hex(tx.chainId),
+      gas: hex(tx.gasLimit),
+      nonce: hex(tx.nonce),
+      maxFeePerGas: hex(tx.maxFeePerGas),
+      maxPriorityFeePerGas: hex(tx.maxPriorityFeePerGas),
+    },
+    // Merkle's page: "optional - only when launch type is a transaction".
+    ...(launch.type === 'block' ? {} : { rawTx: `0x${raw.toString('hex')}` }),
+    hash: `0x${Buffer.from(keccak256Bytes(raw)).toString('hex')}`,
+  };
+  return { request, fields };
+}
+
+/**
+ * The signed transaction from Merkle's answer `{signature}`: 65 bytes r ‖ s ‖ v with v 0x1b or
+ * 0x1c (the compact 64-byte form and v 0/1 are refused, as Merkle's page requires), r and s in
+ * range and s low (EIP-2, else no node takes it), recovering to the wallet (`tx.from`).
+ */
+export function verifyMerkleSignature(tx: UnsignedTransaction, fields: Buffer, answer: unknown): SignResult {
+  const bad = (detail: string): SignResult => ({ ok: false, reason: FailureReason.SignatureInvalid, detail });
+  const signature = (answer as { signature?: unknown } | null)?.signature;
+  if (typeof signature !== 'string') return bad('the answer must be {"signature": "0x<65 bytes>"}');
+  if (/^0x[0-9a-fA-F]{128}$/.test(signature)) return bad('a compact (64-byte) signature: Merkle’s signature webhook needs the 65-byte form ending in 1b or 1c');
+  if (!/^0x[0-9a-fA-F]{130}$/.test(signature)) return bad('not a 65-byte hex signature (0x + 130 hex digits)');
+  const v = parseInt(signature.slice(130), 16);
+  if (v !== 27 && v !== 28) return bad(`the signature ends in ${signature.slice(130)}, not 1b or 1c`);
+  const r = BigInt(`0x${signature.slice(2, 66)}`);
+  const sValue = BigInt(`0x${signature.slice(66, 130)}`);
+  if (r === 0n || r >= SECP256K1_N || sValue === 0n || sValue >= SECP256K1_N) return bad('r or s is out of range');
+  if (sValue > HALF_N) return bad('s is in the upper half of the curve order (EIP-2): no node accepts such a transaction');
+  const rs = Buffer.from(signature.slice(2, 130), 'hex');
+  const yParity = (v - 27) as 0 | 1;
+  const from = recoverSigner(keccak256Bytes(unsignedSerialized(fields)), rs, yParity);
+  if (!from || from !== tx.from.toLowerCase()) return signedByOther(tx, from);
+  const raw = signedTransaction(fields, yParity, rs);
+  return { ok: true, raw: `0x${raw.toString('hex')}`, hash: `0x${Buffer.from(keccak256Bytes(raw)).toString('hex')}` };
+}
+
 /** Development signer: keys from the environment, for local chains only (see the config). */
 export class DevSigner {
   private readonly wallets = new Map<string, Wallet>();
@@ -104,6 +171,8 @@ export class DevSigner {
 
 /** Most bytes of a signing webhook's answer read (one signed transaction is at most 128 KiB of hex). */
 const MAX_ANSWER_BYTES = 1024 * 1024;
+/** Most bytes of Merkle's answer read: `{"signature": "0x…"}` is under 200 bytes; room for extra fields. */
+const MAX_MERKLE_ANSWER_BYTES = 16 * 1024;
 /** What each further buy of a batch adds to that bound: one signed transaction's most hex, quoted. */
 const MAX_SIGNED_ANSWER_BYTES = 2 * 64 * 1024 + 8;
 
@@ -117,6 +186,8 @@ export interface WebhookSignerOptions {
 
 /** A webhook's `signedTransactions`, or the failure every buy it was asked for shares. */
 type Exchange = { ok: true; signed: unknown[] } | { ok: false; failure: SignResult };
+/** A webhook's answer, parsed, or the failure. */
+type Answer = { ok: true; answer: unknown } | { ok: false; failure: SignResult };
 
 /**
  * Asks the intent's signing webhook to sign its buy: one HMAC-signed POST of a SigningRequest,
@@ -130,6 +201,7 @@ export class WebhookSigner {
   constructor(private readonly options: WebhookSignerOptions) {}
 
   async sign(job: SignJob): Promise<SignResult> {
+    if (job.protocol === 'merkle') return this.signMerkle(job);
     const answer = await this.exchange(job, 1, (deadline) => ({
       kind: 'sign',
       id: randomUUID(),
@@ -172,17 +244,51 @@ export class WebhookSigner {
     );
   }
 
+  /**
+   * Merkle's signature webhook: `{intentId, launch, tx, rawTx, hash}` answered by `{signature}`
+   * (see MerkleSigningRequest); the buy is then built from `tx` and the signature, and must
+   * recover to the wallet.
+   */
+  private async signMerkle(job: SignJob): Promise<SignResult> {
+    const { request, fields } = merkleRequest(job);
+    const answer = await this.post(job, randomUUID(), request, MAX_MERKLE_ANSWER_BYTES);
+    if (!answer.ok) return answer.failure;
+    return verifyMerkleSignature(job.tx, fields, answer.answer);
+  }
+
   /** POSTs the request `build` makes (given its deadline) to `job`'s webhook, for `count` buys; its `signedTransactions` (`count` of them). */
   private async exchange(job: SignJob, count: number, build: (deadline: number) => SigningRequest | SigningBatchRequest): Promise<Exchange> {
     const fail = (reason: FailureReason, detail: string): Exchange => ({ ok: false, failure: { ok: false, reason, detail } });
+    const request = build(Date.now() + this.options.timeoutMs);
+    const maxBodyBytes = MAX_ANSWER_BYTES + (count - 1) * MAX_SIGNED_ANSWER_BYTES;
+    const posted = await this.post(job, request.id, request, maxBodyBytes);
+    if (!posted.ok) return posted;
+    const answer = posted.answer as { signedTransactions?: unknown } | null;
+    const signed = answer?.signedTransactions;
+    if (!Array.isArray(signed) || signed.length !== count) {
+      return fail(
+        FailureReason.SignatureInvalid,
+        request.kind === 'sign'
+          ? 'the answer must be {"signedTransactions": [<one raw transaction>]}'
+          : `the answer must be {"signedTransactions": [...]} with one entry (a raw transaction or null) per request: ${count}`,
+      );
+    }
+    return { ok: true, signed };
+  }
+
+  /**
+   * POSTs `request` to `job`'s webhook with the HMAC headers (the tenant's secret), within the
+   * signer's timeout; its answer parsed as JSON, or why there is none (refused target, timeout,
+   * unreachable, 3xx or other non-2xx, too long, not JSON).
+   */
+  private async post(job: SignJob, requestId: string, request: object, maxBodyBytes: number): Promise<Answer> {
+    const fail = (reason: FailureReason, detail: string): Answer => ({ ok: false, failure: { ok: false, reason, detail } });
     let url: URL;
     try {
       url = this.options.client.target(job.webhookUrl!);
     } catch (err) {
       return fail(FailureReason.SignerRefused, (err as Error).message);
     }
-    const request = build(Date.now() + this.options.timeoutMs);
-    const maxBodyBytes = MAX_ANSWER_BYTES + (count - 1) * MAX_SIGNED_ANSWER_BYTES;
     const body = JSON.stringify(request);
     const timestamp = Math.floor(Date.now() / 1000);
     let res: WebhookAnswer;
@@ -193,7 +299,7 @@ export class WebhookSigner {
         headers: {
           'content-type': 'application/json',
           'user-agent': 'tradeinfra-signer/1',
-          'x-signing-request-id': request.id,
+          'x-signing-request-id': requestId,
           'x-signing-timestamp': String(timestamp),
           'x-signing-signature': await this.options.sign(job.tenantId, timestamp, body),
         },
@@ -207,22 +313,11 @@ export class WebhookSigner {
     if (res.status >= 300 && res.status < 400) return fail(FailureReason.SignerRefused, `webhook answered ${res.status} (redirects are not followed)`);
     if (res.status < 200 || res.status >= 300) return fail(FailureReason.SignerRefused, `webhook answered ${res.status}`);
     if (res.body === null) return fail(FailureReason.SignatureInvalid, `the answer is longer than ${maxBodyBytes} bytes`);
-    let answer: { signedTransactions?: unknown };
     try {
-      answer = JSON.parse(res.body) as typeof answer;
+      return { ok: true, answer: JSON.parse(res.body) as unknown };
     } catch {
       return fail(FailureReason.SignatureInvalid, 'the answer is not JSON');
     }
-    const signed = answer?.signedTransactions;
-    if (!Array.isArray(signed) || signed.length !== count) {
-      return fail(
-        FailureReason.SignatureInvalid,
-        request.kind === 'sign'
-          ? 'the answer must be {"signedTransactions": [<one raw transaction>]}'
-          : `the answer must be {"signedTransactions": [...]} with one entry (a raw transaction or null) per request: ${count}`,
-      );
-    }
-    return { ok: true, signed };
   }
 }
 
@@ -238,15 +333,14 @@ export interface SigningUnit<J> {
  * kept within each), and every other buy alone. Units come in the order of their first buy, so
  * the earliest buys are asked for first. Pure.
  */
-export function signingUnits<J extends { intent: { tenantId: string; webhookUrl: string | null; webhookBatch: boolean; signature: string | null } }>(
-  jobs: J[],
-  max = SIGNING_BATCH_MAX,
-): SigningUnit<J>[] {
+export function signingUnits<
+  J extends { intent: { tenantId: string; webhookUrl: string | null; webhookBatch: boolean; webhookProtocol?: string; signature: string | null } },
+>(jobs: J[], max = SIGNING_BATCH_MAX): SigningUnit<J>[] {
   const units: SigningUnit<J>[] = [];
   const open = new Map<string, SigningUnit<J>>();
   for (const job of jobs) {
     const { intent } = job;
-    if (!intent.webhookBatch || !intent.webhookUrl || intent.signature) {
+    if (!intent.webhookBatch || !intent.webhookUrl || intent.signature || intent.webhookProtocol === 'merkle') {
       units.push({ batch: false, jobs: [job] });
       continue;
     }

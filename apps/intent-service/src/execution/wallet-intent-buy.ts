@@ -1,7 +1,7 @@
 import { type IntentStatusData } from '@tradeinfra/contracts';
-import { encodeExecute } from '@tradeinfra/executor';
+import { encodeExecute, encodeExecuteMerkle } from '@tradeinfra/executor';
 import { getAddress } from 'ethers';
-import { toBuyIntent } from '../intents/wallet-intent.js';
+import { toBuyIntent, toMerkleBuyIntent } from '../intents/wallet-intent.js';
 import { FailureReason } from './checks.js';
 import { type ClaimedIntent } from './execution.repository.js';
 import { buyTransaction, type BuyTerms, type Job, type SenderState } from './round-planner.js';
@@ -34,7 +34,8 @@ export function walletIntentBuy(
     return null;
   }
   if (state.nonceSpent.has(intent.id)) {
-    fail(intent, FailureReason.NonceUsed, `nonce ${intent.nonce} of ${intent.wallet} is used or revoked on the executor`);
+    const spent = intent.nonce === null ? 'this signed intent (Merkle’s BuyIntent)' : `nonce ${intent.nonce}`;
+    fail(intent, FailureReason.NonceUsed, `${spent} of ${intent.wallet} is used or revoked on the executor`);
     return null;
   }
   const needs = BigInt(intent.buyAmount) + BigInt(intent.bribe);
@@ -69,7 +70,12 @@ export function walletIntentBuy(
   held.allowance -= needs;
   const n = state.nonce.get(from)!;
   state.nonce.set(from, n + 1n);
-  const terms = toBuyIntent({ ...intent, tokenAddress: t.token, nonce: intent.nonce! });
+  // Merkle's 5-field BuyIntent binds no minOut: the relayer passes the checks' own minimum (the
+  // quote less maxSlippageBps, else 0), which the executor enforces on what the wallet receives.
+  const merkle = intent.nonce === null;
+  const terms = merkle ? null : toBuyIntent({ ...intent, tokenAddress: t.token, nonce: intent.nonce! });
+  const amountOutMin = terms ? terms.minOut : t.quote.amountOutMin;
+  const data = terms ? encodeExecute(terms, intent.signature!) : encodeExecuteMerkle(toMerkleBuyIntent(intent), intent.wallet, amountOutMin, intent.signature!);
   return {
     intent,
     tx: buyTransaction(t, {
@@ -78,11 +84,11 @@ export function walletIntentBuy(
       nonce: n,
       to: getAddress(wallets.executor),
       value: 0n,
-      data: encodeExecute(terms, intent.signature!),
+      data,
       gasLimit,
-      amountOutMin: terms.minOut,
+      amountOutMin,
       feeRecipient: intent.feeRecipient,
-      bribe: terms.bribe,
+      bribe: BigInt(intent.bribe),
       deadline: intent.expiry,
       onlyInBlock: null,
       onlyInLaunchBlockOf: null,

@@ -20,16 +20,17 @@ const CLAIM_QUEUE = `FROM intent.intents x
   ORDER BY x.bribe DESC, x.id`;
 
 /** The columns of a claimed intent (as `x`), and its row as a ClaimedIntent. */
-const CLAIMED_COLUMNS = `x.id, x.tenant_id, x.wallet, x.buy_amount::text, x.bribe::text, x.min_in::text, x.min_out::text,
+const CLAIMED_COLUMNS = `x.id, x.tenant_id, x.wallet, x.token_address, x.buy_amount::text, x.bribe::text, x.min_in::text, x.min_out::text,
   x.min_liquidity::text, x.max_buy_tax::text, x.max_sell_tax::text, x.max_slippage_bps, x.fee_bps, x.fee_recipient,
   x.first_or_fail, x.gas_tip::text, extract(epoch FROM x.expires_at)::bigint::text AS expiry, x.webhook_url,
-  x.webhook_batch, x.signature, x.intent_nonce::text`;
+  x.webhook_batch, x.webhook_protocol, x.signature, x.intent_nonce::text`;
 
 function claimedIntent(r: Record<string, string | number | boolean | null>): ClaimedIntent {
   return {
     id: r.id as string,
     tenantId: r.tenant_id as string,
     wallet: r.wallet as string,
+    tokenAddress: r.token_address as string,
     buyAmount: r.buy_amount as string,
     bribe: r.bribe as string,
     minIn: r.min_in as string | null,
@@ -45,6 +46,7 @@ function claimedIntent(r: Record<string, string | number | boolean | null>): Cla
     expiry: BigInt(r.expiry as string),
     webhookUrl: r.webhook_url as string | null,
     webhookBatch: r.webhook_batch === true,
+    webhookProtocol: r.webhook_protocol === 'tradeinfra' ? 'tradeinfra' : 'merkle',
     signature: r.signature as string | null,
     nonce: r.intent_nonce as string | null,
   };

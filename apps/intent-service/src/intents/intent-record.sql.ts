@@ -1,4 +1,4 @@
-import type { IntentRecord } from '@tradeinfra/contracts';
+import { MERKLE_ERROR_OF_REASON, type IntentRecord } from '@tradeinfra/contracts';
 
 const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
@@ -13,7 +13,19 @@ const LAUNCH = `CASE WHEN x.launch_type IS NULL THEN NULL ELSE json_build_object
             'txHash', x.launch_tx_hash,
             'blockNumber', coalesce(x.launch_block, (SELECT l.block_number FROM intent.launches l
               WHERE l.chain_id = x.chain_id AND l.token = lower(x.token_address)
-                AND (x.launch_tx_hash IS NULL OR l.tx_hash IS NULL OR l.tx_hash = x.launch_tx_hash)))) END`;
+                AND (x.launch_tx_hash IS NULL OR l.tx_hash IS NULL OR l.tx_hash = x.launch_tx_hash))),
+            'launchTxHash', x.launch_tx_hash) END`;
+
+/** Merkle's `token`: the token and its deployer facts from `intent.tokens` (null until known). */
+const TOKEN = `(SELECT json_build_object(
+            'chainId', x.chain_id, 'address', x.token_address, 'deployer', t.deployer, 'deployerHash', t.deployer_tx_hash,
+            'deployerBlocknumber', t.deployer_block_number, 'deployerTimestamp', t.deployer_timestamp)
+          FROM (SELECT 1) one LEFT JOIN intent.tokens t ON t.chain_id = x.chain_id AND t.token = lower(x.token_address))`;
+
+/** Merkle's `error`, from the statusReason (the contracts' merkleIntentError, as SQL). */
+const MERKLE_ERROR = `CASE WHEN x.status IN ('completed', 'cancelled') THEN NULL ${Object.entries(MERKLE_ERROR_OF_REASON)
+  .map(([reason, error]) => `WHEN x.status_reason = '${reason}' THEN '${error}'`)
+  .join(' ')} WHEN x.status IN ('failed', 'error') THEN 'unknown' END`;
 
 /**
  * The intent record (the contracts' IntentRecord) as SQL over a row `x` of `intent.intents`: the
@@ -48,9 +60,14 @@ export const INTENT_RECORD_FIELDS: { readonly [K in keyof IntentRecord]-?: strin
   notificationWebhookUrl: 'x.notification_webhook_url',
   webhookUrl: 'x.webhook_url',
   webhookBatch: 'x.webhook_batch',
+  webhookProtocol: 'x.webhook_protocol',
   kind: `CASE WHEN x.signature IS NULL THEN 'bot' ELSE 'wallet' END`,
   nonce: 'x.intent_nonce::text',
   launch: LAUNCH,
+  createdAtMs: 'floor(extract(epoch FROM x.created_at) * 1000)::bigint',
+  error: MERKLE_ERROR,
+  minBuy: 'x.min_in::text',
+  token: TOKEN,
 };
 
 /**

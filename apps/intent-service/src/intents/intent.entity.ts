@@ -12,7 +12,8 @@ import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
 @Index('intents_pending_token_idx', { synchronize: false })
 @Index('intents_submitted_idx', ['chainId'], { where: "status = 'pending' AND phase = 'submitted'" })
 @Check('intents_phase_check', "phase IN ('claimed', 'submitted')")
-@Check('intents_wallet_intent_check', '(signature IS NULL) = (intent_nonce IS NULL)')
+@Check('intents_wallet_intent_check', 'signature IS NOT NULL OR intent_nonce IS NULL')
+@Check('intents_webhook_protocol_check', "webhook_protocol IN ('merkle', 'tradeinfra')")
 @Check('intents_status_check', "status IN ('pending', 'completed', 'expired', 'failed', 'cancelled', 'error')")
 @Check('intents_launch_type_check', "launch_type IN ('public_transaction', 'private_transaction', 'block')")
 export class IntentEntity {
@@ -97,6 +98,10 @@ export class IntentEntity {
   @Column('boolean', { name: 'webhook_batch', nullable: true })
   webhookBatch!: boolean | null;
 
+  /** What the signing webhook speaks: `merkle` (Merkle's signature webhook) or `tradeinfra` (ours). */
+  @Column('text', { name: 'webhook_protocol', nullable: true })
+  webhookProtocol!: 'merkle' | 'tradeinfra' | null;
+
   /** Execution progress while pending: null, 'claimed' (checking/signing) or 'submitted'. */
   @Column('text', { nullable: true })
   phase!: string | null;
@@ -125,7 +130,7 @@ export class IntentEntity {
   @Column('text', { nullable: true })
   signature!: string | null;
 
-  /** A wallet intent's one-use executor nonce. */
+  /** A wallet intent's one-use executor nonce; null for Merkle's 5-field BuyIntent (spent by its struct hash). */
   @Column('numeric', { name: 'intent_nonce', precision: 78, scale: 0, nullable: true })
   intentNonce!: string | null;
 

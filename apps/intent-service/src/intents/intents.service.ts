@@ -24,13 +24,13 @@ import {
   type SearchIntentsMessage,
   type SearchIntentsReply,
 } from '@tradeinfra/contracts';
-import { recoverBuyIntentSigner } from '@tradeinfra/executor';
+import { recoverBuyIntentSigner, recoverMerkleBuyIntentSigner } from '@tradeinfra/executor';
 import { uuidv7 } from 'uuidv7';
 import { ENV, type IntentServiceEnv } from '../config/env.js';
 import { OutboxRelay } from '../outbox/outbox.relay.js';
 import { IntentError, IntentErrorCode } from './intents.errors.js';
 import { IntentsRepository, type NewIntent, type StoredIdempotencyKey } from './intents.repository.js';
-import { toBuyIntent } from './wallet-intent.js';
+import { toBuyIntent, toMerkleBuyIntent } from './wallet-intent.js';
 
 export const CLOCK = Symbol('Clock');
 export type Clock = () => number;
@@ -91,12 +91,17 @@ export class IntentsService {
     }
     let signer: string | null;
     try {
-      signer = recoverBuyIntentSigner(toBuyIntent(intent), intent.signature, { chainId: intent.chainId, executor });
+      const target = { chainId: intent.chainId, executor };
+      signer =
+        intent.nonce === null
+          ? recoverMerkleBuyIntentSigner(toMerkleBuyIntent(intent), intent.signature, target)
+          : recoverBuyIntentSigner(toBuyIntent({ ...intent, nonce: intent.nonce }), intent.signature, target);
     } catch {
       signer = null;
     }
     if (signer?.toLowerCase() !== intent.wallet.toLowerCase()) {
-      const message = "is not the wallet's EIP-712 signature of this BuyIntent (domain OPL/1, this chain, its executor)";
+      const struct = intent.nonce === null ? "Merkle's 5-field BuyIntent (no nonce given)" : 'this BuyIntent';
+      const message = `is not the wallet's EIP-712 signature of ${struct} (domain OPL/1, this chain, its executor)`;
       throw new IntentError(IntentErrorCode.BadWalletIntent, `signature: ${message}`, [{ path: 'signature', message }]);
     }
     return intent;

@@ -1,4 +1,4 @@
-import type { BuyIntent } from '@tradeinfra/executor';
+import type { BuyIntent, MerkleBuyIntent } from '@tradeinfra/executor';
 import { ZeroAddress } from 'ethers';
 
 /** A wallet intent's terms as stored and sent (decimal strings; null: not set). */
@@ -13,14 +13,15 @@ export interface WalletIntentTerms {
   feeBps: number | null;
   feeRecipient: string | null;
   firstOrFail: boolean | null;
-  nonce: string;
+  /** Null: Merkle's 5-field BuyIntent (no nonce, no fee, minOut or firstOrFail). */
+  nonce: string | null;
 }
 
 /**
  * The executor's `BuyIntent` the wallet signed for these terms: what is not set is 0, the zero
  * address or false (see the README's "Wallet intents").
  */
-export function toBuyIntent(t: WalletIntentTerms): BuyIntent {
+export function toBuyIntent(t: WalletIntentTerms & { nonce: string }): BuyIntent {
   return {
     wallet: t.wallet,
     token: t.tokenAddress,
@@ -34,4 +35,9 @@ export function toBuyIntent(t: WalletIntentTerms): BuyIntent {
     firstOrFail: t.firstOrFail ?? false,
     nonce: BigInt(t.nonce),
   };
+}
+
+/** Merkle's 5-field `BuyIntent` the wallet signed for these terms (a wallet intent without a nonce). */
+export function toMerkleBuyIntent(t: Pick<WalletIntentTerms, 'tokenAddress' | 'buyAmount' | 'bribe' | 'expiry' | 'minIn'>): MerkleBuyIntent {
+  return { token: t.tokenAddress, amount: BigInt(t.buyAmount), bribe: BigInt(t.bribe), expiry: BigInt(t.expiry), minIn: BigInt(t.minIn ?? 0) };
 }

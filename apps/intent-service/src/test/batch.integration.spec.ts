@@ -77,7 +77,7 @@ describe('intent service: batch create and bulk cancel, on Postgres', () => {
     expect(intents[2]!.maxBuyTax).toBe(0.05);
     // The same fields as a single create of the same body (bar id and times).
     const single = (await h.rpc.request<CreateIntentReply>(INTENT_CREATE, { tenantId, idempotencyKey: null, body: items[2] })).intent;
-    const strip = ({ id: _i, createdAt: _c, updatedAt: _u, ...rest }: Record<string, unknown>) => rest;
+    const strip = ({ id: _i, createdAt: _c, createdAtMs: _m, updatedAt: _u, ...rest }: Record<string, unknown>) => rest;
     expect(strip(intents[2]! as never)).toEqual(strip(single as never));
     for (const intent of intents) {
       expect(await outboxTypes(intent.id)).toEqual(['created']);

@@ -79,15 +79,15 @@ describe('launch stamps on intents (ExecutionRepository, IntentsRepository, reco
 
   it('renders the launch: its kind and transaction, and its block once recorded (null while pending, or when another transaction launched)', async () => {
     const id = await sentIntent();
-    expect((await record(id)).launch).toEqual({ type: 'public_transaction', txHash: LAUNCH, blockNumber: null });
+    expect((await record(id)).launch).toEqual({ type: 'public_transaction', txHash: LAUNCH, blockNumber: null, launchTxHash: LAUNCH });
     await minedLaunch(LAUNCH, 11);
-    expect((await record(id)).launch).toEqual({ type: 'public_transaction', txHash: LAUNCH, blockNumber: 11 });
+    expect((await record(id)).launch).toEqual({ type: 'public_transaction', txHash: LAUNCH, blockNumber: 11, launchTxHash: LAUNCH });
     await ds.query('DELETE FROM intent.launches');
     await minedLaunch(`0x${'2'.repeat(64)}`, 12);
-    expect((await record(id)).launch).toEqual({ type: 'public_transaction', txHash: LAUNCH, blockNumber: null });
+    expect((await record(id)).launch).toEqual({ type: 'public_transaction', txHash: LAUNCH, blockNumber: null, launchTxHash: LAUNCH });
     // A pair found already liquid: no transaction known, the recorded block stands.
     const old = await sentIntent({ type: 'block', launchTx: null });
-    expect((await record(old)).launch).toEqual({ type: 'block', txHash: null, blockNumber: 12 });
+    expect((await record(old)).launch).toEqual({ type: 'block', txHash: null, blockNumber: 12, launchTxHash: null });
   });
 
   it('names the launch a buy was sent behind while that launch is pending, and no longer once its block is recorded', async () => {
@@ -156,11 +156,11 @@ describe('launch stamps on intents (ExecutionRepository, IntentsRepository, reco
     // The block watcher records the launch later (or a reorg takes it away): the record keeps its block.
     await minedLaunch(LAUNCH, 12);
     await ds.query('DELETE FROM intent.launches');
-    expect((await record(id)).launch).toEqual({ type: 'public_transaction', txHash: LAUNCH, blockNumber: 12 });
+    expect((await record(id)).launch).toMatchObject({ type: 'public_transaction', txHash: LAUNCH, blockNumber: 12 });
     // The token launched by another transaction than the one the buy followed: the record names that one.
     const other = await sentIntent({ launchFrom: ['0xdeployer', 41] });
     await intents.recordOutcomes([{ ...outcome, id: other, launch: { txHash: `0x${'2'.repeat(64)}`, block: 13n } }]);
-    expect((await record(other)).launch).toEqual({ type: 'public_transaction', txHash: `0x${'2'.repeat(64)}`, blockNumber: 13 });
+    expect((await record(other)).launch).toMatchObject({ type: 'public_transaction', txHash: `0x${'2'.repeat(64)}`, blockNumber: 13 });
     // A buy still out, whose row has no launch block: the follower is given the token's recorded launch to record it with.
     const out = await sentIntent({ launchFrom: ['0xdeployer', 41] });
     await minedLaunch(`0x${'3'.repeat(64)}`, 14);

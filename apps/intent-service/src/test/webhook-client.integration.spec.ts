@@ -1,7 +1,9 @@
+import { createHmac } from 'node:crypto';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import type { UnsignedTransaction } from '@tradeinfra/contracts';
+import { Transaction, Wallet } from 'ethers';
 import { WebhookClient, WebhookRefused, WebhookTimeout, type Resolver } from '../common/webhook-client.js';
 import { addressRefusal } from '../common/webhook-target.js';
 import { WebhookSigner, type SignJob } from '../execution/signer.js';
@@ -257,5 +259,100 @@ describe('WebhookSigner never reaches a local signer when private addresses are 
       reason: 'signer_refused',
       detail: 'webhook answered 307 (redirects are not followed)',
     });
+  });
+});
+
+describe('WebhookSigner speaking Merkle’s signature webhook (the default protocol), over HTTP', () => {
+  let listener: RecordingListener;
+  const wallet = new Wallet('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
+  const other = new Wallet('0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a');
+  const tx = {
+    purpose: 'buy',
+    type: 2,
+    chainId: 1,
+    from: wallet.address,
+    nonce: 715,
+    to: null,
+    value: '1000000000000000000',
+    data: '0x6080',
+    gasLimit: '309627',
+    maxFeePerGas: '14279753413',
+    maxPriorityFeePerGas: '3000000000',
+    accessList: [],
+    summary: {},
+  } as unknown as UnsignedTransaction;
+  const job: Omit<SignJob, 'webhookUrl'> = {
+    intentId: '019ab2f4-5c00-7a10-8a3e-3c1f0b6f2a01',
+    tenantId: 't',
+    tx,
+    launchBlock: 20584607n,
+    targetBlock: 20584608n,
+    protocol: 'merkle',
+    launch: { type: 'public_transaction', txHash: `0x${'7f'.repeat(32)}`, blockNumber: 20584608n },
+  };
+  /** The same transaction as the wallet would sign it. */
+  const fields = {
+    type: 2,
+    chainId: 1n,
+    nonce: 715,
+    to: null,
+    value: 10n ** 18n,
+    data: '0x6080',
+    gasLimit: 309627n,
+    maxFeePerGas: 14279753413n,
+    maxPriorityFeePerGas: 3000000000n,
+    accessList: [],
+  };
+  const hash = Transaction.from(fields).unsignedHash;
+  const signer = new WebhookSigner({
+    timeoutMs: 2_000,
+    sign: async (_tenant, timestamp, body) => `v1=${createHmac('sha256', 'secret').update(`${timestamp}.${body}`).digest('hex')}`,
+    client: new WebhookClient({ WEBHOOK_ALLOW_HTTP: true, WEBHOOK_ALLOW_PRIVATE: true }),
+  });
+  const sign = () => signer.sign({ ...job, webhookUrl: `http://127.0.0.1:${listener.port}/sign` });
+
+  beforeAll(async () => {
+    listener = await new RecordingListener().start('127.0.0.1');
+  });
+  afterAll(() => listener?.close());
+
+  it('posts Merkle’s request with our HMAC headers, and builds the buy from tx and the 65-byte signature', async () => {
+    const signature = wallet.signingKey.sign(hash).serialized;
+    listener.answer = { status: 200, body: JSON.stringify({ signature }) };
+    const result = await sign();
+    const expected = await wallet.signTransaction(fields);
+    expect(result).toEqual({ ok: true, raw: expected, hash: Transaction.from(expected).hash });
+    const request = listener.requests.at(-1)!;
+    const body = JSON.parse(request.body) as Record<string, unknown>;
+    expect(Object.keys(body)).toEqual(['intentId', 'launch', 'tx', 'rawTx', 'hash']);
+    expect(body).toMatchObject({
+      intentId: job.intentId,
+      launch: { type: 'public_transaction', blockNumber: '20584608', launchTxHash: `0x${'7f'.repeat(32)}` },
+      tx: {
+        to: null,
+        value: '0xde0b6b3a7640000',
+        chainId: '0x1',
+        gas: '0x4b97b',
+        nonce: '0x2cb',
+        maxFeePerGas: '0x35323bec5',
+        maxPriorityFeePerGas: '0xb2d05e00',
+      },
+      hash,
+    });
+    const timestamp = String(request.headers['x-signing-timestamp']);
+    expect(request.headers['x-signing-signature']).toBe(`v1=${createHmac('sha256', 'secret').update(`${timestamp}.${request.body}`).digest('hex')}`);
+  });
+
+  it.each<[string, () => { status: number; body?: string; headers?: Record<string, string> }, string]>([
+    ['a signature by another key', () => ({ status: 200, body: JSON.stringify({ signature: other.signingKey.sign(hash).serialized }) }), 'signature_invalid'],
+    ['the compact form', () => ({ status: 200, body: JSON.stringify({ signature: wallet.signingKey.sign(hash).compactSerialized }) }), 'signature_invalid'],
+    ['a malformed signature', () => ({ status: 200, body: '{"signature":"0x1c"}' }), 'signature_invalid'],
+    ['our protocol’s answer', () => ({ status: 200, body: '{"signedTransactions":["0x02"]}' }), 'signature_invalid'],
+    ['not JSON', () => ({ status: 200, body: 'signed!' }), 'signature_invalid'],
+    ['a 500', () => ({ status: 500, body: '{}' }), 'signer_refused'],
+    ['a redirect', () => ({ status: 307, headers: { location: 'http://127.0.0.1:1/' } }), 'signer_refused'],
+  ])('fails %s with today’s reason (%#)', async (_what, answer, reason) => {
+    listener.answer = answer();
+    expect(await sign()).toMatchObject({ ok: false, reason });
   });
 });

@@ -12,6 +12,7 @@ import { LaunchKind1764800000000 } from './1764800000000-LaunchKind.js';
 import { WebhookBatch1764900000000 } from './1764900000000-WebhookBatch.js';
 import { SignedTxStorage1765000000000 } from './1765000000000-SignedTxStorage.js';
 import { LaunchFacts1765100000000 } from './1765100000000-LaunchFacts.js';
+import { MerkleDropIn1765200000000 } from './1765200000000-MerkleDropIn.js';
 
 /** Every migration of the intent schema, oldest first. */
 export const migrations = [
@@ -29,4 +30,5 @@ export const migrations = [
   WebhookBatch1764900000000,
   SignedTxStorage1765000000000,
   LaunchFacts1765100000000,
+  MerkleDropIn1765200000000,
 ];
