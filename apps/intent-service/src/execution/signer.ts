@@ -7,6 +7,8 @@ import {
   type SigningBatchRequest,
   type SigningRequest,
   type UnsignedTransaction,
+  JsonTooDeepError,
+  parsePlainJson,
 } from '@tradeinfra/contracts';
 import { ethersTransaction, keccak256Bytes, matchSigned, signedTransaction, unsignedFields, unsignedSerialized } from '@tradeinfra/service-kit';
 import { WebhookRefused, WebhookTimeout, type WebhookAnswer, type WebhookClient } from '../common/webhook-client.js';
@@ -314,9 +316,9 @@ export class WebhookSigner {
     if (res.status < 200 || res.status >= 300) return fail(FailureReason.SignerRefused, `webhook answered ${res.status}`);
     if (res.body === null) return fail(FailureReason.SignatureInvalid, `the answer is longer than ${maxBodyBytes} bytes`);
     try {
-      return { ok: true, answer: JSON.parse(res.body) as unknown };
-    } catch {
-      return fail(FailureReason.SignatureInvalid, 'the answer is not JSON');
+      return { ok: true, answer: parsePlainJson(res.body) };
+    } catch (err) {
+      return fail(FailureReason.SignatureInvalid, err instanceof JsonTooDeepError ? err.message : 'the answer is not JSON');
     }
   }
 }

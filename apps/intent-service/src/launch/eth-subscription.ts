@@ -1,4 +1,5 @@
 import type { Logger } from '@nestjs/common';
+import { parsePlainJson } from '@tradeinfra/contracts';
 import WebSocket from 'ws';
 
 /**
@@ -48,7 +49,7 @@ export class EthSubscription {
     socket.on('message', (data) => {
       let message: { id?: number; result?: string; error?: { message: string }; method?: string; params?: { result?: unknown } };
       try {
-        message = JSON.parse(String(data)) as typeof message;
+        message = parsePlainJson(String(data)) as typeof message;
       } catch {
         return;
       }

@@ -355,4 +355,9 @@ describe('WebhookSigner speaking Merkle’s signature webhook (the default proto
     listener.answer = answer();
     expect(await sign()).toMatchObject({ ok: false, reason });
   });
+
+  it('refuses an answer nested 5,000 levels deep (within the answer’s size limit) before parsing it, saying so', async () => {
+    listener.answer = { status: 200, body: `${'['.repeat(5_000)}${']'.repeat(5_000)}` };
+    expect(await sign()).toEqual({ ok: false, reason: 'signature_invalid', detail: 'JSON nests arrays and objects deeper than 64 levels' });
+  });
 });
