@@ -33,6 +33,19 @@ describe('npm start', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
+  /**
+   * A CLI command, run without blocking this process: `npm start`'s output keeps being read (a
+   * full pipe would stall its services) and the HTTP client sees idle connections close.
+   */
+  const runCli = (args: string[]) =>
+    new Promise<{ status: number | null; stdout: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [join(ROOT, 'scripts', 'cli.mjs'), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+      let stdout = '';
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+      child.once('error', reject);
+      child.once('close', (status) => resolve({ status, stdout }));
+    });
+
   it('starts an embedded Postgres when none is reachable, serves the API, and stops on Ctrl-C', async () => {
     start = spawn(process.execPath, [join(ROOT, 'scripts', 'start.mjs')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     start.stdout!.on('data', (c: Buffer) => (output += c.toString()));
@@ -54,11 +67,7 @@ describe('npm start', () => {
     }
     expect(output).toContain('starting an embedded one');
 
-    const cli = spawnSync(process.execPath, [join(ROOT, 'scripts', 'cli.mjs'), 'apikey:create', '--name', 'newcomer', '--tenant', 'acme'], {
-      cwd: ROOT,
-      env,
-      encoding: 'utf8',
-    });
+    const cli = await runCli(['apikey:create', '--name', 'newcomer', '--tenant', 'acme']);
     expect(cli.status).toBe(0);
     const key = cli.stdout.trim();
     expect(cli.stdout).toMatch(/^ti_[A-Za-z0-9_-]{43}\n$/);
@@ -70,11 +79,7 @@ describe('npm start', () => {
     });
     expect(created.status).toBe(201);
 
-    const source = spawnSync(process.execPath, [join(ROOT, 'scripts', 'cli.mjs'), 'source:create', '--id', 'wallet-app', '--tenant', 'acme'], {
-      cwd: ROOT,
-      env,
-      encoding: 'utf8',
-    });
+    const source = await runCli(['source:create', '--id', 'wallet-app', '--tenant', 'acme']);
     expect(source.stdout).toBe('wallet-app registered to tenant acme\n');
     const cashback = await fetch(`${base}/v1/cashback/source/wallet-app`, { headers: { 'x-api-key': key } });
     expect(cashback.status).toBe(200);

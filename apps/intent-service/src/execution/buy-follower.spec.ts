@@ -1,5 +1,5 @@
 import { FailureReason } from './checks.js';
-import { judgeOrphan, judgeRevertedBehind, judgeWaiting, nonceUsed, outcomeLaunch, planResends, settleMined } from './buy-follower.js';
+import { judgeOrphan, judgeRevertedBehind, judgeWaiting, launchSeenMined, nonceUsed, outcomeLaunch, planResends, settleMined } from './buy-follower.js';
 import { type SubmittedIntent } from './execution.repository.js';
 
 const buy = (id: string, over: Partial<SubmittedIntent> = {}): SubmittedIntent => ({
@@ -136,6 +136,23 @@ describe('outcomeLaunch: a settled buy is recorded with its launch’s block', (
     expect(outcomeLaunch(buy('b', { ...behind, launchStamped: true }), minedAt(100))).toBeNull();
     expect(outcomeLaunch(buy('p', { tokenLaunch: { txHash: null, block: 50n } }), undefined)).toEqual({ txHash: null, block: 50n });
     expect(outcomeLaunch(buy('p'), undefined)).toBeNull();
+  });
+});
+
+describe('launchSeenMined: a launch the chain shows mined before the block watcher recorded it', () => {
+  const waitingBehind = buy('f', { firstOrFail: true, behind: '0xraw', sentBehind: { txHash: '0xlaunch', sender: '0xdeployer', nonce: 7n } });
+
+  it('takes the buy out from behind it, with its block as the launch block: a firstOrFail buy not in it fails not_included, none is sent behind it again', () => {
+    const judged = launchSeenMined(waitingBehind, { status: '0x1', blockNumber: '0x64' });
+    expect(judged).toMatchObject({ behind: null, launchBlock: 100n });
+    expect(judgeWaiting([judged], ['0x5'], { number: 100n, timestamp: 1_000n }).outcomes).toEqual([
+      { id: 'f', status: 'failed', reason: FailureReason.NotIncluded, executedAt: null, data: { txHash: '0xhash-f', targetBlock: '100' } },
+    ]);
+  });
+
+  it('leaves it behind a launch not mined, or mined and reverted', () => {
+    expect(launchSeenMined(waitingBehind, null)).toBe(waitingBehind);
+    expect(launchSeenMined(waitingBehind, { status: '0x0', blockNumber: '0x64' })).toBe(waitingBehind);
   });
 });
 

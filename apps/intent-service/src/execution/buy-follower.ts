@@ -225,7 +225,9 @@ export async function followSubmitted(chain: Pick<ExecutedChain, 'rpc'>, submitt
   // Buys sent behind a launch that is no longer pending nor recorded mined behind them: did it happen?
   const orphans = behind ? [] : mined.waiting.filter((s) => s.sentBehind && s.behind === null && s.launchBlock === null);
   const minedBehind = submitted.filter((s, i) => receipts[i]!.result && s.sentBehind && !s.launchStamped);
-  const launchReceipts = await readLaunchReceipts(rpc, [...minedBehind, ...orphans]);
+  // Buys still behind a launch the block watcher has not recorded yet: mined meanwhile, or not.
+  const stillBehind = mined.waiting.filter((s) => s.sentBehind && s.behind !== null);
+  const launchReceipts = await readLaunchReceipts(rpc, [...minedBehind, ...orphans, ...stillBehind]);
   // A mined buy's outcome is recorded with its launch's block (or waits for it).
   const byId = new Map(submitted.map((s) => [s.id, s]));
   const withLaunch = (o: Outcome) => {
@@ -249,7 +251,8 @@ export async function followSubmitted(chain: Pick<ExecutedChain, 'rpc'>, submitt
   }
   // An orphan whose launch did get mined is followed as usual (the launch watcher records its block).
   const lost = new Set(orphans.filter((s) => launchReceipts.get(s.sentBehind!.txHash)?.status !== '0x1'));
-  const waiting = mined.waiting.filter((s) => !lost.has(s));
+  // A launch the chain shows mined is no longer sent behind, whatever the block watcher has recorded yet.
+  const waiting = mined.waiting.filter((s) => !lost.has(s)).map((s) => launchSeenMined(s, s.sentBehind ? launchReceipts.get(s.sentBehind.txHash) : null));
   if (lost.size > 0) {
     const orphaned = [...lost];
     const [known, nonces, launchNonces] = await Promise.all([
@@ -297,6 +300,16 @@ export function outcomeLaunch(s: SubmittedIntent, launchReceipt: Receipt | null 
   if (s.sentBehind && launchReceipt?.status === '0x1') return { txHash: s.sentBehind.txHash, block: BigInt(launchReceipt.blockNumber) };
   if (s.tokenLaunch) return s.tokenLaunch;
   return s.sentBehind ? undefined : null;
+}
+
+/**
+ * A buy still waiting, as judged once its pending launch's receipt is read: when the launch was
+ * mined (successfully), the buy is no longer behind it (nothing is sent behind a launch already in
+ * a block) and its launch block is that one (a firstOrFail buy not in it has missed it). Pure.
+ */
+export function launchSeenMined(s: SubmittedIntent, launchReceipt: Receipt | null | undefined): SubmittedIntent {
+  if (s.behind === null || launchReceipt?.status !== '0x1') return s;
+  return { ...s, behind: null, launchBlock: s.launchBlock ?? BigInt(launchReceipt.blockNumber) };
 }
 
 /** The receipts (null: not mined) of the launch transactions `buys` were sent behind, by hash, from any node that has them. */
