@@ -1,11 +1,12 @@
 import { DEFAULT_CHAIN_IDS, DEX_DEFAULTS } from '@tradeinfra/contracts';
-import { envInt, loadServiceEnv, LOG_ENV, NATS_ENV, POSTGRES_ENV } from '@tradeinfra/service-kit';
+import { envInt, loadServiceEnv, HEALTH_ENV, LOG_ENV, NATS_ENV, POSTGRES_ENV } from '@tradeinfra/service-kit';
 import { z } from 'zod';
 
 const positiveMs = envInt(1);
 
 const EnvSchema = z.object({
   ...NATS_ENV,
+  ...HEALTH_ENV,
   ...POSTGRES_ENV,
   INTENT_DB_USER: z.string().min(1).default('intent_svc'),
   INTENT_DB_PASSWORD: z.string().optional(),

@@ -1,10 +1,11 @@
 import { DEX_DEFAULTS, NATIVE_ASSETS, NATIVE_PRICED_ASSETS } from '@tradeinfra/contracts';
-import { envInt as int, loadServiceEnv, LOG_ENV, NATS_ENV, POSTGRES_ENV } from '@tradeinfra/service-kit';
+import { envInt as int, loadServiceEnv, HEALTH_ENV, LOG_ENV, NATS_ENV, POSTGRES_ENV } from '@tradeinfra/service-kit';
 import { z } from 'zod';
 const DECIMAL = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/;
 
 const EnvSchema = z.object({
   ...NATS_ENV,
+  ...HEALTH_ENV,
   ...POSTGRES_ENV,
   PAYOUT_DB_USER: z.string().min(1).default('payout_svc'),
   PAYOUT_DB_PASSWORD: z.string().optional(),

@@ -1,10 +1,11 @@
 import { Hardfork } from '@ethereumjs/common';
 import { availableParallelism } from 'node:os';
-import { envInt as int, loadServiceEnv, LOG_ENV, NATS_ENV } from '@tradeinfra/service-kit';
+import { envInt as int, loadServiceEnv, HEALTH_ENV, LOG_ENV, NATS_ENV } from '@tradeinfra/service-kit';
 import { z } from 'zod';
 
 const EnvSchema = z.object({
   ...NATS_ENV,
+  ...HEALTH_ENV,
   /** Bound on one upstream JSON-RPC round trip; past it the request fails with 502. */
   SIM_UPSTREAM_TIMEOUT_MS: int(100, 120_000).default(10_000),
   /** Bound on one whole simulation (execution included). */
