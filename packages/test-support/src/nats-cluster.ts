@@ -21,6 +21,8 @@ export interface NatsClusterOptions {
   ports?: { client: number; cluster: number; http: number }[];
   /** Cluster name (default "test"). */
   name?: string;
+  /** The user streamLeader/streamInfo ask as, where the configuration has users. */
+  admin?: { user: string; pass: string };
 }
 
 interface Node {
@@ -158,13 +160,14 @@ export class TestNatsCluster {
     rmSync(this.root, { recursive: true, force: true });
   }
 
-  /** One JetStream API request through an unauthenticated connection (clusters started without a configuration). */
+  /** One JetStream API request (as `options.admin` where the configuration has users). */
   private async jsApi(subject: string): Promise<unknown> {
     this.admin ??= await connect({
       servers: this.nodes.map((_, i) => this.nodeUrl(i)),
       maxReconnectAttempts: -1,
       reconnectTimeWait: 100,
       name: 'test-cluster-admin',
+      ...(this.options.admin ? { ...this.options.admin, inboxPrefix: `_INBOX_${this.options.admin.user}` } : {}),
     });
     const reply = (await this.admin.request(subject, '', { timeout: 3_000 })).json<{ error?: { description: string } }>();
     if (reply.error) throw new Error(`${subject}: ${reply.error.description}`);
