@@ -15,11 +15,12 @@ const COMMANDS = {
   'bench:launch': ['bench/dist/launch/main.js'],
   'bench:executor-gas': ['bench/dist/executor-gas/main.js'],
   'bench:sim-isolation': ['bench/dist/sim-isolation/main.js'],
+  'bench:cluster': ['bench/dist/cluster/main.js'],
   'executor:deploy': ['packages/executor/dist/cli/deploy.js'],
   openapi: ['apps/gateway/dist/cli/openapi.js'],
 };
 /** Commands that need no database (only a chain's node). */
-const NO_DATABASE = new Set(['bench:executor-gas', 'bench:sim-isolation', 'executor:deploy', 'openapi']);
+const NO_DATABASE = new Set(['bench:executor-gas', 'bench:sim-isolation', 'bench:cluster', 'executor:deploy', 'openapi']);
 
 const [name, ...args] = process.argv.slice(2);
 const command = COMMANDS[name];

@@ -10,3 +10,4 @@ export * from './signing-webhook.js';
 export * from './json-rpc-proxy.js';
 export * from './access-list.js';
 export * from './nats-cluster.js';
+export * from './cluster-fault.js';
