@@ -45,7 +45,7 @@ const CONFIG = join(ROOT, 'infra', 'nats', 'nats.conf');
 
 type Identity = 'gateway' | 'intent' | 'payout' | 'simulation' | 'mev-capture';
 const IDENTITIES: Identity[] = ['gateway', 'intent', 'payout', 'simulation', 'mev-capture'];
-const PASSWORDS = Object.fromEntries(IDENTITIES.map((u) => [u, randomBytes(18).toString('base64url')])) as Record<Identity, string>;
+const PASSWORDS = Object.fromEntries(IDENTITIES.map((u) => [u, `p${randomBytes(24).toString('hex')}`])) as Record<Identity, string>;
 /** The server's environment: the variables auth.conf names. */
 const SERVER_ENV = Object.fromEntries(IDENTITIES.map((u) => [`NATS_${u.toUpperCase().replace('-', '_')}_PASSWORD`, PASSWORDS[u]]));
 

@@ -17,6 +17,8 @@ const parameters = {
   intentReplicas: 2,
   steadyMs: int('CLUSTER_STEADY_S', 15, 120) * 1000,
   downMs: int('CLUSTER_DOWN_S', 10, 120) * 1000,
+  // Cut a node off too (network namespaces; as root). CLUSTER_PARTITION=false to skip.
+  partition: process.env.CLUSTER_PARTITION !== 'false',
 };
 
 const report = await runClusterFaults({ root: ROOT, ...parameters, log: (line) => process.stderr.write(`▸ ${line}\n`) });
@@ -30,6 +32,7 @@ process.stdout.write(
     `${r.creates.acked} creates acknowledged in ${(r.durationMs / 1000).toFixed(1)} s (p50 ${r.creates.p50Ms} ms, p99 ${r.creates.p99Ms} ms): ${r.creates.lost} lost; ` +
       `${r.creates.retriedWithKey} sent again with their Idempotency-Key, ${r.creates.idempotencyMismatches} gave another intent`,
     `answers: ${r.answers.status503} × 503 (${r.answers.status503WithoutRetryAfter} without Retry-After), other failures ${JSON.stringify(r.answers.other)}`,
+    ...(r.partitionSkipped ? [`partition not run: ${r.partitionSkipped}`] : []),
     `outbox: ${r.outbox.events} events, ${r.outbox.lost} lost, ${r.outbox.duplicated} duplicated, ${r.outbox.intentsOutOfOrder} intents out of order`,
     `MEV capture: ${r.mevCapture.acked} acknowledged, ${r.mevCapture.ledgerEntries} ledger entries, ${r.mevCapture.lost} lost, ${r.mevCapture.duplicated} duplicated (${r.mevCapture.publishRetries} publish retries)`,
     '',
@@ -38,6 +41,8 @@ process.stdout.write(
       ['fault', 'node', 'at ms', 'longest gap ms', 'creates (10 s)', 'p99 ms', 'max ms', '503s', 'other'],
     ),
     '',
+    'clients on the node at each fault:',
+    ...r.faults.map((f) => `  ${f.fault}: ${f.clients.length ? f.clients.sort().join(', ') : 'none'}`),
     `streams after: ${Object.entries(r.streams)
       .map(([name, s]) => `${name} R${s.replicas} leader ${s.leader}`)
       .join(', ')}`,

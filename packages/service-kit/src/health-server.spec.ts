@@ -28,7 +28,6 @@ describe('health server', () => {
     base = `http://127.0.0.1:${port}`;
   });
   afterAll(async () => {
-    await app?.close();
     await nats?.dispose();
   });
 
@@ -54,5 +53,10 @@ describe('health server', () => {
     expect((await fetch(`${base}/health`)).status).toBe(200);
     await nats.restart();
     await eventually('ready after NATS is back', async () => (await fetch(`${base}/ready`)).status === 200, 10_000, 100);
+  });
+
+  it('stops serving with the app', async () => {
+    await app.close();
+    await expect(fetch(`${base}/health`)).rejects.toThrow();
   });
 });

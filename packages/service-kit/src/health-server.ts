@@ -47,14 +47,20 @@ export async function startHealthServer(app: INestMicroservice, settings: Health
       resolve();
     });
   });
-  const close = app.close.bind(app);
-  app.close = async () => {
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
-    await close();
-  };
+  // Closed with the app. Nest's app is a Proxy whose set trap drops assignments: define the
+  // method on the app itself, calling the class's own close with the app as `this`.
+  const close = (Object.getPrototypeOf(app) as { close: (this: INestMicroservice) => Promise<void> }).close;
+  Object.defineProperty(app, 'close', {
+    configurable: true,
+    writable: true,
+    value: async function (this: INestMicroservice): Promise<void> {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await close.call(this);
+    },
+  });
   return server;
 }
 

@@ -28,6 +28,15 @@ describe('NATS_ENV', () => {
     );
   });
 
+  it('refuses a password nats-server would misread from its environment', () => {
+    for (const bad of ['1kabcdefabcdefabcdef', 'no', 'short1', 'has-dash-0123456789', '"quoted0123456789"']) {
+      expect(() => loadServiceEnv('svc', Schema, { NATS_USER: 'gateway', NATS_PASSWORD: bad })).toThrow(
+        /NATS_PASSWORD: must be a letter then letters and digits/,
+      );
+    }
+    expect(loadServiceEnv('svc', Schema, { NATS_USER: 'gateway', NATS_PASSWORD: 'p0123456789abcdef' }).NATS_PASSWORD).toBe('p0123456789abcdef');
+  });
+
   it('gives a user its own inbox, and TLS when a CA or a tls:// server is named', () => {
     const user = natsConnectionOptions({ ...plainNatsEnv('nats://a:4222'), NATS_USER: 'gateway', NATS_PASSWORD: 'pw' }, 'gw');
     expect(user).toMatchObject({ user: 'gateway', pass: 'pw', inboxPrefix: '_INBOX_gateway' });

@@ -14,7 +14,13 @@ export const NATS_ENV = {
     .refine((v) => parseNatsServers(v).every((s) => s.ok), { message: 'a comma-separated list of nats://host:port or tls://host:port' }),
   /** This service's NATS user and password (infra/nats/auth.conf); both or neither. */
   NATS_USER: z.string().min(1).optional(),
-  NATS_PASSWORD: z.string().min(1).optional(),
+  NATS_PASSWORD: z
+    .string()
+    .regex(/^[A-Za-z][A-Za-z0-9]{15,}$/, {
+      // nats-server reads a password from its environment as a configuration value: `1k` becomes a number, `no` false.
+      message: 'must be a letter then letters and digits, at least 16 in all (nats-server would misread other values), e.g. p$(openssl rand -hex 24)',
+    })
+    .optional(),
   /** `true`: refuse a server that does not speak TLS (implied by a CA file or a tls:// URL). */
   NATS_TLS: z
     .enum(['true', 'false'])
@@ -66,7 +72,7 @@ export function checkNatsEnv(env: Partial<NatsEnv> | null, problems: string[]): 
  * The connection options every NATS connection of a service uses: all listed servers (the client
  * moves to another on failure, and learns the cluster's other members), the user, TLS, an inbox of
  * the user's own (`_INBOX_<user>.`: permissions let a user read its own replies only), reconnects
- * forever, and pings every 5 s so a server cut off without a reset is left within ~15 s.
+ * forever, and pings every second so a server cut off without a reset is left within ~2-3 s.
  */
 export function natsConnectionOptions(env: NatsEnv, name: string, extra: Partial<ConnectionOptions> = {}): ConnectionOptions {
   const servers = parseNatsServers(env.NATS_URL).map((s) => s.url);
@@ -85,8 +91,8 @@ export function natsConnectionOptions(env: NatsEnv, name: string, extra: Partial
       : {}),
     maxReconnectAttempts: -1,
     reconnectTimeWait: 250,
-    pingInterval: 5_000,
-    maxPingOut: 3,
+    pingInterval: 1_000,
+    maxPingOut: 2,
     ...extra,
   };
 }

@@ -1,5 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
@@ -26,8 +28,10 @@ export interface FaultRunOptions {
   intentReplicas: number;
   /** Load before the first fault, then between faults, in ms. */
   steadyMs: number;
-  /** How long the INTENT_EVENTS leader stays down before it is restarted. */
+  /** How long the INTENT_EVENTS leader stays down before it is restarted (and a partitioned node stays cut off). */
   downMs: number;
+  /** Also cut a node off the network for downMs (network namespaces; skipped, and said so, without root). */
+  partition?: boolean;
   log?: (line: string) => void;
 }
 
@@ -36,6 +40,8 @@ export interface FaultWindow {
   /** ms since the load started. */
   at: number;
   node: string;
+  /** The client connections the node held when the fault hit (by name: gateway, intent-service-outbox, …). */
+  clients: string[];
   /** Longest time without a successful create completing, from the fault to the next fault (or the end). */
   longestGapMs: number;
   /** Creates started in the first 10 s after the fault. */
@@ -49,6 +55,8 @@ export interface FaultWindow {
 
 export interface FaultReport {
   durationMs: number;
+  /** Why the partition step did not run, when it was asked for. */
+  partitionSkipped?: string;
   creates: { acked: number; lost: number; p50Ms: number; p99Ms: number; retriedWithKey: number; idempotencyMismatches: number; cancelled: number };
   answers: { status503: number; status503WithoutRetryAfter: number; other: Record<string, number> };
   outbox: { events: number; lost: number; duplicated: number; intentsOutOfOrder: number };
@@ -115,7 +123,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function runClusterFaults(o: FaultRunOptions): Promise<FaultReport> {
   const say = o.log ?? (() => undefined);
-  const cluster = await TestNatsCluster.start();
+  const isolated = o.partition === true && TestNatsCluster.canIsolate();
+  // The servers' pings as infra/nats/cluster.conf sets them: a cut-off peer or client is dropped within seconds.
+  const configDir = mkdtempSync(join(tmpdir(), 'fault-nats-'));
+  writeFileSync(join(configDir, 'nats.conf'), 'ping_interval: "1s"\nping_max: 2\n');
+  const cluster = await TestNatsCluster.start({ config: join(configDir, 'nats.conf'), isolated });
   const db = await TestDatabase.create('cluster');
   const procs = new Processes();
   let nc: NatsConnection | null = null;
@@ -291,9 +303,10 @@ export async function runClusterFaults(o: FaultRunOptions): Promise<FaultReport>
     const running = [...Array.from({ length: o.creators }, creator), publisher()];
 
     // ---- faults ----
-    const faults: { fault: string; at: number; node: string }[] = [];
+    const faults: { fault: string; at: number; node: string; clients: string[] }[] = [];
     const fault = async (name: string, node: number, action: () => Promise<void>) => {
-      faults.push({ fault: name, at: now(), node: cluster.nodeName(node) });
+      const clients = cluster.isRunning(node) ? await cluster.clientsOf(node).catch(() => []) : [];
+      faults.push({ fault: name, at: now(), node: cluster.nodeName(node), clients });
       say(`${name}: ${cluster.nodeName(node)} at ${Math.round(now())} ms`);
       await action();
     };
@@ -306,6 +319,16 @@ export async function runClusterFaults(o: FaultRunOptions): Promise<FaultReport>
       await cluster.waitHealthy();
     });
     await sleep(o.steadyMs);
+    if (isolated) {
+      const cut = await cluster.streamLeader('INTENT_EVENTS');
+      await fault('cut the INTENT_EVENTS leader off the network', cut, async () => cluster.partition(cut));
+      await sleep(o.downMs);
+      await fault('reconnect it', cut, async () => {
+        cluster.heal(cut);
+        await cluster.waitHealthy();
+      });
+      await sleep(o.steadyMs);
+    }
     const mevLeader = await cluster.streamLeader('MEV_CAPTURE');
     await fault('kill -9 the MEV_CAPTURE leader for good', mevLeader, () => cluster.kill(mevLeader));
     await sleep(o.steadyMs);
@@ -391,6 +414,7 @@ export async function runClusterFaults(o: FaultRunOptions): Promise<FaultReport>
       const latencies = creates.map((c) => c.endedAt - c.startedAt);
       return {
         durationMs: Math.round(durationMs),
+        ...(o.partition && !isolated ? { partitionSkipped: 'network namespaces need root (ip netns)' } : {}),
         creates: {
           acked: creates.length,
           lost: creates.length - found,
@@ -425,6 +449,7 @@ export async function runClusterFaults(o: FaultRunOptions): Promise<FaultReport>
     await procs.stop();
     await cluster.dispose();
     await db.drop().catch(() => undefined);
+    rmSync(configDir, { recursive: true, force: true });
   }
 }
 

@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomInt } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +24,17 @@ export interface NatsClusterOptions {
   name?: string;
   /** The user streamLeader/streamInfo ask as, where the configuration has users. */
   admin?: { user: string; pass: string };
+  /**
+   * Each node in a network namespace of its own (its own address on a bridge, the standard
+   * ports), so that partition() can cut it off. Needs root (TestNatsCluster.canIsolate()).
+   */
+  isolated?: boolean;
+}
+
+/** The network of an isolated cluster: a bridge in this namespace, one namespace and veth per node. */
+interface Isolation {
+  suffix: string;
+  subnet: string;
 }
 
 interface Node {
@@ -44,6 +56,20 @@ export class TestNatsCluster {
   private readonly nodes: Node[] = [];
   private readonly root = mkdtempSync(join(tmpdir(), 'nats-cluster-'));
   private admin: NatsConnection | null = null;
+  private isolation: Isolation | null = null;
+
+  /** Whether this process may make network namespaces (root, `ip netns` working). */
+  static canIsolate(): boolean {
+    if (process.getuid?.() !== 0) return false;
+    const probe = `tiprobe${randomBytes(3).toString('hex')}`;
+    try {
+      execFileSync('ip', ['netns', 'add', probe], { stdio: 'ignore' });
+      execFileSync('ip', ['netns', 'del', probe], { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  }
 
   private constructor(private readonly options: NatsClusterOptions) {}
 
@@ -51,10 +77,13 @@ export class TestNatsCluster {
     const cluster = new TestNatsCluster(options);
     const size = options.size ?? 3;
     for (let i = 0; i < size; i++) {
-      const ports = options.ports?.[i] ?? { client: await freePort(), cluster: await freePort(), http: await freePort() };
+      const ports = options.isolated
+        ? { client: 4222, cluster: 6222, http: 8222 }
+        : (options.ports?.[i] ?? { client: await freePort(), cluster: await freePort(), http: await freePort() });
       cluster.nodes.push({ name: `n${i + 1}`, ...ports, storeDir: join(cluster.root, `n${i + 1}`), process: null, log: '' });
     }
     try {
+      if (options.isolated) cluster.isolate();
       await Promise.all(cluster.nodes.map((_, i) => cluster.startNode(i)));
       await cluster.waitHealthy();
     } catch (err) {
@@ -64,8 +93,9 @@ export class TestNatsCluster {
     return cluster;
   }
 
-  get host(): string {
-    return this.options.host ?? '127.0.0.1';
+  /** The address node `i` listens on. */
+  hostOf(i: number): string {
+    return this.isolation ? `${this.isolation.subnet}.${10 + i}` : (this.options.host ?? '127.0.0.1');
   }
 
   /** Every node, comma-separated: a NATS_URL. */
@@ -78,7 +108,7 @@ export class TestNatsCluster {
   }
 
   nodeUrl(i: number): string {
-    return `nats://${this.host}:${this.nodes[i]!.client}`;
+    return `nats://${this.hostOf(i)}:${this.nodes[i]!.client}`;
   }
 
   nodeName(i: number): string {
@@ -92,6 +122,25 @@ export class TestNatsCluster {
 
   isRunning(i: number): boolean {
     return this.nodes[i]!.process !== null;
+  }
+
+  /** The client connections node `i` holds now (its monitoring endpoint), with their names. */
+  async clientsOf(i: number): Promise<string[]> {
+    const res = await fetch(`http://${this.hostOf(i)}:${this.nodes[i]!.http}/connz?limit=1024`, { signal: AbortSignal.timeout(1_000) });
+    const body = (await res.json()) as { connections?: { name?: string }[] };
+    return (body.connections ?? []).map((c) => c.name ?? '?');
+  }
+
+  /** Cuts node `i` off the network (its link down): no reset, its peers and clients just stop hearing from it. */
+  partition(i: number): void {
+    if (!this.isolation) throw new Error('partition() needs an isolated cluster');
+    execFileSync('ip', ['link', 'set', `tiv${this.isolation.suffix}${i}`, 'down']);
+  }
+
+  /** Puts node `i` back on the network. */
+  heal(i: number): void {
+    if (!this.isolation) throw new Error('heal() needs an isolated cluster');
+    execFileSync('ip', ['link', 'set', `tiv${this.isolation.suffix}${i}`, 'up']);
   }
 
   /** kill -9: no goodbye to clients or peers. */
@@ -138,9 +187,9 @@ export class TestNatsCluster {
       async () => {
         const states = await Promise.all(
           this.nodes.map(
-            async (n) =>
+            async (n, i) =>
               n.process === null ||
-              (await fetch(`http://${this.host}:${n.http}/healthz`).then(
+              (await fetch(`http://${this.hostOf(i)}:${n.http}/healthz`).then(
                 (r) => r.ok,
                 () => false,
               )),
@@ -157,7 +206,44 @@ export class TestNatsCluster {
     await this.admin?.close().catch(() => undefined);
     this.admin = null;
     await Promise.all(this.nodes.map((_, i) => this.kill(i)));
+    if (this.isolation) {
+      const { suffix } = this.isolation;
+      const quietly = (...args: string[]) => {
+        try {
+          execFileSync('ip', args, { stdio: 'ignore' });
+        } catch {
+          // already gone
+        }
+      };
+      for (let i = 0; i < this.nodes.length; i++) quietly('netns', 'del', `ti${suffix}n${i}`);
+      quietly('link', 'del', `tib${suffix}`);
+      this.isolation = null;
+    }
     rmSync(this.root, { recursive: true, force: true });
+  }
+
+  /** A bridge here (the subnet's .1) and, per node, a namespace with a veth on it (.10, .11, …). */
+  private isolate(): void {
+    const used = execFileSync('ip', ['-o', 'addr'], { encoding: 'utf8' });
+    let subnet = '';
+    do subnet = `198.18.${randomInt(1, 255)}`;
+    while (used.includes(`${subnet}.`));
+    const suffix = randomBytes(3).toString('hex');
+    const ip = (...args: string[]) => execFileSync('ip', args, { stdio: 'pipe' });
+    this.isolation = { suffix, subnet };
+    ip('link', 'add', `tib${suffix}`, 'type', 'bridge');
+    ip('addr', 'add', `${subnet}.1/24`, 'dev', `tib${suffix}`);
+    ip('link', 'set', `tib${suffix}`, 'up');
+    for (let i = 0; i < this.nodes.length; i++) {
+      const ns = `ti${suffix}n${i}`;
+      ip('netns', 'add', ns);
+      ip('link', 'add', `tiv${suffix}${i}`, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', ns);
+      ip('link', 'set', `tiv${suffix}${i}`, 'master', `tib${suffix}`);
+      ip('link', 'set', `tiv${suffix}${i}`, 'up');
+      ip('-n', ns, 'addr', 'add', `${subnet}.${10 + i}/24`, 'dev', 'eth0');
+      ip('-n', ns, 'link', 'set', 'eth0', 'up');
+      ip('-n', ns, 'link', 'set', 'lo', 'up');
+    }
   }
 
   /** One JetStream API request (as `options.admin` where the configuration has users). */
@@ -176,11 +262,11 @@ export class TestNatsCluster {
 
   private async startNode(i: number): Promise<void> {
     const node = this.nodes[i]!;
-    const routes = this.nodes.filter((_, j) => j !== i).map((n) => `nats://${this.host}:${n.cluster}`);
+    const routes = this.nodes.map((n, j) => `nats://${this.hostOf(j)}:${n.cluster}`).filter((_, j) => j !== i);
     const args = [
       ...(this.options.config ? ['-c', this.options.config] : []),
       '-a',
-      this.host,
+      this.hostOf(i),
       '-p',
       String(node.client),
       '-m',
@@ -193,12 +279,16 @@ export class TestNatsCluster {
       '--cluster_name',
       this.options.name ?? 'test',
       '--cluster',
-      `nats://${this.host}:${node.cluster}`,
+      `nats://${this.hostOf(i)}:${node.cluster}`,
       '--routes',
       routes.join(','),
       ...(this.options.args ?? []),
     ];
-    const child = spawn(natsServerBinary(), args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...this.options.env } });
+    // `ip netns exec` execs the server in the node's namespace: the child is the server itself.
+    const [command, argv] = this.isolation
+      ? ['ip', ['netns', 'exec', `ti${this.isolation.suffix}n${i}`, natsServerBinary(), ...args]]
+      : [natsServerBinary(), args];
+    const child = spawn(command, argv, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...this.options.env } });
     node.process = child;
     node.log = '';
     child.stderr!.on('data', (chunk: Buffer) => {

@@ -66,6 +66,8 @@ export class ServiceClient implements OnModuleInit, OnModuleDestroy {
         case 'timeout':
           // Lost in a failover, not slow: the client may retry (a create with its Idempotency-Key returns the same intent).
           if (this.topologyChanges !== changes) throw unavailable(subject, 'NATS failed over while the request was in flight');
+          // No answer and no PONG either: the connection is cut (a partition); it is being replaced.
+          if (!(await this.ping(500))) throw unavailable(subject, 'the NATS connection stopped answering');
           throw new GatewayError(ErrorName.Timeout, `The service did not answer within ${timeoutMs} ms`);
         case 'no_responders':
           throw unavailable(subject);
