@@ -15,8 +15,8 @@ describe('losing a NATS node under load', () => {
       creators: 3,
       mevPerSecond: 40,
       intentReplicas: 2,
-      steadyMs: 3_000,
-      downMs: 3_000,
+      steadyMs: 2_000,
+      downMs: 2_000,
     });
   }, 150_000);
 

@@ -72,7 +72,8 @@ export function checkNatsEnv(env: Partial<NatsEnv> | null, problems: string[]): 
  * The connection options every NATS connection of a service uses: all listed servers (the client
  * moves to another on failure, and learns the cluster's other members), the user, TLS, an inbox of
  * the user's own (`_INBOX_<user>.`: permissions let a user read its own replies only), reconnects
- * forever, and pings every second so a server cut off without a reset is left within ~2-3 s.
+ * forever, pings every second so a server cut off without a reset is left within ~2-3 s, and gives
+ * up a dial after 3 s (a cut-off server does not refuse, it stays silent).
  */
 export function natsConnectionOptions(env: NatsEnv, name: string, extra: Partial<ConnectionOptions> = {}): ConnectionOptions {
   const servers = parseNatsServers(env.NATS_URL).map((s) => s.url);
@@ -93,6 +94,8 @@ export function natsConnectionOptions(env: NatsEnv, name: string, extra: Partial
     reconnectTimeWait: 250,
     pingInterval: 1_000,
     maxPingOut: 2,
+    // Per attempt: a server cut off does not answer a dial at all; the next one is tried after this.
+    timeout: 3_000,
     ...extra,
   };
 }

@@ -33,6 +33,9 @@ export class ServiceClient implements OnModuleInit, OnModuleDestroy {
       noAsyncTraces: true,
     });
     this.connected = true;
+    this.members = clusterMembers(this.nc);
+    this.membersTimer = setInterval(() => this.noteMembers(), 250);
+    this.membersTimer.unref();
     this.maxPayload = this.nc.info?.max_payload ?? this.maxPayload;
     void (async () => {
       for await (const s of this.nc!.status()) {
@@ -49,7 +52,7 @@ export class ServiceClient implements OnModuleInit, OnModuleDestroy {
   async request<T>(subject: string, data: unknown, requestId: string, timeoutMs = this.env.REQUEST_TIMEOUT_MS): Promise<T> {
     const nc = this.nc;
     if (!nc || nc.isClosed() || !this.connected) throw unavailable(subject);
-    const changes = this.topologyChanges;
+    const changes = this.noteMembers();
     try {
       return await natsRequest<T>(nc, subject, data, { requestId, timeoutMs, maxPayload: this.maxPayload });
     } catch (err) {
@@ -65,7 +68,9 @@ export class ServiceClient implements OnModuleInit, OnModuleDestroy {
           );
         case 'timeout':
           // Lost in a failover, not slow: the client may retry (a create with its Idempotency-Key returns the same intent).
-          if (this.topologyChanges !== changes) throw unavailable(subject, 'NATS failed over while the request was in flight');
+          if (this.noteMembers() !== changes) {
+            throw unavailable(subject, 'NATS failed over while the request was in flight');
+          }
           // No answer and no PONG either: the connection is cut (a partition); it is being replaced.
           if (!(await this.ping(500))) throw unavailable(subject, 'the NATS connection stopped answering');
           throw new GatewayError(ErrorName.Timeout, `The service did not answer within ${timeoutMs} ms`);
@@ -98,10 +103,36 @@ export class ServiceClient implements OnModuleInit, OnModuleDestroy {
     return this.nc.subscribe(subject);
   }
 
+  /**
+   * Counts a change of the cluster's announced members as a topology change (nats.js raises no
+   * event for it when every server is listed in NATS_URL); checked every 250 ms and on a timeout,
+   * so a node that left and came back within one request's timeout still counts. Returns the count.
+   */
+  private noteMembers(): number {
+    const members = this.nc ? clusterMembers(this.nc) : this.members;
+    if (members !== this.members) {
+      this.members = members;
+      this.topologyChanges++;
+    }
+    return this.topologyChanges;
+  }
+
+  private members = '';
+  private membersTimer: NodeJS.Timeout | null = null;
+
   async onModuleDestroy(): Promise<void> {
+    if (this.membersTimer) clearInterval(this.membersTimer);
     await this.nc?.close();
     this.nc = null;
   }
+}
+
+/**
+ * The cluster's servers as the connected server last announced them (its INFO's connect_urls,
+ * updated when a node leaves or joins): a node that died drops out at once.
+ */
+function clusterMembers(nc: NatsConnection): string {
+  return [...((nc.info as { connect_urls?: string[] } | undefined)?.connect_urls ?? [])].sort().join(',');
 }
 
 /** Room left in a NATS message for a forwarded body: the envelope `{pattern, data: {body}, id}` and the headers. */
