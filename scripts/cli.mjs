@@ -17,11 +17,12 @@ const COMMANDS = {
   'bench:sim-isolation': ['bench/dist/sim-isolation/main.js'],
   'bench:failover': ['bench/dist/failover/main.js'],
   'bench:json-depth': ['bench/dist/json-depth/main.js'],
+  'bench:cluster': ['bench/dist/cluster/main.js'],
   'executor:deploy': ['packages/executor/dist/cli/deploy.js'],
   openapi: ['apps/gateway/dist/cli/openapi.js'],
 };
 /** Commands that need no database (only a chain's node). */
-const NO_DATABASE = new Set(['bench:executor-gas', 'bench:sim-isolation', 'bench:failover', 'bench:json-depth', 'executor:deploy', 'openapi']);
+const NO_DATABASE = new Set(['bench:executor-gas', 'bench:sim-isolation', 'bench:failover', 'bench:json-depth', 'bench:cluster', 'executor:deploy', 'openapi']);
 
 const [name, ...args] = process.argv.slice(2);
 const command = COMMANDS[name];

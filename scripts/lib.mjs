@@ -83,11 +83,30 @@ export function build({ quiet = false } = {}) {
   run(join(ROOT, 'node_modules', '.bin', 'turbo'), ['run', 'build', '--output-logs=errors-only'], { quiet: true });
 }
 
-/** Resolves when something at host:port answers like a NATS server (sends INFO). */
-export function natsReachable(url, timeoutMs = 2_000) {
-  const { hostname, port } = new URL(url.split(',')[0].replace(/^nats:/, 'http:'));
+/** Resolves true when at least one server of NATS_URL (comma-separated) answers like a NATS server. */
+export async function natsReachable(urls, timeoutMs = 2_000) {
+  return (await natsServersReachable(urls, timeoutMs)).some((s) => s.ok);
+}
+
+/** Each server of NATS_URL (comma-separated `nats://host:port`, `tls://host:port` or `host:port`) and whether it answers with INFO. */
+export function natsServersReachable(urls, timeoutMs = 2_000) {
+  const list = urls
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return Promise.all(list.map(async (url) => ({ url, ok: await natsServerAnswers(url, timeoutMs) })));
+}
+
+/** Resolves when something at host:port answers like a NATS server (sends INFO, also before TLS). */
+function natsServerAnswers(url, timeoutMs) {
+  let hostname, port;
+  try {
+    ({ hostname, port } = new URL(/^[a-z]+:\/\//.test(url) ? url.replace(/^[a-z]+:/, 'http:') : `http://${url}`));
+  } catch {
+    return Promise.resolve(false);
+  }
   return new Promise((resolve) => {
-    const socket = tcpConnect({ host: hostname, port: Number(port || 4222) });
+    const socket = tcpConnect({ host: hostname.replace(/^\[|\]$/g, ''), port: Number(port || 4222) });
     const done = (ok) => {
       socket.destroy();
       resolve(ok);

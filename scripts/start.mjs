@@ -9,7 +9,7 @@ import {
   bootstrapAndMigrate,
   build,
   ensureInstalled,
-  natsReachable,
+  natsServersReachable,
   postgresReachable,
   ROOT,
   say,
@@ -55,16 +55,37 @@ async function shutdown(code) {
   process.exit(code);
 }
 
+/** Why NATS refuses a connection with the services' settings (users, TLS), or null when it accepts it. */
+async function natsRefuses(env) {
+  const { connectNats } = await import('../packages/service-kit/dist/index.js');
+  const { loadEnv } = await import('../apps/gateway/dist/config/env.js');
+  try {
+    const nc = await connectNats(loadEnv(env), 'npm-start-check', { timeout: 5_000 });
+    await nc.close();
+    return null;
+  } catch (err) {
+    return err.message;
+  }
+}
+
 process.on('SIGINT', () => void shutdown(0));
 process.on('SIGTERM', () => void shutdown(0));
 
 try {
   ensureInstalled();
   build();
-  if (!(await natsReachable(env.NATS_URL))) {
+  // NATS_URL may list several servers of a cluster (comma-separated): one answering is enough.
+  const servers = await natsServersReachable(env.NATS_URL);
+  if (!servers.some((s) => s.ok)) {
     process.stderr.write(
       `NATS is not reachable at ${env.NATS_URL}: start one with JetStream (\`nats-server -js\`, or \`docker compose up -d nats\`) or set NATS_URL, then run npm start again.\n`,
     );
+    process.exit(1);
+  }
+  for (const s of servers.filter((s) => !s.ok)) say(`NATS server ${s.url} is not reachable; the services use the others`);
+  const natsRefusal = await natsRefuses(env);
+  if (natsRefusal) {
+    process.stderr.write(`NATS at ${env.NATS_URL} refused the connection (${natsRefusal}): check NATS_USER, NATS_PASSWORD and the NATS_TLS_* settings.\n`);
     process.exit(1);
   }
   if (!(await postgresReachable(env))) {

@@ -101,4 +101,36 @@ describe('npm start', () => {
     expect(result.status).toBe(1);
     expect(result.stderr).toMatch(/NATS is not reachable at nats:\/\/127\.0\.0\.1:\d+: start one with JetStream/);
   });
+
+  it('takes a comma-separated cluster list, and stops at once when NATS refuses the credentials', async () => {
+    const dead = [`nats://127.0.0.1:${await freePort()}`, `127.0.0.1:${await freePort()}`].join(',');
+    const none = spawnSync(process.execPath, [join(ROOT, 'scripts', 'start.mjs')], {
+      cwd: ROOT,
+      env: { ...env, NATS_URL: dead },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(none.status).toBe(1);
+    expect(none.stderr).toContain(`NATS is not reachable at ${dead}: start one`);
+
+    // A server with users (infra/nats/nats.conf as shipped), and a wrong password.
+    const secured = await TestNatsServer.start({
+      config: join(ROOT, 'infra', 'nats', 'nats.conf'),
+      env: Object.fromEntries(
+        ['GATEWAY', 'INTENT', 'PAYOUT', 'SIMULATION', 'MEV_CAPTURE'].map((u) => [`NATS_${u}_PASSWORD`, `p${u.replace('_', '')}0123456789abcdef`]),
+      ),
+    });
+    try {
+      const refused = spawnSync(process.execPath, [join(ROOT, 'scripts', 'start.mjs')], {
+        cwd: ROOT,
+        env: { ...env, NATS_URL: secured.url, NATS_USER: 'gateway', NATS_PASSWORD: 'pWrongPassword0123456' },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(refused.status).toBe(1);
+      expect(refused.stderr).toMatch(/refused the connection \(Authorization Violation\): check NATS_USER, NATS_PASSWORD/);
+    } finally {
+      await secured.dispose();
+    }
+  });
 });

@@ -2,6 +2,7 @@ import type { ConsoleLogger, INestMicroservice } from '@nestjs/common';
 import { INTENT_SERVICE_QUEUE } from '@tradeinfra/contracts';
 import { createLogger as serviceLogger, startMicroservice, useFastKeccak } from '@tradeinfra/service-kit';
 import { AppModule } from './app.module.js';
+import { IntentsRepository } from './intents/intents.repository.js';
 import type { IntentServiceEnv } from './config/env.js';
 
 export function createLogger(env: Pick<IntentServiceEnv, 'LOG_FORMAT'>): ConsoleLogger {
@@ -14,7 +15,13 @@ export function createIntentService(env: IntentServiceEnv, logger: ConsoleLogger
   useFastKeccak();
   return startMicroservice(
     AppModule.forRoot(env),
-    { name: 'intent-service', queue: INTENT_SERVICE_QUEUE, natsUrl: env.NATS_URL, logRequests: env.LOG_REQUESTS },
+    {
+      name: 'intent-service',
+      queue: INTENT_SERVICE_QUEUE,
+      nats: env,
+      logRequests: env.LOG_REQUESTS,
+      health: { ...env, ready: (app) => app.get(IntentsRepository).ping() },
+    },
     logger,
   );
 }

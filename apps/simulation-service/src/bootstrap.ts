@@ -13,7 +13,7 @@ export function createSimulationService(env: SimulationEnv, logger: ConsoleLogge
   return startMicroservice(
     AppModule.forRoot(env),
     // The service logs its own line per simulation (with the simulation's id), not the generic one.
-    { name: 'simulation-service', queue: SIMULATION_SERVICE_QUEUE, natsUrl: env.NATS_URL, logRequests: false },
+    { name: 'simulation-service', queue: SIMULATION_SERVICE_QUEUE, nats: env, logRequests: false, health: env },
     logger,
   );
 }

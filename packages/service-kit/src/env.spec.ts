@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { envFlag, envInt, loadServiceEnv, LOG_ENV, NATS_ENV, POSTGRES_ENV } from './env.js';
+import { envFlag, envInt, loadServiceEnv, LOG_ENV, POSTGRES_ENV } from './env.js';
+import { NATS_ENV } from './nats-connect.js';
 
 const Schema = z.object({ ...NATS_ENV, ...POSTGRES_ENV, ...LOG_ENV, WORKERS: envInt(1, 8).default(2), FAST: envFlag(true) });
 
@@ -7,6 +8,8 @@ describe('loadServiceEnv', () => {
   it('applies the shared defaults and coerces numbers and flags', () => {
     expect(loadServiceEnv('svc', Schema, { PGPORT: '6432', LOG_REQUESTS: 'true' })).toEqual({
       NATS_URL: 'nats://127.0.0.1:4222',
+      NATS_TLS: false,
+      NATS_STREAM_REPLICAS: 1,
       PGHOST: '127.0.0.1',
       PGPORT: 6432,
       PGDATABASE: 'tradeinfra',

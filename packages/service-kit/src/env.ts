@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { checkNatsEnv, type NatsEnv } from './nats-connect.js';
 
 /** An integer variable in [min, max]. */
 export const envInt = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
@@ -9,11 +10,6 @@ export const envFlag = (fallback = false) =>
     .enum(['true', 'false'])
     .default(fallback ? 'true' : 'false')
     .transform((v) => v === 'true');
-
-/** Where every service finds NATS. */
-export const NATS_ENV = {
-  NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
-};
 
 /** The Postgres server and database the services share (each with its own role and schema). */
 export const POSTGRES_ENV = {
@@ -29,7 +25,7 @@ export const LOG_ENV = {
 };
 
 /**
- * Reads a service's environment with `schema`, then `more` (checks across variables, e.g. the
+ * Reads a service's environment with `schema` (and, where it has NATS_ENV, checkNatsEnv), then `more` (checks across variables, e.g. the
  * per-chain `RPC_URL_<id>` family, which push their problems; it gets null for the schema's
  * values when those are wrong). Throws one error listing every problem (`  NAME: why`, one per
  * line), so a misconfigured service says everything at once.
@@ -42,6 +38,7 @@ export function loadServiceEnv<S extends z.ZodType, T extends object = object>(
 ): z.output<S> & T {
   const result = schema.safeParse(source);
   const problems = result.success ? [] : result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+  if (result.success && typeof (result.data as { NATS_URL?: unknown }).NATS_URL === 'string') checkNatsEnv(result.data as NatsEnv, problems);
   const extra = more ? more(result.success ? result.data : null, problems) : ({} as T);
   if (!result.success || problems.length > 0) throw new Error(`Invalid ${service} configuration:\n${problems.join('\n')}`);
   return { ...(result.data as object), ...extra } as z.output<S> & T;

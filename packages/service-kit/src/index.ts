@@ -3,6 +3,9 @@ import { randomUUID } from 'node:crypto';
 export { createServiceDataSource, DatabaseModule, runMigrations, SafeQueryLogger, type ServiceDatabaseOptions } from './database.js';
 export { checkNatsServer, MIN_NATS_SERVER_VERSION, NATS_TERM_REASON_VERSION, natsVersionAtLeast, requireNatsServerVersion } from './nats-server.js';
 import { checkNatsServer } from './nats-server.js';
+import { natsConnectionOptions, type NatsEnv } from './nats-connect.js';
+import { startHealthServer, type HealthServerSettings } from './health-server.js';
+export { HEALTH_ENV, startHealthServer, type HealthServerSettings } from './health-server.js';
 import {
   Catch,
   ConsoleLogger,
@@ -212,26 +215,25 @@ class RefuseUnreadableInterceptor implements NestInterceptor {
 export interface MicroserviceSettings {
   name: string;
   queue: string;
-  natsUrl: string;
+  nats: NatsEnv;
   logRequests: boolean;
+  /** HEALTH_PORT/HEALTH_HOST and the service's own readiness check (its database): see startHealthServer. */
+  health?: HealthServerSettings;
 }
 
 /**
  * Starts a NATS microservice in its queue group (so replicas share the load), reconnecting
  * forever, with the shared error filter and request log. Refuses to start on a nats-server
- * older than MIN_NATS_SERVER_VERSION. Every Keccak-256 of the process is the fast one (useFastKeccak).
+ * older than MIN_NATS_SERVER_VERSION. With `health`, serves its probes over HTTP. Every Keccak-256 of the process is the fast one (useFastKeccak).
  */
 export async function startMicroservice(module: DynamicModule, settings: MicroserviceSettings, logger: ConsoleLogger | false): Promise<INestMicroservice> {
   useFastKeccak();
-  await checkNatsServer(settings.natsUrl, settings.name);
+  await checkNatsServer(settings.nats, settings.name);
   const app = await NestFactory.createMicroservice<MicroserviceOptions>(module, {
     transport: Transport.NATS,
     options: {
-      servers: settings.natsUrl,
+      ...natsConnectionOptions(settings.nats, settings.name),
       queue: settings.queue,
-      name: settings.name,
-      maxReconnectAttempts: -1,
-      reconnectTimeWait: 250,
       gracefulShutdown: true,
       gracePeriod: 1_000,
       deserializer: new ExactJsonDeserializer(),
@@ -243,6 +245,7 @@ export async function startMicroservice(module: DynamicModule, settings: Microse
   app.useGlobalInterceptors(new RequestLogInterceptor(settings.logRequests), new RefuseUnreadableInterceptor());
   app.enableShutdownHooks();
   await app.listen();
+  if (settings.health && settings.health.HEALTH_PORT > 0) await startHealthServer(app, settings.health);
   return app;
 }
 export { infrastructureErrorPayload, infrastructureFailure, isDatabaseUnavailable, type InfrastructureFailure } from './infrastructure-errors.js';
@@ -260,8 +263,19 @@ export {
 } from './json-rpc.js';
 export { NatsSimulationClient, type SimulationRequest } from './simulation-client.js';
 export { ADVISORY_LOCKS } from './locks.js';
-export { ensureConsumer, ensureStream } from './jetstream.js';
-export { CHAIN_RPC_ENV, envFlag, envInt, loadServiceEnv, LOG_ENV, NATS_ENV, POSTGRES_ENV, urlList } from './env.js';
+export { ensureConsumer, ensureStream, ReplicasMismatch } from './jetstream.js';
+export { CHAIN_RPC_ENV, envFlag, envInt, loadServiceEnv, LOG_ENV, POSTGRES_ENV, urlList } from './env.js';
+export {
+  checkNatsEnv,
+  connectNats,
+  NATS_ENV,
+  natsConnectionOptions,
+  natsEnvOf,
+  natsInboxPrefix,
+  parseNatsServers,
+  plainNatsEnv,
+  type NatsEnv,
+} from './nats-connect.js';
 export {
   NATS_HEADERS_BYTES,
   natsRequest,

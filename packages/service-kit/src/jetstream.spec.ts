@@ -5,14 +5,22 @@ function fakeManager() {
   const streams = new Map<string, object>();
   const consumers = new Map<string, Record<string, unknown>>();
   const calls: string[] = [];
-  const missing = () => Object.assign(new Error('not found'), { code: '404' });
+  const missing = () => Object.assign(new Error('stream not found'), { code: '404', api_error: { err_code: 10059 } });
   return {
     streams,
     consumers,
     calls,
     jsm: {
       streams: {
-        info: async (name: string) => streams.get(name) ?? Promise.reject(missing()),
+        info: async (name: string) => {
+          const config = streams.get(name);
+          return config ? { config } : Promise.reject(missing());
+        },
+        update: async (name: string, config: Record<string, unknown>) => {
+          calls.push(`update stream ${name} ${JSON.stringify(config)}`);
+          streams.set(name, config);
+          return config;
+        },
         add: async (config: { name: string } & Record<string, unknown>) => {
           calls.push(`add stream ${config.name}`);
           streams.set(config.name, config);
@@ -42,10 +50,17 @@ function fakeManager() {
 describe('ensureStream', () => {
   it('creates a missing stream once, and leaves an existing one alone', async () => {
     const f = fakeManager();
-    expect(await ensureStream(f.jsm, { name: 'S', subjects: ['s.>'] })).toBe(true);
-    expect(await ensureStream(f.jsm, { name: 'S', subjects: ['other.>'] })).toBe(false);
+    expect(await ensureStream(f.jsm, { name: 'S', subjects: ['s.>'] })).toBe('created');
+    expect(await ensureStream(f.jsm, { name: 'S', subjects: ['other.>'] })).toBe('unchanged');
     expect(f.calls).toEqual(['add stream S']);
     expect(f.streams.get('S')).toEqual({ name: 'S', subjects: ['s.>'] });
+  });
+
+  it('does not take another failure of the lookup for a missing stream', async () => {
+    const f = fakeManager();
+    f.jsm.streams.info = () => Promise.reject(new Error("Permissions Violation for Publish to '$JS.API.STREAM.INFO.S'"));
+    await expect(ensureStream(f.jsm, { name: 'S', subjects: ['s.>'] })).rejects.toThrow('Permissions Violation');
+    expect(f.calls).toEqual([]);
   });
 });
 

@@ -4,7 +4,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { decodeRpcReply, encodeRpcRequest, MAX_NATS_JSON_DEPTH, stringifyJson } from '@tradeinfra/contracts';
 import { TestNatsServer } from '@tradeinfra/test-support';
 import { DataSource } from 'typeorm';
-import { natsRequest, startMicroservice } from './index.js';
+import { natsRequest, plainNatsEnv, startMicroservice } from './index.js';
 
 /*
  * A service cannot be brought down by what it reads off NATS (issue 25, item 2): a request nested
@@ -61,7 +61,7 @@ describe('a microservice reading hostile NATS requests', () => {
   beforeAll(async () => {
     nats = await TestNatsServer.start();
     natsUrl = nats.url;
-    app = await startMicroservice({ module: EchoModule }, { name: 'echo', queue: 'echo', natsUrl: nats.url, logRequests: false }, false);
+    app = await startMicroservice({ module: EchoModule }, { name: 'echo', queue: 'echo', nats: plainNatsEnv(nats.url), logRequests: false }, false);
     nc = await connect({ servers: nats.url });
   });
   afterAll(async () => {

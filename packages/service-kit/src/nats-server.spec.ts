@@ -1,6 +1,7 @@
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { TestNatsServer } from '@tradeinfra/test-support';
 import { startMicroservice } from './index.js';
+import { plainNatsEnv } from './nats-connect.js';
 import { checkNatsServer, MIN_NATS_SERVER_VERSION, natsVersionAtLeast, requireNatsServerVersion } from './nats-server.js';
 
 /** A stand-in NATS server that announces `version` in its INFO and answers PING. */
@@ -39,7 +40,7 @@ describe('nats-server version', () => {
   it('reads the version of a real server (this machine’s) and accepts it', async () => {
     const nats = await TestNatsServer.start();
     try {
-      await expect(checkNatsServer(nats.url, 'test')).resolves.toMatch(/^\d+\.\d+\.\d+/);
+      await expect(checkNatsServer(plainNatsEnv(nats.url), 'test')).resolves.toMatch(/^\d+\.\d+\.\d+/);
     } finally {
       await nats.dispose();
     }
@@ -48,12 +49,12 @@ describe('nats-server version', () => {
   it('refuses to go on with a server that announces an old version', async () => {
     const { url, server } = await fakeNats('2.8.4');
     try {
-      await expect(checkNatsServer(url, 'payout-service')).rejects.toThrow(/payout-service needs nats-server 2\.9\.4 or newer .* is 2\.8\.4/);
+      await expect(checkNatsServer(plainNatsEnv(url), 'payout-service')).rejects.toThrow(/payout-service needs nats-server 2\.9\.4 or newer .* is 2\.8\.4/);
       // Every service starts through startMicroservice: it refuses before building anything.
       class EmptyModule {}
-      await expect(startMicroservice({ module: EmptyModule }, { name: 'intent-service', queue: 'q', natsUrl: url, logRequests: false }, false)).rejects.toThrow(
-        /intent-service needs nats-server/,
-      );
+      await expect(
+        startMicroservice({ module: EmptyModule }, { name: 'intent-service', queue: 'q', nats: plainNatsEnv(url), logRequests: false }, false),
+      ).rejects.toThrow(/intent-service needs nats-server/);
     } finally {
       server.close();
     }

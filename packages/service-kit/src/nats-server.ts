@@ -1,4 +1,4 @@
-import { connect } from '@nats-io/transport-node';
+import { connectNats, type NatsEnv } from './nats-connect.js';
 
 /**
  * The oldest nats-server the services run on: nats.js 3's JetStream consumer API (`consume`,
@@ -33,8 +33,8 @@ export function requireNatsServerVersion(version: string | undefined, service: s
 }
 
 /** Connects once to read the server's version, refusing to go on below the minimum. */
-export async function checkNatsServer(natsUrl: string, service: string): Promise<string> {
-  const nc = await connect({ servers: natsUrl, name: `${service}-version-check` });
+export async function checkNatsServer(env: NatsEnv, service: string): Promise<string> {
+  const nc = await connectNats(env, `${service}-version-check`);
   try {
     const version = nc.info?.version;
     requireNatsServerVersion(version, service);

@@ -1,4 +1,4 @@
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import {
   SIMULATION_SIMULATE,
   SIMULATION_SIMULATE_STREAM,
@@ -7,6 +7,7 @@ import {
   type SimulationStreamed,
   type StateUpdate,
 } from '@tradeinfra/contracts';
+import { connectNats, type NatsEnv } from './nats-connect.js';
 import { natsRequest, natsRequestStream, ServiceReplyError } from './nats-request.js';
 
 export interface SimulationRequest {
@@ -26,13 +27,13 @@ export class NatsSimulationClient {
   private nc: Promise<NatsConnection> | null = null;
 
   constructor(
-    private readonly natsUrl: string,
+    private readonly nats: NatsEnv,
     private readonly name: string,
   ) {}
 
   /** `requestId`: what the simulation service logs the request under (default: a fresh one). */
   async simulate(request: SimulationRequest, timeoutMs = 5_000, requestId?: string): Promise<SimulationResult> {
-    this.nc ??= connect({ servers: this.natsUrl, name: this.name, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+    this.nc ??= connectNats(this.nats, this.name);
     const nc = await this.nc;
     try {
       return await natsRequest<SimulationResult>(nc, SIMULATION_SIMULATE, { body: request }, { timeoutMs, requestId });
@@ -54,7 +55,7 @@ export class NatsSimulationClient {
     timeoutMs = 5_000,
     requestId?: string,
   ): Promise<SimulationResult> {
-    this.nc ??= connect({ servers: this.natsUrl, name: this.name, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+    this.nc ??= connectNats(this.nats, this.name);
     const nc = await this.nc;
     let result: SimulationResult | undefined;
     try {

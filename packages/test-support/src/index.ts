@@ -9,3 +9,5 @@ export * from './relay.js';
 export * from './signing-webhook.js';
 export * from './json-rpc-proxy.js';
 export * from './access-list.js';
+export * from './nats-cluster.js';
+export * from './cluster-fault.js';

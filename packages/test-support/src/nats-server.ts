@@ -24,6 +24,15 @@ export async function freePort(): Promise<number> {
   });
 }
 
+export interface NatsServerOptions {
+  /** A configuration file (its listen, monitoring port and store are overridden). */
+  config?: string;
+  /** Environment of the server (the variables a configuration file refers to). */
+  env?: NodeJS.ProcessEnv;
+  /** Extra flags (e.g. TLS). */
+  args?: string[];
+}
+
 /**
  * A private nats-server with JetStream for one test file: isolated subjects and streams,
  * and a server the test may stop and start again (same port, same storage).
@@ -32,10 +41,14 @@ export class TestNatsServer {
   private process: ChildProcess | null = null;
   private readonly storeDir = mkdtempSync(join(tmpdir(), 'nats-test-'));
 
-  private constructor(readonly port: number) {}
+  private constructor(
+    readonly port: number,
+    private readonly options: NatsServerOptions,
+    private readonly httpPort: number,
+  ) {}
 
-  static async start(): Promise<TestNatsServer> {
-    const server = new TestNatsServer(await freePort());
+  static async start(options: NatsServerOptions = {}): Promise<TestNatsServer> {
+    const server = new TestNatsServer(await freePort(), options, await freePort());
     await server.startProcess();
     return server;
   }
@@ -67,9 +80,9 @@ export class TestNatsServer {
   }
 
   private async startProcess(): Promise<void> {
-    const child = spawn(natsServerBinary(), ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.storeDir], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const config = this.options.config ? ['-c', this.options.config, '-m', String(this.httpPort)] : [];
+    const args = [...config, '-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.storeDir, ...(this.options.args ?? [])];
+    const child = spawn(natsServerBinary(), args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...this.options.env } });
     this.process = child;
     await new Promise<void>((resolve, reject) => {
       let output = '';

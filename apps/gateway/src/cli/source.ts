@@ -1,8 +1,7 @@
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
-import { connect } from '@nats-io/transport-node';
 import { PAYOUT_SOURCE_REGISTER } from '@tradeinfra/contracts';
-import { natsRequest, ServiceReplyError } from '@tradeinfra/service-kit';
+import { connectNats, natsRequest, ServiceReplyError } from '@tradeinfra/service-kit';
 import { ApiKeysRepository } from '../auth/api-keys.repository.js';
 import { loadEnv } from '../config/env.js';
 import { createDataSource } from '../database/data-source.js';
@@ -23,7 +22,7 @@ async function main(argv: string[]): Promise<void> {
     await ds.destroy();
   }
   if (!tenantId) throw new Error(`tenant "${values.tenant}" not found (create one with apikey:create --tenant)`);
-  const nc = await connect({ servers: env.NATS_URL, name: 'source-cli' });
+  const nc = await connectNats(env, 'source-cli');
   try {
     const registered = await natsRequest<{ id: string }>(nc, PAYOUT_SOURCE_REGISTER, { id: values.id, tenantId }, { timeoutMs: 5_000 }).catch(
       (err: unknown) => {

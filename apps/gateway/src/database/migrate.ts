@@ -5,8 +5,15 @@ import { createDataSource, runMigrations } from './data-source.js';
 /** Runs pending migrations of the `gateway` schema as the gateway's own role. */
 const ds = await createDataSource({ ...loadEnv(), GATEWAY_DB_POOL_SIZE: 2 }).initialize();
 try {
-  const applied = await runMigrations(ds);
-  console.log(`gateway: ${applied.length ? `applied ${applied.join(', ')}` : 'schema up to date'}`);
+  // --check (the deployments' init step): exit 3 while a migration is pending, apply nothing.
+  if (process.argv.includes('--check')) {
+    const pending = await ds.showMigrations();
+    console.log(`gateway: ${pending ? 'migrations pending' : 'schema up to date'}`);
+    process.exitCode = pending ? 3 : 0;
+  } else {
+    const applied = await runMigrations(ds);
+    console.log(`gateway: ${applied.length ? `applied ${applied.join(', ')}` : 'schema up to date'}`);
+  }
 } finally {
   await ds.destroy();
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { ErrorName } from '@tradeinfra/contracts';
-import { natsRequest, NatsRequestFailed, ServiceReplyError } from '@tradeinfra/service-kit';
+import { connectNats, natsRequest, NatsRequestFailed, ServiceReplyError } from '@tradeinfra/service-kit';
 import { ENV, type GatewayEnv } from '../config/env.js';
 import { GatewayError } from '../http/gateway-error.js';
 
@@ -15,27 +15,33 @@ export class ServiceClient implements OnModuleInit, OnModuleDestroy {
   private nc: NatsConnection | null = null;
   /** False between a disconnect and the reconnect: requests fail fast instead of waiting. */
   private connected = false;
+  /**
+   * Counts changes of this connection or of the cluster's members (a server gone or back): a
+   * request that timed out across one most likely lost its message or its reply with a server.
+   */
+  private topologyChanges = 0;
   /** The NATS server's max_payload (from its INFO at connect): no message, headers included, may be larger. */
   maxPayload = 1024 * 1024;
 
   constructor(@Inject(ENV) private readonly env: GatewayEnv) {}
 
   async onModuleInit(): Promise<void> {
-    this.nc = await connect({
-      servers: this.env.NATS_URL,
-      name: 'gateway',
-      maxReconnectAttempts: -1,
-      reconnectTimeWait: 250,
+    this.nc = await connectNats(this.env, 'gateway', {
       // Otherwise every request allocates two errors up front (a RequestError and a TimeoutError,
       // each capturing a stack) for the stack trace of a failure this client never logs: 6% of the
       // gateway's CPU per create. Failures keep their class, message and cause.
       noAsyncTraces: true,
     });
     this.connected = true;
+    this.members = clusterMembers(this.nc);
+    this.membersTimer = setInterval(() => this.noteMembers(), 250);
+    this.membersTimer.unref();
     this.maxPayload = this.nc.info?.max_payload ?? this.maxPayload;
     void (async () => {
       for await (const s of this.nc!.status()) {
+        if (s.type === 'update' && s.deleted && s.deleted.length > 0) this.topologyChanges++;
         if (s.type === 'disconnect' || s.type === 'reconnect') {
+          this.topologyChanges++;
           this.connected = s.type === 'reconnect';
           this.logger.warn(`NATS ${s.type}`);
         }
@@ -46,6 +52,7 @@ export class ServiceClient implements OnModuleInit, OnModuleDestroy {
   async request<T>(subject: string, data: unknown, requestId: string, timeoutMs = this.env.REQUEST_TIMEOUT_MS): Promise<T> {
     const nc = this.nc;
     if (!nc || nc.isClosed() || !this.connected) throw unavailable(subject);
+    const changes = this.noteMembers();
     try {
       return await natsRequest<T>(nc, subject, data, { requestId, timeoutMs, maxPayload: this.maxPayload });
     } catch (err) {
@@ -60,6 +67,12 @@ export class ServiceClient implements OnModuleInit, OnModuleDestroy {
             err.size,
           );
         case 'timeout':
+          // Lost in a failover, not slow: the client may retry (a create with its Idempotency-Key returns the same intent).
+          if (this.noteMembers() !== changes) {
+            throw unavailable(subject, 'NATS failed over while the request was in flight');
+          }
+          // No answer and no PONG either: the connection is cut (a partition); it is being replaced.
+          if (!(await this.ping(500))) throw unavailable(subject, 'the NATS connection stopped answering');
           throw new GatewayError(ErrorName.Timeout, `The service did not answer within ${timeoutMs} ms`);
         case 'no_responders':
           throw unavailable(subject);
@@ -90,16 +103,43 @@ export class ServiceClient implements OnModuleInit, OnModuleDestroy {
     return this.nc.subscribe(subject);
   }
 
+  /**
+   * Counts a change of the cluster's announced members as a topology change (nats.js raises no
+   * event for it when every server is listed in NATS_URL); checked every 250 ms and on a timeout,
+   * so a node that left and came back within one request's timeout still counts. Returns the count.
+   */
+  private noteMembers(): number {
+    const members = this.nc ? clusterMembers(this.nc) : this.members;
+    if (members !== this.members) {
+      this.members = members;
+      this.topologyChanges++;
+    }
+    return this.topologyChanges;
+  }
+
+  private members = '';
+  private membersTimer: NodeJS.Timeout | null = null;
+
   async onModuleDestroy(): Promise<void> {
+    if (this.membersTimer) clearInterval(this.membersTimer);
     await this.nc?.close();
     this.nc = null;
   }
 }
 
+/**
+ * The cluster's servers as the connected server last announced them (its INFO's connect_urls,
+ * updated when a node leaves or joins): a node that died drops out at once.
+ */
+function clusterMembers(nc: NatsConnection): string {
+  return [...((nc.info as { connect_urls?: string[] } | undefined)?.connect_urls ?? [])].sort().join(',');
+}
+
 /** Room left in a NATS message for a forwarded body: the envelope `{pattern, data: {body}, id}` and the headers. */
 export const NATS_ENVELOPE_BYTES = 1024;
 
-function unavailable(subject: string): GatewayError {
+function unavailable(subject: string, why?: string): GatewayError {
   const service = subject.split('.')[0];
-  return new GatewayError(ErrorName.ServiceUnavailable, `The ${service} service is unavailable; retry shortly`, null, { 'retry-after': '1' });
+  const message = why ? `The ${service} service is unavailable (${why}); retry shortly` : `The ${service} service is unavailable; retry shortly`;
+  return new GatewayError(ErrorName.ServiceUnavailable, message, null, { 'retry-after': '1' });
 }

@@ -1,11 +1,12 @@
 import { DEFAULT_CHAIN_IDS, DEX_DEFAULTS } from '@tradeinfra/contracts';
-import { CHAIN_RPC_ENV, envInt, loadServiceEnv, LOG_ENV, NATS_ENV, POSTGRES_ENV, urlList } from '@tradeinfra/service-kit';
+import { CHAIN_RPC_ENV, envInt, HEALTH_ENV, loadServiceEnv, LOG_ENV, NATS_ENV, POSTGRES_ENV, urlList } from '@tradeinfra/service-kit';
 import { z } from 'zod';
 
 const positiveMs = envInt(1);
 
 const EnvSchema = z.object({
   ...NATS_ENV,
+  ...HEALTH_ENV,
   ...POSTGRES_ENV,
   /** RPC_MAX_LAG_BLOCKS, RPC_CHECK_INTERVAL_MS, RPC_CHECK_TIMEOUT_MS: how a chain's several endpoints are chosen between. */
   ...CHAIN_RPC_ENV,

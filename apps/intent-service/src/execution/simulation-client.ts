@@ -8,7 +8,7 @@ export type { SimulationRequest } from '@tradeinfra/service-kit';
 @Injectable()
 export class SimulationClient extends NatsSimulationClient implements OnApplicationShutdown {
   constructor(@Inject(ENV) env: IntentServiceEnv) {
-    super(env.NATS_URL, 'intent-executor');
+    super(env, 'intent-executor');
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type ConsumerConfig, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { INTENT_EVENTS_STREAM, MAX_NATS_JSON_DEPTH, parsePlainJson, type IntentEvent } from '@tradeinfra/contracts';
-import { ensureConsumer, NATS_TERM_REASON_VERSION, natsVersionAtLeast, requireNatsServerVersion } from '@tradeinfra/service-kit';
+import { connectNats, ensureConsumer, NATS_TERM_REASON_VERSION, natsVersionAtLeast, requireNatsServerVersion } from '@tradeinfra/service-kit';
 import { WebhookClient, WebhookRefused } from '../common/webhook-client.js';
 import { ENV, type IntentServiceEnv } from '../config/env.js';
 import { EventsPublisher } from '../outbox/events.publisher.js';
@@ -47,7 +47,7 @@ export class Notifier implements OnApplicationBootstrap, OnModuleDestroy, OnAppl
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    this.nc = await connect({ servers: this.env.NATS_URL, name: 'intent-notifier', maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+    this.nc = await connectNats(this.env, 'intent-notifier');
     requireNatsServerVersion(this.nc.info?.version, 'intent-service');
     this.termReasons = natsVersionAtLeast(this.nc.info?.version, NATS_TERM_REASON_VERSION);
     await this.publisher.ensureStream();
@@ -58,6 +58,7 @@ export class Notifier implements OnApplicationBootstrap, OnModuleDestroy, OnAppl
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.New,
       max_ack_pending: 5_000,
+      num_replicas: this.env.NATS_STREAM_REPLICAS,
       ...limits,
     };
     // A deployment that changed the limits brings the existing consumer up to date.

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { INTENT_EVENTS_STREAM, INTENT_EVENTS_SUBJECTS } from '@tradeinfra/contracts';
-import { ensureStream } from '@tradeinfra/service-kit';
+import { connectNats, ensureStream } from '@tradeinfra/service-kit';
 import { ENV, type IntentServiceEnv } from '../config/env.js';
 
 const NANOS_PER_MS = 1_000_000;
@@ -21,11 +21,7 @@ export class EventsPublisher implements OnModuleInit, OnApplicationShutdown {
 
   /** Connected (and the stream ensured) before any bootstrap hook runs: the relay and the notifier both need it. */
   async onModuleInit(): Promise<void> {
-    this.nc = await connect({
-      servers: this.env.NATS_URL,
-      name: 'intent-service-outbox',
-      maxReconnectAttempts: -1,
-      reconnectTimeWait: 250,
+    this.nc = await connectNats(this.env, 'intent-service-outbox', {
       // A JetStream publish is a request: without this each one allocates two errors up front
       // (stack captures) for a failure's trace, which the relay never logs. Failures keep their
       // class, message and cause.
@@ -35,7 +31,7 @@ export class EventsPublisher implements OnModuleInit, OnApplicationShutdown {
     await this.ensureStream();
   }
 
-  /** Creates the stream if it does not exist (also after a NATS server lost its storage). */
+  /** Creates the stream if it does not exist (also after a NATS server lost its storage), with NATS_STREAM_REPLICAS replicas. */
   async ensureStream(): Promise<void> {
     const jsm = await jetstreamManager(this.connection());
     const config = {
@@ -43,8 +39,12 @@ export class EventsPublisher implements OnModuleInit, OnApplicationShutdown {
       subjects: [INTENT_EVENTS_SUBJECTS],
       duplicate_window: DUPLICATE_WINDOW_MS * NANOS_PER_MS,
       max_age: this.env.INTENT_EVENTS_MAX_AGE_HOURS * 3600 * 1000 * NANOS_PER_MS,
+      num_replicas: this.env.NATS_STREAM_REPLICAS,
     };
-    if (await ensureStream(jsm, config)) this.logger.log(`created JetStream stream ${INTENT_EVENTS_STREAM} (${INTENT_EVENTS_SUBJECTS})`);
+    const outcome = await ensureStream(jsm, config);
+    if (outcome !== 'unchanged') {
+      this.logger.log(`${outcome} JetStream stream ${INTENT_EVENTS_STREAM} (${INTENT_EVENTS_SUBJECTS}, ${config.num_replicas} replica(s))`);
+    }
     this.streamReady = true;
   }
 

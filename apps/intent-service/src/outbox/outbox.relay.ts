@@ -45,15 +45,36 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     return handed === BATCH;
   }
 
+  /**
+   * Publishes the batch, the events of different intents concurrently and each intent's events
+   * one after the other: an event that fails (a NATS node lost mid-publish) holds back that
+   * intent's later events, so no intent's events ever reach the stream out of order.
+   */
   private async publishAll(events: PendingEvent[]): Promise<string[]> {
-    const results = await Promise.allSettled(events.map((e) => this.publisher.publish(intentEventSubject(e.type), toEvent(e), e.id)));
-    const published = events.filter((_, i) => results[i]!.status === 'fulfilled').map((e) => e.id);
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed) {
-      // Keep what went out; the rest stays in the outbox and the task backs off and retries.
-      if (published.length > 0) return published;
-      throw failed.reason;
+    const byIntent = new Map<string, PendingEvent[]>();
+    for (const e of events) {
+      const key = (e.intent as { id?: string } | null)?.id ?? e.id;
+      const list = byIntent.get(key);
+      if (list) list.push(e);
+      else byIntent.set(key, [e]);
     }
+    const published: string[] = [];
+    let failure: unknown = null;
+    await Promise.all(
+      [...byIntent.values()].map(async (chain) => {
+        for (const e of chain) {
+          try {
+            await this.publisher.publish(intentEventSubject(e.type), toEvent(e), e.id);
+            published.push(e.id);
+          } catch (err) {
+            failure ??= err;
+            return;
+          }
+        }
+      }),
+    );
+    // Keep what went out; the rest stays in the outbox and the task backs off and retries.
+    if (failure !== null && published.length === 0) throw failure;
     return published;
   }
 }

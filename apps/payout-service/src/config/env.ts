@@ -1,10 +1,11 @@
 import { DEX_DEFAULTS, NATIVE_ASSETS, NATIVE_PRICED_ASSETS } from '@tradeinfra/contracts';
-import { CHAIN_RPC_ENV, envInt as int, loadServiceEnv, LOG_ENV, NATS_ENV, POSTGRES_ENV, urlList } from '@tradeinfra/service-kit';
+import { CHAIN_RPC_ENV, envInt as int, HEALTH_ENV, loadServiceEnv, LOG_ENV, NATS_ENV, POSTGRES_ENV, urlList } from '@tradeinfra/service-kit';
 import { z } from 'zod';
 const DECIMAL = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/;
 
 const EnvSchema = z.object({
   ...NATS_ENV,
+  ...HEALTH_ENV,
   ...POSTGRES_ENV,
   /** RPC_MAX_LAG_BLOCKS, RPC_CHECK_INTERVAL_MS, RPC_CHECK_TIMEOUT_MS: how a chain's several endpoints are chosen between. */
   ...CHAIN_RPC_ENV,

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
 import { AckPolicy, jetstream, jetstreamManager, type Consumer, type JetStreamClient, type JsMsg } from '@nats-io/jetstream';
-import { connect, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
+import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import {
   ContractValidationError,
   JsonTooDeepError,
@@ -11,7 +11,7 @@ import {
   type MevCaptureEvent,
   parsePlainJson,
 } from '@tradeinfra/contracts';
-import { ensureConsumer, ensureStream, NATS_TERM_REASON_VERSION, natsVersionAtLeast, requireNatsServerVersion } from '@tradeinfra/service-kit';
+import { connectNats, ensureConsumer, ensureStream, NATS_TERM_REASON_VERSION, natsVersionAtLeast, requireNatsServerVersion } from '@tradeinfra/service-kit';
 import { ENV, type PayoutServiceEnv } from '../config/env.js';
 import { LedgerError } from './ledger.errors.js';
 import { LedgerService } from './ledger.service.js';
@@ -58,7 +58,7 @@ export class MevConsumer implements OnApplicationBootstrap, OnModuleDestroy, OnA
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    this.nc = await connect({ servers: this.env.NATS_URL, name: 'payout-service-ingest', maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+    this.nc = await connectNats(this.env, 'payout-service-ingest');
     requireNatsServerVersion(this.nc.info?.version, 'payout-service');
     this.termReasons = natsVersionAtLeast(this.nc.info?.version, NATS_TERM_REASON_VERSION);
     this.js = jetstream(this.nc);
@@ -81,9 +81,9 @@ export class MevConsumer implements OnApplicationBootstrap, OnModuleDestroy, OnA
       [MEV_CAPTURE_STREAM, [MEV_CAPTURE_SUBJECTS]],
       [MEV_CAPTURE_DLQ_STREAM, [MEV_CAPTURE_DLQ_SUBJECT]],
     ] as const) {
-      if (await ensureStream(jsm, { name, subjects: [...subjects], duplicate_window: 10 * 60 * 1000 * NANOS_PER_MS })) {
-        this.logger.log(`created JetStream stream ${name} (${subjects.join(', ')})`);
-      }
+      const replicas = this.env.NATS_STREAM_REPLICAS;
+      const outcome = await ensureStream(jsm, { name, subjects: [...subjects], duplicate_window: 10 * 60 * 1000 * NANOS_PER_MS, num_replicas: replicas });
+      if (outcome !== 'unchanged') this.logger.log(`${outcome} JetStream stream ${name} (${subjects.join(', ')}, ${replicas} replica(s))`);
     }
     await ensureConsumer(jsm, MEV_CAPTURE_STREAM, {
       durable_name: CONSUMER_NAME,
@@ -91,6 +91,7 @@ export class MevConsumer implements OnApplicationBootstrap, OnModuleDestroy, OnA
       // Short: messages held by a replica that died come back within seconds (dedupe makes a retry harmless).
       ack_wait: 10_000 * NANOS_PER_MS,
       max_ack_pending: 20_000,
+      num_replicas: this.env.NATS_STREAM_REPLICAS,
     });
     return this.js!.consumers.get(MEV_CAPTURE_STREAM, CONSUMER_NAME);
   }

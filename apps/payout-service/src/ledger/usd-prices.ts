@@ -45,7 +45,7 @@ export class UsdPrices implements OnApplicationShutdown {
   private readonly cache = new Map<number, { at: number; price: Promise<bigint | null> }>();
 
   constructor(@Inject(ENV) private readonly env: PayoutServiceEnv) {
-    this.simulation = new NatsSimulationClient(env.NATS_URL, 'payout-prices');
+    this.simulation = new NatsSimulationClient(env, 'payout-prices');
     this.chains = new Map(env.pricedChains.map((c) => [c.chainId, c]));
   }
 

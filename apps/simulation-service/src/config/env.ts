@@ -1,12 +1,13 @@
 import { Hardfork } from '@ethereumjs/common';
 import { availableParallelism } from 'node:os';
-import { CHAIN_RPC_ENV, envInt as int, loadServiceEnv, LOG_ENV, NATS_ENV, urlList } from '@tradeinfra/service-kit';
+import { CHAIN_RPC_ENV, envInt as int, HEALTH_ENV, loadServiceEnv, LOG_ENV, NATS_ENV, urlList } from '@tradeinfra/service-kit';
 import { z } from 'zod';
 
 const EnvSchema = z.object({
   ...NATS_ENV,
   /** RPC_MAX_LAG_BLOCKS, RPC_CHECK_INTERVAL_MS, RPC_CHECK_TIMEOUT_MS: how a chain's several endpoints are chosen between. */
   ...CHAIN_RPC_ENV,
+  ...HEALTH_ENV,
   /** Bound on one upstream JSON-RPC round trip; past it the request fails with 502. */
   SIM_UPSTREAM_TIMEOUT_MS: int(100, 120_000).default(10_000),
   /** Bound on one whole simulation (execution included). */

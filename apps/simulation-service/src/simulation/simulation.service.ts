@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { connect } from '@nats-io/transport-node';
 import { parseInput, SimulateRequestSchema, type SimulateMessage, type SimulatedCall, type SimulationResult } from '@tradeinfra/contracts';
 import { ChainRegistry } from '../chain/chain-registry.js';
 import { ReadBudget } from '../chain/chain-state.js';
 import { ENV, type SimulationEnv } from '../config/env.js';
+import { connectNats } from '@tradeinfra/service-kit';
 import type { SimulationStats } from '../engine/simulator.js';
 import { SimulationPool } from '../workers/simulation-pool.js';
 import { asSimulationError, SimulationError, SimulationErrorCode } from './simulation.errors.js';
@@ -25,7 +25,7 @@ export class SimulationService implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   async onModuleInit(): Promise<void> {
-    const nc = await connect({ servers: this.env.NATS_URL, name: 'simulation-service-info' });
+    const nc = await connectNats(this.env, 'simulation-service-info');
     try {
       this.maxPayload = nc.info?.max_payload ?? this.maxPayload;
     } finally {
