@@ -78,11 +78,12 @@ describe('a chain with two endpoints, one of them going bad', () => {
   it('shows each endpoint in /health/services: its head, lag and state, and which one reads', async () => {
     await eventually('both endpoints up', async () => (await endpoints()).every((e) => e.state === 'up'));
     const seen = await endpoints();
-    expect(seen.map((e) => [e.url, e.reads])).toEqual([
-      [a.url, true],
-      [b.url, false],
-    ]);
-    expect(seen[0]).toMatchObject({ head: String(await head()), lag: 0, latencyMs: expect.any(Number) });
+    expect(seen.map((e) => e.url)).toEqual([a.url, b.url]);
+    // Exactly one reads (which one is each replica's own choice: the first up, unless a check of it
+    // timed out on a loaded box), and it is up and at the head.
+    const reading = seen.filter((e) => e.reads);
+    expect(reading).toHaveLength(1);
+    expect(reading[0]).toMatchObject({ state: 'up', head: String(await head()), lag: 0, latencyMs: expect.any(Number) });
     // The simulation service reads the same chain through the same two endpoints.
     expect((await endpoints('simulation-service')).map((e) => e.url)).toEqual([a.url, b.url]);
     expect((await health()).status).toBe('ok');
