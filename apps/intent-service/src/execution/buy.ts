@@ -181,10 +181,3 @@ export function buyInitCode(plan: BuyPlan): string {
   const codeAt = plainAt + plain.length / 2;
   return `0x${build(failAt, plainAt, codeAt)}${failure}${plain}${calldata}`;
 }
-
-/** Uniswap V2's quote: what `amountIn` buys from a pool with these reserves (0.3 % fee). */
-export function getAmountOut(amountIn: bigint, reserveIn: bigint, reserveOut: bigint): bigint {
-  if (amountIn <= 0n || reserveIn <= 0n || reserveOut <= 0n) return 0n;
-  const withFee = amountIn * 997n;
-  return (withFee * reserveOut) / (reserveIn * 1000n + withFee);
-}

@@ -2,8 +2,8 @@ import { type Logger } from '@nestjs/common';
 import { FailureReason } from './checks.js';
 import type { IntentsRepository } from '../intents/intents.repository.js';
 import { type LaunchStamp, type Outcome, type ToSubmit } from './execution.repository.js';
-import { type Failure } from './round-planner.js';
-import { type SignResult } from './signer.js';
+import { type Failure } from './buy-terms.js';
+import { type SignResult } from './signed-buy.js';
 import { type Submission, type Submitter } from './submitter.js';
 
 /** Behind a pending launch through relays, the fewest signed buys settled in one wave before the last signature is in. */

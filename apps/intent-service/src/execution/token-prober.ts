@@ -2,11 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { id } from 'ethers';
 import { GET_RESERVES, type SimulationResult } from '@tradeinfra/contracts';
 import { type WatchedChain } from '../config/env.js';
-import { approveCalldata, balanceOfCalldata, buyInitCode, getAmountOut, routerSellCalldata, type BuyPlan } from './buy.js';
+import { approveCalldata, balanceOfCalldata, buyInitCode, routerSellCalldata, type BuyPlan } from './buy.js';
+import { getAmountOut } from '../chain/uniswap-v2.js';
 import { lossScaled, type PoolState, type TokenProbe } from './checks.js';
 import { type ClaimedIntent, type LaunchedToken, type PendingLaunchState } from './execution.types.js';
-import { SimulationClient } from './simulation-client.js';
-import { orientReserves } from './uniswap-v2.js';
+import { SimulationClient, type SimulationRequest } from '../chain/simulation-client.js';
+import { orientReserves } from '../chain/uniswap-v2.js';
 import { withBalance } from './launch-state.js';
 
 /** The simulated wallet gets this much more than it spends (gas is free in simulation, but be safe). */
@@ -147,6 +148,42 @@ export function readProbeBehindLaunch(
   if (bought.status === 1 && !sync) return null;
   const reserves = { ...bought, result: sync?.data ?? '0x' };
   return probeOf(readProbe([before, bought, after, reserves, ...sale], quoted, token, wrappedNative), quoted);
+}
+
+/** The pool a pending `addLiquidity` leaves, as the detector read it from the launch's logs. */
+export interface LeftPool {
+  token: string;
+  quote: string;
+  pair: string;
+  tokenReserve: bigint;
+  quoteReserve: bigint;
+}
+
+/**
+ * The token probe to run right behind a pending `addLiquidity` of `token` (adding `added`) in the
+ * launch's own simulation, with `intent`'s amounts: its calls, and how to read them. The probe
+ * counts only if the launch leaves exactly the pool its calldata says (docs/design/pending-launches.md).
+ */
+export function probeBehindLaunch(
+  config: Pick<WatchedChain, 'wrappedNative'> & { router: string },
+  intent: ClaimedIntent,
+  added: { token: string; tokenAmount: bigint; nativeAmount: bigint },
+): { calls: SimulationRequest['calls']; read(results: SimulationResult['calls'], launches: LeftPool[]): Map<string, ProbeResult> } {
+  const { token, tokenAmount, nativeAmount } = added;
+  const weth = config.wrappedNative.toLowerCase();
+  const p = probePlan(config, token, intent);
+  const quoted = getAmountOut(p.swapValue, nativeAmount, tokenAmount);
+  const funded = { accounts: { [p.wallet]: { balance: probeBalance(p).toString() } } };
+  return {
+    calls: [{ ...p.balance, overrides: funded }, p.buy, p.balance, ...p.sellCalls(quoted)],
+    read: (results, launches) => {
+      const l = launches.find((x) => x.token === token && x.quote === weth);
+      if (!l || l.tokenReserve !== tokenAmount || l.quoteReserve !== nativeAmount) return new Map();
+      const probe = readProbeBehindLaunch(results, quoted, token, weth, l.pair);
+      // A reverted buy may be this intent's own doing (its expiry passed since it was picked): the round's own probe says.
+      return probe && !('reverted' in probe) ? new Map<string, ProbeResult>([[token, probe]]) : new Map();
+    },
+  };
 }
 
 /**

@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { ENV, type IntentServiceEnv, type WatchedChain } from '../config/env.js';
-import { ChainHeads } from '../execution/chain-heads.js';
-import { ChainScheduler } from '../execution/chain-scheduler.js';
-import { Executor } from '../execution/executor.js';
+import { ChainHeads } from '../chain/chain-heads.js';
+import { ChainScheduler } from '../chain/chain-scheduler.js';
+import { LaunchIntake } from '../execution/launch-intake.js';
 import { IntentsRepository } from '../intents/intents.repository.js';
 import { NodeBehind } from '@tradeinfra/service-kit';
-import { RpcUnavailable, WATCHED_CHAIN_RPCS, type ChainRpc } from './chain-rpc.js';
+import { RpcUnavailable, WATCHED_CHAIN_RPCS, type ChainRpc } from '../chain/chain-rpc.js';
 import { LaunchDetector } from './launch-detector.js';
 import { LaunchesRepository, type ChainLaunches } from './launches.repository.js';
 import { NewHeads } from './new-heads.js';
@@ -57,7 +57,7 @@ export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly launches: LaunchesRepository,
     private readonly intents: IntentsRepository,
     @Inject(ENV) private readonly env: IntentServiceEnv,
-    private readonly executor: Executor,
+    private readonly executor: LaunchIntake,
     private readonly heads: ChainHeads,
     @Inject(WATCHED_CHAIN_RPCS) rpcs: Map<number, ChainRpc>,
   ) {

@@ -1,6 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import type { SimulatedCall, SimulationResult, StateUpdate } from '@tradeinfra/contracts';
-import type { ProbeResult } from '../../execution/token-prober.js';
+import type { ProbeResult } from '../../execution/launch-intake.js';
 import type { ChainRpc, SimulationRequest } from '@tradeinfra/service-kit';
 import { isLaunchCandidate, type LaunchWatch } from './candidates.js';
 import { firstLiquidity, type FirstLiquidity } from './first-liquidity.js';

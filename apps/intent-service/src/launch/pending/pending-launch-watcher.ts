@@ -3,15 +3,12 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleD
 import { ChainNodes } from '../../common/chain-nodes.js';
 import { PeriodicTask } from '../../common/periodic-task.js';
 import { ENV, type IntentServiceEnv, type WatchedChain } from '../../config/env.js';
-import { ChainHeads } from '../../execution/chain-heads.js';
-import { ExecutionRepository } from '../../execution/execution.repository.js';
-import { Executor } from '../../execution/executor.js';
-import { getAmountOut, getPairCall, pairFromResult } from '../../execution/uniswap-v2.js';
-import { claimableProbeIntent, probeBalance, probePlan, readProbeBehindLaunch, type ProbeResult } from '../../execution/token-prober.js';
-import type { ClaimedIntent, LaunchedToken } from '../../execution/execution.types.js';
-import { SimulationClient } from '../../execution/simulation-client.js';
+import { ChainHeads } from '../../chain/chain-heads.js';
+import { SimulationClient } from '../../chain/simulation-client.js';
+import { getPairCall, pairFromResult } from '../../chain/uniswap-v2.js';
+import { claimableProbeIntent, LaunchIntake, probeBehindLaunch, type ClaimedIntent, type LaunchedToken } from '../../execution/launch-intake.js';
 import { IntentsRepository } from '../../intents/intents.repository.js';
-import { ChainRpc } from '../chain-rpc.js';
+import { ChainRpc } from '../../chain/chain-rpc.js';
 import { addedLiquidity, type LaunchWatch } from './candidates.js';
 import { PendingLaunchDetector, type BehindLaunch, type PendingLaunch } from './pending-launch-detector.js';
 import type { RpcTransaction } from './raw-transaction.js';
@@ -54,8 +51,7 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
   constructor(
     private readonly repo: PendingLaunchesRepository,
     private readonly simulation: SimulationClient,
-    private readonly executor: Executor,
-    private readonly execution: ExecutionRepository,
+    private readonly executor: LaunchIntake,
     private readonly intents: IntentsRepository,
     private readonly heads: ChainHeads,
     @Inject(ENV) private readonly env: IntentServiceEnv,
@@ -184,24 +180,9 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
     const { config } = chain;
     const added = addedLiquidity(tx, config.router, config.wrappedNative);
     if (!added) return null;
-    const { token, tokenAmount, nativeAmount } = added;
-    const weth = config.wrappedNative.toLowerCase();
-    const intent = chain.probeIntents.get(token);
-    if (!intent || !chain.state.watch.tokens.has(token)) return null;
-    const p = probePlan(config, token, intent);
-    const quoted = getAmountOut(p.swapValue, nativeAmount, tokenAmount);
-    const funded = { accounts: { [p.wallet]: { balance: probeBalance(p).toString() } } };
-    return {
-      calls: [{ ...p.balance, overrides: funded }, p.buy, p.balance, ...p.sellCalls(quoted)],
-      read: (results, launches) => {
-        const l = launches.find((x) => x.token === token && x.quote === weth);
-        if (!l || l.tokenReserve !== tokenAmount || l.quoteReserve !== nativeAmount) return new Map();
-        const probe = readProbeBehindLaunch(results, quoted, token, weth, l.pair);
-        // A buy that reverted may be this intent's own doing (its expiry passed since it was
-        // picked): the round's own probe, with an intent it claims, says.
-        return probe && !('reverted' in probe) ? new Map<string, ProbeResult>([[token, probe]]) : new Map();
-      },
-    };
+    const intent = chain.probeIntents.get(added.token);
+    if (!intent || !chain.state.watch.tokens.has(added.token)) return null;
+    return probeBehindLaunch(config, intent, added);
   }
 
   /** The tokens to watch (and their pairs made before any liquidity); launches dropped or replaced are forgotten. */
