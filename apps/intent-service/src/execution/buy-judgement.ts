@@ -94,11 +94,8 @@ function waitingAgain(buy: SubmittedIntent, fate: LaunchFate): WaitingAgain {
 
 /**
  * A buy with no receipt, sent behind a launch that is no longer pending and was not mined (or
- * reverted): it is not sent again. While the node still holds it, it waits (it will be mined and
- * revert: judgeRevertedBehind). Once the node no longer has it (`buyKnown`, read after its
- * receipt: a mined buy is known), nothing of it can land: with its nonce still free the intent
- * waits again; with its nonce taken by another transaction it fails `nonce_used`. Null: nothing
- * to do yet. Pure.
+ * reverted): waits while a node holds it; once none does, waits again (nonce free) or fails
+ * `nonce_used` (nonce taken). Null: nothing to do yet. Pure (docs/design/following-buys.md).
  */
 export function judgeOrphan(
   buy: SubmittedIntent,
@@ -164,13 +161,9 @@ export interface Resend {
 }
 
 /**
- * What to send again after the block `head` came without the buys. Pure.
- * - Buys of a launch in a block: each for the next block, as before.
- * - Buys sent behind a launch still pending: again behind it, all of them in their checking order
- *   (highest bribe first), for the next block. Through relays, the ones that are not firstOrFail
- *   also go alone, as backup bundles for the block after: should the launch land without our
- *   bundle, they land right after it (alone they cannot land before it: they would revert, and a
- *   bundle admits no revert). firstOrFail ones never go into a backup.
+ * What to send again after the block `head` came without the buys: each for the next block;
+ * those behind a pending launch again behind it, in checking order, with backup bundles through
+ * relays (never for firstOrFail). Pure (docs/design/following-buys.md).
  */
 export function planResends(resend: SubmittedIntent[], head: bigint, bundles: boolean): Resend[] {
   const submission = (s: SubmittedIntent): Submission => ({ intentId: s.id, raw: s.signedTx, hash: s.txHash });
@@ -196,12 +189,9 @@ export interface Followed {
 }
 
 /**
- * The launch a mined buy's outcome is recorded with, where the row does not hold its block yet:
- * behind a pending launch, that launch once its receipt shows it mined; otherwise the token's
- * launch as the block watcher recorded it. Undefined: not known yet (a buy that landed behind a
- * launch the chain does not show mined, before the block watcher recorded the token's launch):
- * the outcome waits for it, so a record never reads settled without its launch's block. Null:
- * nothing to write. Pure.
+ * The launch a mined buy's outcome is recorded with, where the row does not hold its block yet.
+ * Undefined: not known yet (the outcome waits for it); null: nothing to write. Pure
+ * (docs/design/following-buys.md).
  */
 export function outcomeLaunch(s: SubmittedIntent, launchReceipt: Receipt | null | undefined): Outcome['launch'] | null | undefined {
   if (s.launchStamped) return null;

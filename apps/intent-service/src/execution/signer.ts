@@ -29,12 +29,9 @@ type Exchange = { ok: true; signed: unknown[] } | { ok: false; failure: SignResu
 type Answer = { ok: true; answer: unknown } | { ok: false; failure: SignResult };
 
 /**
- * Asks the intent's signing webhook to sign its buy: one HMAC-signed POST of a SigningRequest,
- * answered within the deadline by `{signedTransactions: [raw, ...]}` in the request's order
- * (or, for intents whose webhook takes batches, one SigningBatchRequest for several buys: see
- * `signBatch`). Every answer is verified before use. A target that may not be called (scheme,
- * or an address that is not public unless WEBHOOK_ALLOW_PRIVATE) and a 3xx (redirects are not
- * followed) are `signer_refused`.
+ * Asks an intent's signing webhook to sign its buy (one HMAC-signed POST, or one batch request
+ * for a webhook that takes batches) and verifies every answer before use; a refused target or a
+ * 3xx is `signer_refused` (docs/design/execution-rounds.md, Webhook signing).
  */
 export class WebhookSigner {
   private readonly now: Clock;

@@ -127,12 +127,9 @@ function probeOf(read: ReturnType<typeof readProbe>, quoted: bigint): ProbeResul
 const SYNC = id('Sync(uint112,uint112)');
 
 /**
- * The probe run in a pending launch's own simulation, right behind it: `calls` are the
- * simulation's calls after the launch, [balance before, buy, balance after, approve, wrapped
- * before, sell `quoted`, wrapped after], and the pool after the buy is the pair's last `Sync` in
- * the buy. `quoted` must be the untaxed buy on the pool the launch really left. Null when the
- * buy's logs show no such `Sync`, or a second simulation is needed (a taxed buy: the sale of the
- * untaxed amount failed).
+ * Reads the probe run right behind a pending launch in its own simulation ([balance before, buy,
+ * balance after, approve, wrapped before, sell `quoted`, wrapped after]; the pool from the pair's
+ * last `Sync`). Null when it cannot tell (docs/design/pending-launch-path.md).
  */
 export function readProbeBehindLaunch(
   calls: SimulationResult['calls'],

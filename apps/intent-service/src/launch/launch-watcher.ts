@@ -25,15 +25,10 @@ interface Step {
 }
 
 /**
- * Follows each configured chain block by block (polling every LAUNCH_POLL_INTERVAL_MS, and at
- * once on every head a `WS_URL_<id>` subscription announces) and records the first liquidity of a pending
- * intent's token (launch-detector.ts). The block cursor lives in Postgres (launches.repository.ts),
- * updated in the same transaction as the launches, so a restart resumes where it stopped without
- * missing or repeating a block; the hashes of recent blocks (and the genesis block's) let it step
- * back over a reorg or a reset chain (dropping what it saw in the abandoned blocks). A node behind
- * the cursor (a head below it, a block it does not have yet) is waited for, never an error. Each
- * poll reads one endpoint (ChainRpc.pinned). One replica watches a chain at a time (advisory
- * lock). See docs/chain-endpoints.md.
+ * Follows each configured chain block by block (polling, and at once on a `WS_URL_<id>` head)
+ * and records the first liquidity of a pending intent's token; the cursor in Postgres survives
+ * restarts, reorgs are stepped back over, a node behind is waited for. One replica per chain
+ * (docs/design/launch-watching.md, docs/chain-endpoints.md).
  */
 @Injectable()
 export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {

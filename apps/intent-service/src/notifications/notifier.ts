@@ -22,12 +22,8 @@ export function notifierConsumerLimits(
 
 /**
  * Delivers every intent status change to the intent's `notificationWebhookUrl`, at least once:
- * a durable JetStream consumer of the outbox's events (shared by the replicas), an HMAC-signed
- * POST per event, ack on 2xx, otherwise redelivery with exponential backoff (NOTIFY_BACKOFF_MS,
- * doubling, at most 5 min) for NOTIFY_MAX_ATTEMPTS attempts in all. The end is enforced twice:
- * the consumer's `max_deliver` (the server stops redelivering) and the delivery count the
- * service reads on each message (the last attempt is terminated). A refused target (scheme or
- * address not allowed) is given up at once. Receivers dedupe on `x-notification-id`.
+ * a durable JetStream consumer, an HMAC-signed POST per event, redelivery with backoff for
+ * NOTIFY_MAX_ATTEMPTS attempts. Receivers dedupe on `x-notification-id` (docs/design/webhooks.md).
  */
 @Injectable()
 export class Notifier implements OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {

@@ -31,15 +31,9 @@ function workerFile(): string {
 }
 
 /**
- * The EVM runs in a pool of worker threads (piscina), one simulation per worker at a time, so a
- * simulation that runs long (an endless loop) holds one worker, never the service: the main
- * thread keeps answering NATS, reading chain state (the shared cache, the node) for every
- * worker, and counting each simulation's upstream reads.
- *
- * Deadlines: the worker's EVM checks the clock (every 64 jumps and after each call) and ends
- * the run itself at SIM_TIMEOUT_MS; the answer (504 `simulation_timeout`) goes out then whatever
- * the worker does; a worker still busy SIM_KILL_GRACE_MS later (a loop that never jumps, a huge
- * precompile input) is terminated and piscina starts a fresh one.
+ * Runs the EVM in a pool of worker threads (piscina), one simulation per worker, so a run that
+ * never ends holds a worker, never the service. Past SIM_TIMEOUT_MS the answer is a 504; a worker
+ * still busy SIM_KILL_GRACE_MS later is terminated (docs/design/simulation-engine.md).
  */
 export class SimulationPool {
   private readonly pool: Piscina<SimTask | WarmupTask, SimOutcome | boolean>;

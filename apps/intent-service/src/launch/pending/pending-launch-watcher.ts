@@ -35,13 +35,9 @@ interface ChainWatch {
 }
 
 /**
- * Sees launches in the mempool (`MEMPOOL_LAUNCHES_<id>`: `ws`, or `poll`): every pending
- * transaction a node announces goes through the PendingLaunchDetector, and a launch of a token
- * with waiting intents is stored (`intent.pending_launches`) and wakes the executor, which buys
- * right behind it, in its block. Every LAUNCH_POLL_INTERVAL_MS it refreshes the tokens it
- * watches and forgets launches that are no longer pending: dropped or replaced (their intents
- * wait again, those already sent in a bundle behind it too), or mined (the LaunchWatcher's
- * block path takes over).
+ * Sees launches in the mempool (`MEMPOOL_LAUNCHES_<id>`): stores each launch of a token with
+ * waiting intents and hands it to execution, which buys right behind it; forgets launches that
+ * are no longer pending (docs/design/pending-launch-path.md).
  */
 @Injectable()
 export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
@@ -169,12 +165,9 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
   }
 
   /**
-   * The token probe to run right behind a candidate in its own simulation, where the candidate is
-   * the router's `addLiquidityETH` or `addLiquidity` of a watched token with the wrapped native
-   * token: the pool it will leave is then known from its calldata (the amounts it adds, into a
-   * pool with none), and so is what the probe sells. The probe counts only if the launch leaves
-   * exactly that pool (a token taking a fee on the way into the pair does not); otherwise the
-   * round probes as usual.
+   * The token probe to run right behind a candidate in its own simulation: only for the router's
+   * `addLiquidity(ETH)` of a watched token, whose pool is known from its calldata
+   * (docs/design/pending-launch-path.md).
    */
   private probeBehind(chain: ChainWatch, tx: RpcTransaction): BehindLaunch | null {
     const { config } = chain;
@@ -217,14 +210,9 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
   }
 
   /**
-   * Forgets a pending launch once it is no longer pending:
-   * - the node no longer has its transaction (dropped, or replaced by another with its nonce),
-   *   or it was mined and reverted: the token is watched again. The buys already sent behind it
-   *   are not sent again; the executor's follower (buy-follower.ts) puts their intents back to
-   *   waiting once nothing of them can land (a bundle behind the launch at once; a buy in a
-   *   node's pool once it is mined and reverts, or the node drops it);
-   * - it was mined, and the block watcher has processed its block: the block path takes over
-   *   (it recorded the launch, as seen pending); the buys already sent are followed as always.
+   * Forgets a pending launch once it is no longer pending: dropped, replaced or reverted (the token
+   * is watched again; the follow step decides its buys), or mined and processed by the block
+   * watcher, which takes over (docs/design/pending-launch-path.md).
    */
   private async forgetDropped(chain: ChainWatch): Promise<void> {
     const chainId = chain.config.chainId;
