@@ -113,7 +113,7 @@ export class WebhookClient {
     } catch (err) {
       return Promise.reject(err as Error);
     }
-    return this.attempt(target, options, Date.now() + options.timeoutMs, true);
+    return this.attempt(target, options, performance.now() + options.timeoutMs, true);
   }
 
   private attempt(target: URL, options: PostOptions, deadline: number, mayRetry: boolean): Promise<WebhookAnswer> {
@@ -160,7 +160,7 @@ export class WebhookClient {
           settle(() => reject(err));
           req.destroy(err);
         },
-        Math.max(0, deadline - Date.now()),
+        Math.max(0, deadline - performance.now()),
       );
       req.on('error', (err: NodeJS.ErrnoException) => {
         if (mayRetry && req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) {

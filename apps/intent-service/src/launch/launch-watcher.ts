@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { CLOCK, type Clock } from '../common/clock.js';
 import { ENV, type IntentServiceEnv, type WatchedChain } from '../config/env.js';
 import { ChainHeads } from '../chain/chain-heads.js';
 import { ChainScheduler } from '../chain/chain-scheduler.js';
@@ -55,6 +56,7 @@ export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly executor: LaunchIntake,
     private readonly heads: ChainHeads,
     @Inject(WATCHED_CHAIN_RPCS) rpcs: Map<number, ChainRpc>,
+    @Inject(CLOCK) private readonly now: Clock,
   ) {
     this.unreachable = new Set(env.watchedChains.map((c) => c.chainId));
     this.scheduler = new ChainScheduler('launch watcher', env.LAUNCH_POLL_INTERVAL_MS, this.logger);
@@ -139,7 +141,7 @@ export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async step(chain: WatchedChain, rpc: ChainRpc, launches: ChainLaunches, head: bigint): Promise<Step> {
-    const seenAt = new Date();
+    const seenAt = new Date(this.now());
     const recent = await launches.recentBlocks();
     if (recent.length === 0) {
       await launches.remember(head, (await this.block(rpc, head)).hash);

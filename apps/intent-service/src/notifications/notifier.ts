@@ -3,6 +3,7 @@ import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type ConsumerCon
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { INTENT_EVENTS_STREAM, MAX_NATS_JSON_DEPTH, parsePlainJson, type IntentEvent } from '@tradeinfra/contracts';
 import { ensureConsumer, NATS_TERM_REASON_VERSION, natsVersionAtLeast, requireNatsServerVersion } from '@tradeinfra/service-kit';
+import { CLOCK, type Clock } from '../common/clock.js';
 import { WebhookClient, WebhookRefused } from '../common/webhook-client.js';
 import { ENV, type IntentServiceEnv } from '../config/env.js';
 import { EventsPublisher } from '../outbox/events.publisher.js';
@@ -40,6 +41,7 @@ export class Notifier implements OnApplicationBootstrap, OnModuleDestroy, OnAppl
     private readonly publisher: EventsPublisher,
     private readonly webhooks: WebhookClient,
     @Inject(ENV) private readonly env: IntentServiceEnv,
+    @Inject(CLOCK) private readonly now: Clock,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -118,7 +120,7 @@ export class Notifier implements OnApplicationBootstrap, OnModuleDestroy, OnAppl
   /** One signed POST; resolves on 2xx. A 3xx is a failed attempt: redirects are not followed. */
   async deliver(url: string, event: IntentEvent): Promise<void> {
     const body = JSON.stringify(event);
-    const timestamp = Math.floor(Date.now() / 1000);
+    const timestamp = Math.floor(this.now() / 1000);
     const res = await this.webhooks.post(url, {
       timeoutMs: this.env.NOTIFY_TIMEOUT_MS,
       maxBodyBytes: 4 * 1024,

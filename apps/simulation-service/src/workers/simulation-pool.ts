@@ -7,6 +7,7 @@ import type { ChainState, ReadBudget } from '../chain/chain-state.js';
 import type { SimulationStats } from '../engine/simulator.js';
 import { simulationTimeout, SimulationError, SimulationErrorCode } from '../simulation/simulation.errors.js';
 import { fromWire, toWire, type MainAnswer, type SimOutcome, type SimTask, type WarmupTask, type WorkerAsk, type WorkerFirstCall } from './protocol.js';
+import { type Clock } from '../common/clock.js';
 
 export interface PoolSettings {
   workers: number;
@@ -15,6 +16,8 @@ export interface PoolSettings {
   /** How long a worker past the bound may take to stop by itself before it is terminated. */
   killGraceMs: number;
   cacheMb: number;
+  /** The wall clock (the service's CLOCK). */
+  now: Clock;
 }
 
 /**
@@ -58,7 +61,8 @@ export class SimulationPool {
   async ready(timeoutMs = 120_000): Promise<void> {
     const arrived = new SharedArrayBuffer(4);
     const of = this.settings.workers;
-    const all = await Promise.all(Array.from({ length: of }, () => this.pool.run({ warmup: true, arrived, of, timeoutMs })));
+    const now = this.settings.now();
+    const all = await Promise.all(Array.from({ length: of }, () => this.pool.run({ warmup: true, now, arrived, of, timeoutMs })));
     if (!all.every(Boolean)) throw new Error(`the simulation workers did not all start within ${timeoutMs} ms`);
   }
 

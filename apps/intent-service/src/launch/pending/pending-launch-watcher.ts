@@ -1,6 +1,7 @@
 import { getAddress } from 'ethers';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { ChainNodes } from '../../common/chain-nodes.js';
+import { CLOCK, type Clock } from '../../common/clock.js';
 import { PeriodicTask } from '../../common/periodic-task.js';
 import { ENV, type IntentServiceEnv, type WatchedChain } from '../../config/env.js';
 import { ChainHeads } from '../../chain/chain-heads.js';
@@ -51,6 +52,7 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
     private readonly intents: IntentsRepository,
     private readonly heads: ChainHeads,
     @Inject(ENV) private readonly env: IntentServiceEnv,
+    @Inject(CLOCK) private readonly now: Clock,
     nodes: ChainNodes,
   ) {
     for (const config of env.watchedChains) {
@@ -114,7 +116,7 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
 
   private async stored(chain: ChainWatch, launch: PendingLaunch): Promise<void> {
     // When the transaction was first announced, on the wall clock (what the executor's latency counts from).
-    const seenAt = new Date(Date.now() - (performance.now() - launch.seenAt));
+    const seenAt = new Date(this.now() - (performance.now() - launch.seenAt));
     // The round starts on the launch as recognised, while it is stored (see Executor.launchSeen).
     const recorded = this.repo.record(launch, chain.config.wrappedNative, seenAt);
     const txHash = launch.txHash.toLowerCase(); // as stored
@@ -199,7 +201,7 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
     }
     chain.state = { watch: { router: config.router, factory: config.factory, tokens: new Set(tokens) }, knownPairs };
     // The intent each watched token would be probed with (looked up once per token, and again once it has expired).
-    const now = BigInt(Math.floor(Date.now() / 1000));
+    const now = BigInt(Math.floor(this.now() / 1000));
     for (const [t, intent] of chain.probeIntents) if (!chain.state.watch.tokens.has(t) || intent.expiry <= now) chain.probeIntents.delete(t);
     for (const t of tokens.filter((t) => !chain.probeIntents.has(t))) {
       const intent = await claimableProbeIntent(this.intents, config.chainId, t);
