@@ -1,4 +1,4 @@
-import type { LaunchType } from './intents.js';
+import type { LaunchType } from './intent-vocabulary.js';
 /**
  * The signing webhook: at launch the intent service POSTs a SigningRequest to the intent's
  * `webhookUrl` with headers `x-signing-request-id`, `x-signing-timestamp` (unix seconds) and

@@ -1,6 +1,7 @@
 export * from './errors.js';
 export * from './validation.js';
 export * from './subjects.js';
+export * from './intent-vocabulary.js';
 export * from './intents.js';
 export * from './intent-record.js';
 export * from './rpc.js';

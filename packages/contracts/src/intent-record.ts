@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { INTENT_FAILURE_REASONS } from './execution.js';
-import { BULK_CANCEL_REASONS, INTENT_EVENT_TYPES, INTENT_KINDS, INTENT_STATUSES, LAUNCH_TYPES, WEBHOOK_PROTOCOLS } from './intents.js';
+import { BULK_CANCEL_REASONS, INTENT_EVENT_TYPES, INTENT_KINDS, INTENT_STATUSES, LAUNCH_TYPES, WEBHOOK_PROTOCOLS } from './intent-vocabulary.js';
 import { IntentStatusDataSchema, MERKLE_INTENT_ERRORS, NOTIFICATION_TYPES } from './notifications.js';
 
 /*

@@ -1,11 +1,8 @@
 import { z } from 'zod';
 import type { ChainHealth } from './gateway.js';
 import type { BulkCancelResult, IntentRecord } from './intent-record.js';
+import { INTENT_STATUSES, WEBHOOK_PROTOCOLS, type IntentKind, type WebhookProtocol } from './intent-vocabulary.js';
 import { boolean, checksummedAddress, fraction, integer, textProblem, uint256String } from './validation.js';
-
-export const INTENT_STATUSES = ['pending', 'completed', 'expired', 'failed', 'cancelled', 'error'] as const;
-export type IntentStatus = (typeof INTENT_STATUSES)[number];
-export const TERMINAL_INTENT_STATUSES: readonly IntentStatus[] = ['completed', 'expired', 'failed', 'cancelled', 'error'];
 
 /** How far ahead an intent may expire. */
 export const MAX_EXPIRY_AHEAD_SECONDS = 30 * 24 * 60 * 60;
@@ -79,10 +76,6 @@ export function createIntentRequestSchema(options: CreateIntentOptions = {}) {
     });
 }
 export type CreateIntentRequest = z.output<ReturnType<typeof createIntentRequestSchema>>;
-
-/** What an intent's signing webhook speaks: Merkle's signature webhook (default) or ours. */
-export const WEBHOOK_PROTOCOLS = ['merkle', 'tradeinfra'] as const;
-export type WebhookProtocol = (typeof WEBHOOK_PROTOCOLS)[number];
 
 /** A wallet intent's EIP-712 signature: 65 bytes (r, s, v) as 0x-prefixed hex. */
 export const WALLET_INTENT_SIGNATURE = /^0x[0-9a-fA-F]{130}$/;
@@ -286,24 +279,6 @@ export const BulkCancelRequestSchema = z.strictObject({
 });
 export type BulkCancelRequest = z.output<typeof BulkCancelRequestSchema>;
 
-/** Why a bulk cancel did not cancel an intent. */
-export const BULK_CANCEL_REASONS = ['not_found', 'not_pending', 'executing'] as const;
-export type BulkCancelReason = (typeof BULK_CANCEL_REASONS)[number];
-
-/**
- * How the launch reached the executor:
- * - `public_transaction`: its transaction was seen pending (public mempool), and the buys were
- *   placed right behind it, for its block;
- * - `private_transaction`: it was first seen in its block although the chain's mempool is
- *   followed (it was sent privately to a builder);
- * - `block`: it was seen in its block on a chain whose mempool is not followed.
- */
-export const LAUNCH_TYPES = ['public_transaction', 'private_transaction', 'block'] as const;
-export type LaunchType = (typeof LAUNCH_TYPES)[number];
-
-export const INTENT_KINDS = ['bot', 'wallet'] as const;
-export type IntentKind = (typeof INTENT_KINDS)[number];
-
 /** Opaque keyset cursor: the id of the last intent of a page. */
 export function encodeSearchCursor(lastId: string): string {
   return Buffer.from(lastId, 'utf8').toString('base64url');
@@ -366,13 +341,3 @@ export interface HealthReply {
   /** The chains this replica reads, each endpoint as its last check found it. */
   chains?: ChainHealth[];
 }
-
-// ---- JetStream events (intent service outbox → stream INTENT_EVENTS) ----
-
-/** Our event names: the outbox's `type`, the JetStream subject's last token, the body's `event`. */
-/**
- * `waiting`: a buy sent behind a pending launch that never happened (the launch was replaced or
- * dropped): the intent is pending again and buys at the token's next launch.
- */
-export const INTENT_EVENT_TYPES = ['created', 'tx_pending', 'waiting', 'cancelled', 'expired', 'completed', 'failed', 'error'] as const;
-export type IntentEventType = (typeof INTENT_EVENT_TYPES)[number];

@@ -1,6 +1,6 @@
 import { INTENT_FAILURE_REASONS } from './execution.js';
 import type { IntentRecord } from './intent-record.js';
-import { INTENT_EVENT_TYPES } from './intents.js';
+import { INTENT_EVENT_TYPES } from './intent-vocabulary.js';
 import {
   FAILURE_NOTIFICATION_TYPE,
   MERKLE_REASON_NAMES,

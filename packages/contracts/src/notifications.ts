@@ -1,7 +1,6 @@
 import { INTENT_FAILURE_REASONS, type IntentFailureReason } from './execution.js';
 import { z } from 'zod';
-import type { IntentRecord } from './intent-record.js';
-import type { IntentEventType } from './intents.js';
+import type { IntentEventType } from './intent-vocabulary.js';
 
 /**
  * Notification types, in Merkle's shape (`type` of every webhook delivery and server-sent event).
@@ -171,7 +170,7 @@ export interface NotificationFields {
  * - `error` → `intent_error` / the statusReason (`outcome_unknown`).
  * `data` is the intent's `statusData` (`{}` when null).
  */
-export function notificationFields(event: IntentEventType, intent: Pick<IntentRecord, 'statusReason' | 'statusData'>): NotificationFields {
+export function notificationFields(event: IntentEventType, intent: { statusReason: string | null; statusData: IntentStatusData | null }): NotificationFields {
   const data = intent.statusData ?? {};
   const passedOn = intent.statusReason !== null && PASSED_ON.has(intent.statusReason) ? intent.statusReason : null;
   switch (event) {

@@ -2,8 +2,8 @@ import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { DatabaseModule } from '@tradeinfra/service-kit';
 import { ENV, type IntentServiceEnv } from '../config/env.js';
 import { createDataSource } from '../database/data-source.js';
-import { CLOCK } from '../intents/intents.service.js';
 import { ChainNodes } from './chain-nodes.js';
+import { CLOCK, systemClock } from './clock.js';
 import { WebhookClient } from './webhook-client.js';
 
 /** What every feature uses: the env, the clock, the webhook client, the chains' nodes and the database. */
@@ -16,7 +16,7 @@ export class CommonModule {
       imports: [DatabaseModule.forRoot(() => createDataSource(env))],
       providers: [
         { provide: ENV, useValue: env },
-        { provide: CLOCK, useValue: Date.now },
+        { provide: CLOCK, useValue: systemClock },
         { provide: WebhookClient, useFactory: (e: IntentServiceEnv) => new WebhookClient(e), inject: [ENV] },
         ChainNodes,
       ],

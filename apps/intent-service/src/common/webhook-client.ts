@@ -43,13 +43,9 @@ export interface PostOptions {
 }
 
 /**
- * The one HTTP client for URLs tenants give us (notification and signing webhooks). It
- * resolves the host name once, checks every address it resolved to, and connects to exactly
- * those checked addresses (a `lookup` of its own for node:http/https: nothing resolves the name
- * again, so a DNS answer that changes between check and connect cannot reach a private
- * address), while TLS SNI, certificate checks and `Host` stay those of the host name.
- * Redirects are never followed: a 3xx is returned as it is. Unless WEBHOOK_ALLOW_PRIVATE is
- * set, only public unicast addresses are allowed (see `addressRefusal`).
+ * The one HTTP client for URLs tenants give us (notification and signing webhooks): it connects
+ * only to the addresses it resolved and checked (public unicast unless WEBHOOK_ALLOW_PRIVATE),
+ * keeps TLS and `Host` on the host name, and never follows a redirect (docs/design/webhooks.md).
  */
 export class WebhookClient {
   private readonly resolver: Resolver;
@@ -117,7 +113,7 @@ export class WebhookClient {
     } catch (err) {
       return Promise.reject(err as Error);
     }
-    return this.attempt(target, options, Date.now() + options.timeoutMs, true);
+    return this.attempt(target, options, performance.now() + options.timeoutMs, true);
   }
 
   private attempt(target: URL, options: PostOptions, deadline: number, mayRetry: boolean): Promise<WebhookAnswer> {
@@ -164,7 +160,7 @@ export class WebhookClient {
           settle(() => reject(err));
           req.destroy(err);
         },
-        Math.max(0, deadline - Date.now()),
+        Math.max(0, deadline - performance.now()),
       );
       req.on('error', (err: NodeJS.ErrnoException) => {
         if (mayRetry && req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) {

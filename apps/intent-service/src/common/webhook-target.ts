@@ -113,12 +113,9 @@ export function localInterfaceAddresses(): Set<string> {
 }
 
 /**
- * Why a webhook may not connect to `ip`, or null when it may: only public unicast addresses
- * pass. Refused: loopback, private, link-local (all of fe80::/10), unique-local (fc00::/7),
- * site-local (fec0::/10), multicast, unspecified, broadcast, carrier-grade NAT, benchmarking,
- * documentation and other reserved ranges, IPv6 outside 2000::/3, the deprecated
- * IPv4-compatible form; IPv4-mapped, NAT64, 6to4 and Teredo forms whose IPv4 address is not
- * public; and every address of this host's own interfaces (`local`).
+ * Why a webhook may not connect to `ip`, or null when it may: only public unicast addresses pass,
+ * and none of this host's own interfaces (`local`). The refused ranges, IPv6 forms that embed an
+ * IPv4 address included, are listed in docs/design/webhooks.md.
  */
 export function addressRefusal(ip: string, local: ReadonlySet<string> = localInterfaceAddresses()): string | null {
   let addr: IPv4 | IPv6;

@@ -1,5 +1,6 @@
 import { AbiCoder } from 'ethers';
-import { buyInitCode, getAmountOut, routerBuyCalldata, SWAP_ETH_FOR_TOKENS, type BuyPlan } from './buy.js';
+import { buyInitCode, routerBuyCalldata, SWAP_ETH_FOR_TOKENS, type BuyPlan } from './buy.js';
+import { getAmountOut } from '../chain/uniswap-v2.js';
 
 const plan: BuyPlan = {
   router: '0x7a250d5630B4cF539739dF2C5dAcb4c659F2488D',

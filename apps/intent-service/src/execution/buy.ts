@@ -1,23 +1,10 @@
 import { AbiCoder } from 'ethers';
 
 /**
- * The buy as one transaction that needs no contract of ours and no custody: a contract creation
- * from the user's wallet whose init code (run once, never deployed) does, atomically,
- *
- *   1. optionally (firstOrFail) revert unless `block.number == targetBlock` (a launch seen in a
- *      block: the buy goes in the next one), or, behind a launch still pending, unless the pair got
- *      its first liquidity in this very block (the block the launch lands in, whichever it is);
- *   2. `router.swapExactETHForTokensSupportingFeeOnTransferTokens{value: swapValue}
- *      (amountOutMin, [wrappedNative, token], wallet, deadline)`: the tokens go straight to the
- *      wallet, the router checks the wallet received at least amountOutMin after any token tax;
- *   3. pay `fee` wei to `feeRecipient` (if any);
- *   4. `selfdestruct(block.coinbase)`: what is left (exactly `bribe` wei) goes to the block's
- *      builder.
- *
- * Any failing step reverts the whole transaction (bubbling the router's revert reason), so the
- * fee and the bribe are paid only if the buy happened, and a late inclusion (after the target
- * block with firstOrFail, or after the intent's expiry through the router's deadline) cannot buy.
- * The transaction's value is `swapValue + fee + bribe` = `buyAmount + bribe`.
+ * The buy as one transaction from the user's wallet, needing no contract of ours and no custody:
+ * a contract creation whose init code (firstOrFail check, router swap to the wallet, fee, bribe to
+ * the builder by selfdestruct) succeeds whole or reverts whole. Value: `buyAmount + bribe`.
+ * docs/design/first-or-fail.md tells each step.
  */
 export interface BuyPlan {
   router: string;
@@ -34,12 +21,9 @@ export interface BuyPlan {
   /** Only this block may include the buy (firstOrFail), or null. */
   onlyInBlock: bigint | null;
   /**
-   * Only the block that gives this pair its first liquidity may include the buy (firstOrFail
-   * behind a pending launch), or null. Uniswap V2's pair adds to its cumulative prices only when
-   * time has passed since its last update and it held reserves before it: with both still 0 and
-   * its last update at this block's timestamp, the first liquidity came at this block's time (on
-   * chains where blocks share a timestamp, in any of them). The wallet executor's firstOrFail
-   * check is the same.
+   * Only the block that gives this pair its first liquidity may include the buy (firstOrFail behind
+   * a pending launch), or null: read from the pair's cumulative prices and last update
+   * (docs/design/first-or-fail.md); the wallet executor checks the same.
    */
   onlyInLaunchBlockOf: string | null;
 }
@@ -180,11 +164,4 @@ export function buyInitCode(plan: BuyPlan): string {
   const plain = OP.JUMPDEST + OP.PUSH1 + '00' + OP.DUP1 + OP.REVERT;
   const codeAt = plainAt + plain.length / 2;
   return `0x${build(failAt, plainAt, codeAt)}${failure}${plain}${calldata}`;
-}
-
-/** Uniswap V2's quote: what `amountIn` buys from a pool with these reserves (0.3 % fee). */
-export function getAmountOut(amountIn: bigint, reserveIn: bigint, reserveOut: bigint): bigint {
-  if (amountIn <= 0n || reserveIn <= 0n || reserveOut <= 0n) return 0n;
-  const withFee = amountIn * 997n;
-  return (withFee * reserveOut) / (reserveIn * 1000n + withFee);
 }

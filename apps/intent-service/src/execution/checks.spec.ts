@@ -1,5 +1,5 @@
 import { INTENT_FAILURE_REASONS, STATUS_DATA_KEYS } from '@tradeinfra/contracts';
-import { getAmountOut } from './buy.js';
+import { getAmountOut } from '../chain/uniswap-v2.js';
 import {
   checkIntent,
   FailureReason,

@@ -1,5 +1,5 @@
 import { FailureReason, type IntentStatusData } from '@tradeinfra/contracts';
-import { getAmountOut } from './buy.js';
+import { getAmountOut } from '../chain/uniswap-v2.js';
 
 /** The failure reasons (defined once, in the contracts). */
 export { FailureReason };

@@ -5,18 +5,16 @@ import { IntentsModule } from '../intents/intents.module.js';
 import { NotificationsModule } from '../notifications/notifications.module.js';
 import { OutboxModule } from '../outbox/outbox.module.js';
 import { EXECUTED_CHAINS, executedChains } from './chain-clients.js';
-import { ChainHeads } from './chain-heads.js';
+import { ChainModule } from '../chain/chain.module.js';
 import { ExecutionRepository } from './execution.repository.js';
 import { Executor } from './executor.js';
-import { SimulationClient } from './simulation-client.js';
+import { LaunchIntake } from './launch-intake.js';
 import { TokenProber } from './token-prober.js';
 
 @Module({
-  imports: [IntentsModule, OutboxModule, NotificationsModule],
+  imports: [ChainModule, IntentsModule, OutboxModule, NotificationsModule],
   providers: [
     ExecutionRepository,
-    ChainHeads,
-    SimulationClient,
     TokenProber,
     {
       provide: EXECUTED_CHAINS,
@@ -24,7 +22,8 @@ import { TokenProber } from './token-prober.js';
       inject: [ENV, ChainNodes],
     },
     Executor,
+    { provide: LaunchIntake, useExisting: Executor },
   ],
-  exports: [Executor, ExecutionRepository, SimulationClient, ChainHeads],
+  exports: [LaunchIntake],
 })
 export class ExecutionModule {}

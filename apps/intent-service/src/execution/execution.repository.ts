@@ -24,12 +24,9 @@ const FIRST_CLAIMABLE = (alias: string) =>
 const LOCK_CLASS = ADVISORY_LOCKS.executor;
 
 /**
- * The executor's reads (launched tokens with claimable intents, the buys it follows, its
- * senders' pending nonces: `intent.intents` with `intent.launches` and `intent.pending_launches`)
- * and the chain's execution lock. It writes no table: the executor's transitions of the intents
- * (claim, settle, release, outcomes) are IntentsRepository's, the table's one writer
- * (intents/execution-transitions.ts); LaunchesRepository and PendingLaunchesRepository write
- * the launch tables.
+ * The executor's reads (launched tokens with claimable intents, the buys it follows, its senders'
+ * pending nonces) and the chain's execution lock. It writes no table: IntentsRepository writes
+ * the intents (docs/design/exactly-once-execution.md).
  */
 @Injectable()
 export class ExecutionRepository {

@@ -1,7 +1,8 @@
 import { getAddress } from 'ethers';
 import { FailureReason, type PoolState } from './checks.js';
 import { type ClaimedIntent } from './execution.repository.js';
-import { planRound, type RoundInput, type SenderState } from './round-planner.js';
+import { type SenderState } from './buy-terms.js';
+import { planRound, type RoundInput } from './round-planner.js';
 
 const ETH = 10n ** 18n;
 const WALLET = getAddress('0x00000000000000000000000000000000000000aa');

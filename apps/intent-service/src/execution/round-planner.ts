@@ -1,23 +1,11 @@
-import { type IntentStatusData, type UnsignedTransaction } from '@tradeinfra/contracts';
+import { type IntentStatusData } from '@tradeinfra/contracts';
 import { getAddress } from 'ethers';
 import { buyInitCode } from './buy.js';
-import { checkIntent, FailureReason, type PoolState, type Quote } from './checks.js';
+import { buyTransaction, type BuyTerms, type Failure, type Job, type SenderState } from './buy-terms.js';
+import { checkIntent, FailureReason, type PoolState } from './checks.js';
 import { type ClaimedIntent } from './execution.repository.js';
 import { type ProbeResult } from './token-prober.js';
 import { walletIntentBuy } from './wallet-intent-buy.js';
-
-/** An intent that fails this round, with the values its check measured (the notification's `data`). */
-export interface Failure {
-  id: string;
-  reason: FailureReason;
-  detail: string;
-  data?: IntentStatusData;
-}
-
-export interface Job {
-  intent: ClaimedIntent;
-  tx: UnsignedTransaction;
-}
 
 /** A round's decisions: the failed intents and the buys to sign, in checking order. */
 export interface Plan {
@@ -32,21 +20,6 @@ export interface Plan {
    * node's pool, to hand back rather than send (with the sender's later ones).
    */
   poolCheck?: Promise<Job[]>;
-}
-
-/**
- * The senders' state at the round's head, as this round's earlier buys leave it (the planner
- * updates it). Keys: sender addresses as stored; `wrapped` by lowercase wallet.
- */
-export interface SenderState {
-  /** Next nonce per sender (the node's pending nonce, past the sender's buys still out). */
-  nonce: Map<string, bigint>;
-  /** Native balance per sender. */
-  balance: Map<string, bigint>;
-  /** Wallet intents: the wrapped native each wallet holds and allows the executor. */
-  wrapped: Map<string, { balance: bigint; allowance: bigint }>;
-  /** Wallet intents whose executor nonce is used or revoked. */
-  nonceSpent: Set<string>;
 }
 
 export interface RoundInput {
@@ -72,21 +45,6 @@ export interface RoundInput {
   state: SenderState;
   /** Whether a development signer holds the wallet (bot intents without a webhook). */
   devSignerHolds: (wallet: string) => boolean;
-}
-
-/** Terms of one checked buy, shared by both kinds of intent. */
-export interface BuyTerms {
-  targetBlock: bigint;
-  /** The buy goes right behind a pending launch, in its block. */
-  inLaunchBlock: boolean;
-  /** Behind a pending launch: the pair it gives its first liquidity. */
-  launchPair: string | null;
-  probeGas: bigint;
-  maxFeePerGas: bigint;
-  tip: bigint;
-  token: string;
-  router: string;
-  quote: Quote;
 }
 
 /**
@@ -207,55 +165,5 @@ function botBuy(
       onlyInBlock,
       onlyInLaunchBlockOf,
     }),
-  };
-}
-
-/** The transaction of one buy, and the summary its signer checks (amounts as decimal strings). */
-export function buyTransaction(
-  t: BuyTerms,
-  b: {
-    chainId: number;
-    from: string;
-    nonce: bigint;
-    /** null: the buy runs as init code (a bot intent); else the executor contract (a wallet intent). */
-    to: string | null;
-    value: bigint;
-    data: string;
-    gasLimit: bigint;
-    amountOutMin: bigint;
-    feeRecipient: string | null;
-    bribe: bigint;
-    deadline: bigint;
-    onlyInBlock: bigint | null;
-    onlyInLaunchBlockOf: string | null;
-  },
-): UnsignedTransaction {
-  const { quote } = t;
-  return {
-    purpose: 'buy',
-    type: 2,
-    chainId: b.chainId,
-    from: b.from,
-    nonce: Number(b.nonce),
-    to: b.to,
-    value: b.value.toString(),
-    data: b.data,
-    gasLimit: b.gasLimit.toString(),
-    maxFeePerGas: t.maxFeePerGas.toString(),
-    maxPriorityFeePerGas: t.tip.toString(),
-    accessList: [],
-    summary: {
-      router: t.router,
-      token: t.token,
-      swapValue: quote.swapValue.toString(),
-      amountOutMin: b.amountOutMin.toString(),
-      expectedOut: quote.expectedOut.toString(),
-      fee: quote.fee.toString(),
-      feeRecipient: b.feeRecipient,
-      bribe: b.bribe.toString(),
-      deadline: b.deadline.toString(),
-      onlyInBlock: b.onlyInBlock === null ? null : b.onlyInBlock.toString(),
-      onlyInLaunchBlockOf: b.onlyInLaunchBlockOf,
-    },
   };
 }

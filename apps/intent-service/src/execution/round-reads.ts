@@ -2,11 +2,11 @@ import { Interface } from 'ethers';
 import { type PoolState } from './checks.js';
 import { type ExecutedChain } from './chain-clients.js';
 import { type ClaimedIntent, type LaunchedToken } from './execution.repository.js';
-import { type SenderState } from './round-planner.js';
+import { type SenderState } from './buy-terms.js';
 import { merkleStructHash } from '@tradeinfra/executor';
 import { toMerkleBuyIntent } from '../intents/wallet-intent.js';
 import { liquidityInCents } from './checks.js';
-import { getReservesCall, orientReserves, stableReserves, type StableLayout } from './uniswap-v2.js';
+import { getReservesCall, orientReserves, stableReserves, type StableLayout } from '../chain/uniswap-v2.js';
 
 const ERC20 = new Interface(['function balanceOf(address) view returns (uint256)', 'function allowance(address,address) view returns (uint256)']);
 const EXECUTOR_VIEWS = new Interface([

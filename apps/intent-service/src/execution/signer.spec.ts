@@ -1,6 +1,7 @@
 import type { UnsignedTransaction } from '@tradeinfra/contracts';
 import { keccak256, Signature, Transaction, Wallet } from 'ethers';
-import { DevSigner, merkleRequest, signingUnits, verifyMerkleSignature, verifySigned, type SignJob } from './signer.js';
+import { DevSigner, merkleRequest, verifyMerkleSignature, verifySigned, type SignJob } from './signed-buy.js';
+import { signingUnits } from './signer.js';
 
 const wallet = new Wallet('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
 const other = new Wallet('0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a');

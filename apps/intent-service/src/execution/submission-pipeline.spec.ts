@@ -1,6 +1,6 @@
 import { FailureReason } from './checks.js';
 import { type LaunchStamp, type Outcome, type ToSubmit } from './execution.repository.js';
-import { type SignResult } from './signer.js';
+import { type SignResult } from './signed-buy.js';
 import { mapLimit, ONE_BUNDLE_WAVE, SubmissionPipeline } from './submission-pipeline.js';
 import { type Submission, type Submitter } from './submitter.js';
 

@@ -2,8 +2,8 @@ import { type Logger } from '@nestjs/common';
 import { FailureReason } from './checks.js';
 import type { IntentsRepository } from '../intents/intents.repository.js';
 import { type LaunchStamp, type Outcome, type ToSubmit } from './execution.repository.js';
-import { type Failure } from './round-planner.js';
-import { type SignResult } from './signer.js';
+import { type Failure } from './buy-terms.js';
+import { type SignResult } from './signed-buy.js';
 import { type Submission, type Submitter } from './submitter.js';
 
 /** Behind a pending launch through relays, the fewest signed buys settled in one wave before the last signature is in. */
@@ -22,13 +22,9 @@ export interface RoundTotals {
 }
 
 /**
- * Settles and sends a round's buys while their signatures arrive, rather than after the last
- * one: the longest run of buys, in checking order, whose signatures are in is settled (one
- * transaction) and sent while the rest still sign (behind a pending launch through relays:
- * settled so, and sent as one bundle once the last is settled). The order is kept across waves (the quotes
- * assume it). Once one of a wallet's buys cannot go out (its signing failed, or a cancel or the
- * expiry came first), the wallet's later buys are handed back to the next round: no nonce gap is
- * ever sent. The repository and submitter are injected (tests pass fakes).
+ * Settles and sends a round's buys while their signatures arrive, in checking order, in waves
+ * (one bundle at the end behind a pending launch through relays); never past a nonce gap: a
+ * wallet's later buys go back to the next round (docs/design/execution-rounds.md).
  */
 export class SubmissionPipeline {
   private expected: Expected[] = [];

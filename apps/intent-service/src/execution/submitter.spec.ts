@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { Wallet, id as keccakText, verifyMessage } from 'ethers';
-import { ChainRpc, RpcUnavailable } from '../launch/chain-rpc.js';
+import { ChainRpc, RpcUnavailable } from '../chain/chain-rpc.js';
 import { BundleSubmitter, RpcSubmitter } from './submitter.js';
 
 interface Seen {

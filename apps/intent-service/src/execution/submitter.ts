@@ -1,8 +1,8 @@
 import { getBytes, keccak256, Wallet } from 'ethers';
-import { personalSign } from './recover.js';
+import { personalSign } from '../chain/recover.js';
 import { HttpJsonClient } from '@tradeinfra/service-kit';
-import { RpcUnavailable, type ChainRpc } from '../launch/chain-rpc.js';
-import { type NodeTraits } from './chain-clients.js';
+import { RpcUnavailable, type ChainRpc } from '../chain/chain-rpc.js';
+import { type NodeTraits } from '../chain/node-traits.js';
 
 /** One signed buy to send. */
 export interface Submission {

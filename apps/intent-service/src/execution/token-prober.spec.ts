@@ -1,8 +1,8 @@
 import { type SimulatedCall, type SimulationResult } from '@tradeinfra/contracts';
-import { getAmountOut } from './buy.js';
+import { getAmountOut } from '../chain/uniswap-v2.js';
 import { FRACTION_SCALE, lossScaled } from './checks.js';
 import { type ClaimedIntent } from './execution.repository.js';
-import { type SimulationClient } from './simulation-client.js';
+import { type SimulationClient } from '../chain/simulation-client.js';
 import { id } from 'ethers';
 import { probeIntent, readProbeBehindLaunch, TokenProber } from './token-prober.js';
 

@@ -2,11 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { id } from 'ethers';
 import { GET_RESERVES, type SimulationResult } from '@tradeinfra/contracts';
 import { type WatchedChain } from '../config/env.js';
-import { approveCalldata, balanceOfCalldata, buyInitCode, getAmountOut, routerSellCalldata, type BuyPlan } from './buy.js';
+import { approveCalldata, balanceOfCalldata, buyInitCode, routerSellCalldata, type BuyPlan } from './buy.js';
+import { getAmountOut } from '../chain/uniswap-v2.js';
 import { lossScaled, type PoolState, type TokenProbe } from './checks.js';
 import { type ClaimedIntent, type LaunchedToken, type PendingLaunchState } from './execution.types.js';
-import { SimulationClient } from './simulation-client.js';
-import { orientReserves } from './uniswap-v2.js';
+import { SimulationClient, type SimulationRequest } from '../chain/simulation-client.js';
+import { orientReserves } from '../chain/uniswap-v2.js';
 import { withBalance } from './launch-state.js';
 
 /** The simulated wallet gets this much more than it spends (gas is free in simulation, but be safe). */
@@ -126,12 +127,9 @@ function probeOf(read: ReturnType<typeof readProbe>, quoted: bigint): ProbeResul
 const SYNC = id('Sync(uint112,uint112)');
 
 /**
- * The probe run in a pending launch's own simulation, right behind it: `calls` are the
- * simulation's calls after the launch, [balance before, buy, balance after, approve, wrapped
- * before, sell `quoted`, wrapped after], and the pool after the buy is the pair's last `Sync` in
- * the buy. `quoted` must be the untaxed buy on the pool the launch really left. Null when the
- * buy's logs show no such `Sync`, or a second simulation is needed (a taxed buy: the sale of the
- * untaxed amount failed).
+ * Reads the probe run right behind a pending launch in its own simulation ([balance before, buy,
+ * balance after, approve, wrapped before, sell `quoted`, wrapped after]; the pool from the pair's
+ * last `Sync`). Null when it cannot tell (docs/design/pending-launch-path.md).
  */
 export function readProbeBehindLaunch(
   calls: SimulationResult['calls'],
@@ -147,6 +145,42 @@ export function readProbeBehindLaunch(
   if (bought.status === 1 && !sync) return null;
   const reserves = { ...bought, result: sync?.data ?? '0x' };
   return probeOf(readProbe([before, bought, after, reserves, ...sale], quoted, token, wrappedNative), quoted);
+}
+
+/** The pool a pending `addLiquidity` leaves, as the detector read it from the launch's logs. */
+export interface LeftPool {
+  token: string;
+  quote: string;
+  pair: string;
+  tokenReserve: bigint;
+  quoteReserve: bigint;
+}
+
+/**
+ * The token probe to run right behind a pending `addLiquidity` of `token` (adding `added`) in the
+ * launch's own simulation, with `intent`'s amounts: its calls, and how to read them. The probe
+ * counts only if the launch leaves exactly the pool its calldata says (docs/design/pending-launches.md).
+ */
+export function probeBehindLaunch(
+  config: Pick<WatchedChain, 'wrappedNative'> & { router: string },
+  intent: ClaimedIntent,
+  added: { token: string; tokenAmount: bigint; nativeAmount: bigint },
+): { calls: SimulationRequest['calls']; read(results: SimulationResult['calls'], launches: LeftPool[]): Map<string, ProbeResult> } {
+  const { token, tokenAmount, nativeAmount } = added;
+  const weth = config.wrappedNative.toLowerCase();
+  const p = probePlan(config, token, intent);
+  const quoted = getAmountOut(p.swapValue, nativeAmount, tokenAmount);
+  const funded = { accounts: { [p.wallet]: { balance: probeBalance(p).toString() } } };
+  return {
+    calls: [{ ...p.balance, overrides: funded }, p.buy, p.balance, ...p.sellCalls(quoted)],
+    read: (results, launches) => {
+      const l = launches.find((x) => x.token === token && x.quote === weth);
+      if (!l || l.tokenReserve !== tokenAmount || l.quoteReserve !== nativeAmount) return new Map();
+      const probe = readProbeBehindLaunch(results, quoted, token, weth, l.pair);
+      // A reverted buy may be this intent's own doing (its expiry passed since it was picked): the round's own probe says.
+      return probe && !('reverted' in probe) ? new Map<string, ProbeResult>([[token, probe]]) : new Map();
+    },
+  };
 }
 
 /**

@@ -4,7 +4,7 @@ import { getAddress } from 'ethers';
 import { toBuyIntent, toMerkleBuyIntent } from '../intents/wallet-intent.js';
 import { FailureReason } from './checks.js';
 import { type ClaimedIntent } from './execution.repository.js';
-import { buyTransaction, type BuyTerms, type Job, type SenderState } from './round-planner.js';
+import { buyTransaction, type BuyTerms, type Job, type SenderState } from './buy-terms.js';
 
 /** A wallet intent's buy through the executor costs more than the probe's direct buy: signature check, nonce, WETH transfer and unwrap. */
 const EXECUTOR_EXTRA_GAS = 100_000n;

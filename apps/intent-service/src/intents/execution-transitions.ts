@@ -53,13 +53,10 @@ function claimedIntent(r: Record<string, string | number | boolean | null>): Cla
 }
 
 /**
- * The executor's transitions of `intent.intents`, the part of IntentsRepository (the table's one
- * writer) the executor uses, in a file of its own: claim, settle, release, return to waiting and
- * outcomes (the columns `phase`, `claim_token`, `tx_*`, `target_block`, `executed_at` and the
- * status they lead to). Only IntentsRepository extends it. Every change is conditional on the
- * row's status, phase and claim, so a cancel, an expiry or another replica acting on the same
- * row first makes it a no-op; every status change writes its outbox event in the same statement
- * (OutboxRepository.insertSql).
+ * The executor's transitions of `intent.intents` (claim, settle, release, wait again, outcomes):
+ * IntentsRepository's part in a file of its own. Every change is conditional on the row's status,
+ * phase and claim, and writes its outbox event in the same statement
+ * (docs/design/exactly-once-execution.md).
  */
 export abstract class ExecutionTransitions {
   protected constructor(protected readonly db: DataSource) {}
@@ -102,13 +99,10 @@ export abstract class ExecutionTransitions {
   }
 
   /**
-   * Settles a round in one transaction: fails the intents that failed a check or their signing,
-   * marks `submit` as submitted, and hands back to the queue (`release`) what must wait for a
-   * later round. Only rows still pending and claimed by `claimToken` change. A wallet's buys
-   * are marked in nonce order and stop at the first that is no longer claimable (cancelled or
-   * expired meanwhile): its later nonces would never be mined, so they are released too.
-   * `submit` is in sending order (each wallet's nonces ascending); returns what may be sent, in
-   * that order.
+   * Settles a round in one transaction: fails `failures`, marks `submit` submitted (only rows still
+   * pending and claimed by `claimToken`; a wallet's buys stop at its first unclaimable nonce) and
+   * releases `release`. Returns what may be sent, in sending order
+   * (docs/design/exactly-once-execution.md).
    */
   async settleRound(
     claimToken: string,

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { CLOCK, type Clock } from '../common/clock.js';
 import { ENV, type IntentServiceEnv } from '../config/env.js';
 import { PeriodicTask } from '../common/periodic-task.js';
 import { OutboxRelay } from '../outbox/outbox.relay.js';
@@ -24,6 +25,7 @@ export class ExpirySweeper implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly outbox: OutboxRepository,
     private readonly relay: OutboxRelay,
     @Inject(ENV) private readonly env: IntentServiceEnv,
+    @Inject(CLOCK) private readonly now: Clock,
   ) {
     this.task = new PeriodicTask('expiry sweeper', env.EXPIRY_SWEEP_INTERVAL_MS, () => this.sweepOnce(), this.logger);
   }
@@ -50,8 +52,9 @@ export class ExpirySweeper implements OnApplicationBootstrap, OnModuleDestroy {
       );
       this.relay.wake();
     }
-    if (Date.now() - this.lastHousekeeping > HOUSEKEEPING_EVERY_MS) {
-      this.lastHousekeeping = Date.now();
+    const now = this.now();
+    if (now - this.lastHousekeeping > HOUSEKEEPING_EVERY_MS) {
+      this.lastHousekeeping = now;
       await this.intents.purgeIdempotencyKeys(this.env.IDEMPOTENCY_TTL_HOURS);
       await this.outbox.purgePublished(this.env.INTENT_EVENTS_MAX_AGE_HOURS);
     }

@@ -38,13 +38,9 @@ export interface SearchQuery {
 }
 
 /**
- * The intents' repository: the only writer of `intent.intents` and `intent.idempotency_keys`,
- * and their reads. Here: creates (with their idempotency keys), reads and searches, cancels,
- * expiries, `error` for buys nobody could follow, and chain-wide notes on waiting intents
- * (`chain_unreachable`); the executor's transitions of the same rows (claim, settle, release,
- * return to waiting, outcomes) are its part in execution-transitions.ts. Every status change is
- * one statement that also writes its outbox event (OutboxRepository.insertSql), so a change and
- * its event commit together or not at all.
+ * The only writer of `intent.intents` and `intent.idempotency_keys`, and their reads: creates,
+ * searches, cancels, expiries, `error`, chain-wide notes; the executor's transitions are its part
+ * in execution-transitions.ts. Every status change writes its outbox event in the same statement.
  */
 @Injectable()
 export class IntentsRepository extends ExecutionTransitions {
@@ -245,13 +241,9 @@ export class IntentsRepository extends ExecutionTransitions {
   }
 
   /**
-   * Bulk cancel: in one transaction, every intent of `ids` that belongs to the tenant and is
-   * cancellable (pending, buy not submitted) becomes `cancelled` with one `cancelled` event,
-   * exactly as {@link cancel} does for one. The rows are locked in id order first (the
-   * executor's round settlement locks its rows in id order too, so the two never deadlock);
-   * a row another transaction holds is waited for and then judged on its new state, as a
-   * single cancel does. Then the state of every requested id is read, in the same transaction.
-   * Returns one result per id, in the order of `ids` (which must not repeat).
+   * Bulk cancel in one transaction: each of the tenant's cancellable `ids` becomes `cancelled` as
+   * {@link cancel} does, rows locked in id order (as round settlement locks them: no deadlock).
+   * One result per id, in the order of `ids` (which must not repeat).
    */
   async cancelBatch(tenantId: string, ids: string[]): Promise<BulkCancelResult[]> {
     return this.db.transaction(async (tx) => {

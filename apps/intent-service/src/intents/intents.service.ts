@@ -26,14 +26,12 @@ import {
 } from '@tradeinfra/contracts';
 import { recoverBuyIntentSigner, recoverMerkleBuyIntentSigner } from '@tradeinfra/executor';
 import { uuidv7 } from 'uuidv7';
+import { CLOCK, type Clock } from '../common/clock.js';
 import { ENV, type IntentServiceEnv } from '../config/env.js';
 import { OutboxRelay } from '../outbox/outbox.relay.js';
 import { IntentError, IntentErrorCode } from './intents.errors.js';
 import { IntentsRepository, type NewIntent, type StoredIdempotencyKey } from './intents.repository.js';
 import { toBuyIntent, toMerkleBuyIntent } from './wallet-intent.js';
-
-export const CLOCK = Symbol('Clock');
-export type Clock = () => number;
 
 @Injectable()
 export class IntentsService {

@@ -1,7 +1,7 @@
 import { type WatchedChain } from '../config/env.js';
-import { addressOf, getPairCall, getReservesCall, holdsLiquidity, pairFromResult } from '../execution/uniswap-v2.js';
+import { addressOf, getPairCall, getReservesCall, holdsLiquidity, pairFromResult } from '../chain/uniswap-v2.js';
 import { NodeBehind } from '@tradeinfra/service-kit';
-import { type ChainRpc } from './chain-rpc.js';
+import { type ChainRpc } from '../chain/chain-rpc.js';
 
 /** keccak256("PairCreated(address,address,address,uint256)") and keccak256("Mint(address,uint256,uint256)"). */
 export const PAIR_CREATED_TOPIC = '0x0d3648bd0f6ba80134a33ba9275ac585d9d315f0ad8355cddefde31afa28d0e9';

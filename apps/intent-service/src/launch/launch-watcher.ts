@@ -1,11 +1,12 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { CLOCK, type Clock } from '../common/clock.js';
 import { ENV, type IntentServiceEnv, type WatchedChain } from '../config/env.js';
-import { ChainHeads } from '../execution/chain-heads.js';
-import { ChainScheduler } from '../execution/chain-scheduler.js';
-import { Executor } from '../execution/executor.js';
+import { ChainHeads } from '../chain/chain-heads.js';
+import { ChainScheduler } from '../chain/chain-scheduler.js';
+import { LaunchIntake } from '../execution/launch-intake.js';
 import { IntentsRepository } from '../intents/intents.repository.js';
 import { NodeBehind } from '@tradeinfra/service-kit';
-import { RpcUnavailable, WATCHED_CHAIN_RPCS, type ChainRpc } from './chain-rpc.js';
+import { RpcUnavailable, WATCHED_CHAIN_RPCS, type ChainRpc } from '../chain/chain-rpc.js';
 import { LaunchDetector } from './launch-detector.js';
 import { LaunchesRepository, type ChainLaunches } from './launches.repository.js';
 import { NewHeads } from './new-heads.js';
@@ -25,15 +26,10 @@ interface Step {
 }
 
 /**
- * Follows each configured chain block by block (polling every LAUNCH_POLL_INTERVAL_MS, and at
- * once on every head a `WS_URL_<id>` subscription announces) and records the first liquidity of a pending
- * intent's token (launch-detector.ts). The block cursor lives in Postgres (launches.repository.ts),
- * updated in the same transaction as the launches, so a restart resumes where it stopped without
- * missing or repeating a block; the hashes of recent blocks (and the genesis block's) let it step
- * back over a reorg or a reset chain (dropping what it saw in the abandoned blocks). A node behind
- * the cursor (a head below it, a block it does not have yet) is waited for, never an error. Each
- * poll reads one endpoint (ChainRpc.pinned). One replica watches a chain at a time (advisory
- * lock). See docs/chain-endpoints.md.
+ * Follows each configured chain block by block (polling, and at once on a `WS_URL_<id>` head)
+ * and records the first liquidity of a pending intent's token; the cursor in Postgres survives
+ * restarts, reorgs are stepped back over, a node behind is waited for. One replica per chain
+ * (docs/design/launch-watching.md, docs/chain-endpoints.md).
  */
 @Injectable()
 export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
@@ -57,9 +53,10 @@ export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly launches: LaunchesRepository,
     private readonly intents: IntentsRepository,
     @Inject(ENV) private readonly env: IntentServiceEnv,
-    private readonly executor: Executor,
+    private readonly executor: LaunchIntake,
     private readonly heads: ChainHeads,
     @Inject(WATCHED_CHAIN_RPCS) rpcs: Map<number, ChainRpc>,
+    @Inject(CLOCK) private readonly now: Clock,
   ) {
     this.unreachable = new Set(env.watchedChains.map((c) => c.chainId));
     this.scheduler = new ChainScheduler('launch watcher', env.LAUNCH_POLL_INTERVAL_MS, this.logger);
@@ -144,7 +141,7 @@ export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async step(chain: WatchedChain, rpc: ChainRpc, launches: ChainLaunches, head: bigint): Promise<Step> {
-    const seenAt = new Date();
+    const seenAt = new Date(this.now());
     const recent = await launches.recentBlocks();
     if (recent.length === 0) {
       await launches.remember(head, (await this.block(rpc, head)).hash);

@@ -3,6 +3,7 @@ import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type ConsumerCon
 import type { NatsConnection } from '@nats-io/transport-node';
 import { INTENT_EVENTS_STREAM, MAX_NATS_JSON_DEPTH, parsePlainJson, type IntentEvent } from '@tradeinfra/contracts';
 import { connectNats, ensureConsumer, NATS_TERM_REASON_VERSION, natsVersionAtLeast, requireNatsServerVersion } from '@tradeinfra/service-kit';
+import { CLOCK, type Clock } from '../common/clock.js';
 import { WebhookClient, WebhookRefused } from '../common/webhook-client.js';
 import { ENV, type IntentServiceEnv } from '../config/env.js';
 import { EventsPublisher } from '../outbox/events.publisher.js';
@@ -22,12 +23,8 @@ export function notifierConsumerLimits(
 
 /**
  * Delivers every intent status change to the intent's `notificationWebhookUrl`, at least once:
- * a durable JetStream consumer of the outbox's events (shared by the replicas), an HMAC-signed
- * POST per event, ack on 2xx, otherwise redelivery with exponential backoff (NOTIFY_BACKOFF_MS,
- * doubling, at most 5 min) for NOTIFY_MAX_ATTEMPTS attempts in all. The end is enforced twice:
- * the consumer's `max_deliver` (the server stops redelivering) and the delivery count the
- * service reads on each message (the last attempt is terminated). A refused target (scheme or
- * address not allowed) is given up at once. Receivers dedupe on `x-notification-id`.
+ * a durable JetStream consumer, an HMAC-signed POST per event, redelivery with backoff for
+ * NOTIFY_MAX_ATTEMPTS attempts. Receivers dedupe on `x-notification-id` (docs/design/webhooks.md).
  */
 @Injectable()
 export class Notifier implements OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {
@@ -44,6 +41,7 @@ export class Notifier implements OnApplicationBootstrap, OnModuleDestroy, OnAppl
     private readonly publisher: EventsPublisher,
     private readonly webhooks: WebhookClient,
     @Inject(ENV) private readonly env: IntentServiceEnv,
+    @Inject(CLOCK) private readonly now: Clock,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -123,7 +121,7 @@ export class Notifier implements OnApplicationBootstrap, OnModuleDestroy, OnAppl
   /** One signed POST; resolves on 2xx. A 3xx is a failed attempt: redirects are not followed. */
   async deliver(url: string, event: IntentEvent): Promise<void> {
     const body = JSON.stringify(event);
-    const timestamp = Math.floor(Date.now() / 1000);
+    const timestamp = Math.floor(this.now() / 1000);
     const res = await this.webhooks.post(url, {
       timeoutMs: this.env.NOTIFY_TIMEOUT_MS,
       maxBodyBytes: 4 * 1024,

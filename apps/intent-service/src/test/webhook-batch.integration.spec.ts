@@ -3,7 +3,8 @@ import type { UnsignedTransaction } from '@tradeinfra/contracts';
 import { SigningWebhook } from '@tradeinfra/test-support';
 import { keccak256, Wallet } from 'ethers';
 import { WebhookClient } from '../common/webhook-client.js';
-import { WebhookSigner, type SignJob } from '../execution/signer.js';
+import { type SignJob } from '../execution/signed-buy.js';
+import { WebhookSigner } from '../execution/signer.js';
 import { RecordingListener } from './recording-listener.js';
 
 /**

@@ -6,7 +6,8 @@ import type { UnsignedTransaction } from '@tradeinfra/contracts';
 import { Transaction, Wallet } from 'ethers';
 import { WebhookClient, WebhookRefused, WebhookTimeout, type Resolver } from '../common/webhook-client.js';
 import { addressRefusal } from '../common/webhook-target.js';
-import { WebhookSigner, type SignJob } from '../execution/signer.js';
+import { type SignJob } from '../execution/signed-buy.js';
+import { WebhookSigner } from '../execution/signer.js';
 import { HOSTILE_HOSTS, interfaceHosts, RecordingListener } from './recording-listener.js';
 
 /**

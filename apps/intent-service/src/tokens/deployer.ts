@@ -1,5 +1,5 @@
 import { getAddress, getCreateAddress } from 'ethers';
-import type { ChainRpc } from '../launch/chain-rpc.js';
+import type { ChainRpc } from '../chain/chain-rpc.js';
 
 /** Who deployed a token: the creating transaction's sender, the transaction, its block and time. */
 export interface DeployerFacts {

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { PeriodicTask } from '../common/periodic-task.js';
 import { ENV, type IntentServiceEnv } from '../config/env.js';
-import type { ChainRpc } from '../launch/chain-rpc.js';
+import type { ChainRpc } from '../chain/chain-rpc.js';
 import { findDeployer } from './deployer.js';
 import { TokensRepository } from './tokens.repository.js';
 

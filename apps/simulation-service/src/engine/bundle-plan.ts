@@ -52,14 +52,9 @@ export function staticKeys(request: SimulateRequest, named = namedAddresses(requ
 }
 
 /**
- * What a bundle of the same shape read (`keys`, with the addresses it named, `before`), for
- * this one (naming `now`): where this bundle names another address in the same place (another
- * sender, a new token in the same call), that address's keys are the earlier one's with the
- * address replaced; its slots are often the same (a balance or allowance of the same sender, a
- * token's own settings), so a new token launched like the last one runs once. An address named
- * in two places that now differ keeps its keys; a replaced address's own keys are left out
- * unless this bundle still names it somewhere; keys of addresses neither bundle named (what the
- * calls reached) are kept as they are.
+ * What a bundle of the same shape read (`keys`, naming `before`), for this one (naming `now`):
+ * the earlier bundle's keys with each replaced address swapped in, so a token launched like the
+ * last one runs once. Why and the exact rules: docs/design/simulation-engine.md.
  */
 export function carriedKeys(keys: Iterable<string>, before: Map<string, string>, now: Map<string, string>): string[] {
   const replaced = new Map<string, string | null>();

@@ -12,15 +12,9 @@ interface Miss {
 }
 
 /**
- * Everything one simulation reads from the chain at its block, and what it had to assume.
- *
- * A read the shared cache can answer is exact. Any other read never waits: the run goes on with
- * an assumption (the newest value known for that key at any block, else empty) and the key is
- * recorded as a miss with the first call that read it. After the run the misses are fetched in
- * one batch and compared with the assumptions: every call before the first one that assumed
- * wrong ran exactly as it would have with the real values, so its result stands and the run
- * resumes from there. Values fetched for this simulation are kept here too, so an eviction from
- * the shared cache can never make a run fetch the same key twice.
+ * Everything one simulation reads from the chain at its block, and what it had to assume: a
+ * read the shared cache cannot answer never waits; it is assumed, recorded as a miss, fetched in
+ * one batch after the run and checked (docs/design/simulation-engine.md).
  */
 export class BundleReads implements StateReads {
   /** Every chain key read (`a:`, `s:`, `h:`), for the next bundle of the same shape. */

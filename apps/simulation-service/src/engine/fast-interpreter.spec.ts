@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { createEVM } from '@ethereumjs/evm';
 import { Account, bigIntToBytes, bytesToHex, createAddressFromString, generateAddress, generateAddress2, hexToBytes } from '@ethereumjs/util';
-import { create2Address, installFastInterpreter } from './fast-interpreter.js';
+import { create2Address, installFastInterpreter, PATCHED_ETHEREUMJS, PATCHED_PACKAGES } from './fast-interpreter.js';
 
 describe('create2Address', () => {
   it("gives EIP-1014's example addresses", () => {
@@ -47,5 +50,27 @@ describe('installFastInterpreter', () => {
     // The CREATE comes after the CREATE2 raised the deployer's nonce from 0 to 1.
     expect(created).toBe(bytesToHex(generateAddress(self.bytes, bigIntToBytes(1n))));
     expect(created2).not.toBe(created);
+  });
+});
+
+describe('the ethereumjs release the patch was written against', () => {
+  const manifest = createRequire(import.meta.url)('../../package.json') as { dependencies: Record<string, string> };
+  /** The installed version of `name` (the packages export no package.json: it is found above their entry point). */
+  const installed = (name: string): string => {
+    for (let dir = dirname(createRequire(import.meta.url).resolve(name)); dirname(dir) !== dir; dir = dirname(dir)) {
+      const file = join(dir, 'package.json');
+      const found = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version: string }) : null;
+      if (found?.name === name) return found.version;
+    }
+    throw new Error(`no package.json of ${name} above its entry point`);
+  };
+
+  it.each(PATCHED_PACKAGES)('%s is installed at exactly the version fast-interpreter.ts patches, and pinned so', (name) => {
+    const found = installed(name);
+    const patch = `fast-interpreter.ts (installFastInterpreter) copies @ethereumjs ${PATCHED_ETHEREUMJS}'s Interpreter.run/runStep and opcodes/gas.js`;
+    if (found !== PATCHED_ETHEREUMJS) {
+      throw new Error(`${name} ${found} is installed, but ${patch}: compare the patch with ${found}'s interpreter before changing PATCHED_ETHEREUMJS`);
+    }
+    expect(manifest.dependencies[name]).toBe(PATCHED_ETHEREUMJS);
   });
 });

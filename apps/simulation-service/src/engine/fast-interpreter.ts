@@ -4,20 +4,16 @@ import { Address } from '@ethereumjs/util';
 import { keccak256Bytes } from '@tradeinfra/service-kit';
 
 /**
- * ethereumjs's interpreter awaits every step: `run` does `await this.runStep(op)`, `runStep` is
- * async, and so are all the dynamic gas functions, even those that only price memory. A step
- * that touches no state (ADD, PUSH, MSTORE, KECCAK256, …) thus costs two or three trips through
- * the microtask queue, which is most of the time a swap takes.
- *
- * This replaces, on ethereumjs 10.1's `Interpreter`, the legacy-code loop of `run` and the step
- * function with versions that run a step synchronously when everything it needs is synchronous
- * (a synchronous handler, no gas function or one of the memory/arithmetic ones below, copied
- * from `opcodes/gas.js`), and fall back to the original, awaited, step otherwise (state access,
- * calls, creations, tracing listeners, profiling, stateless EIPs). Gas, errors and their order are
- * those of the original: the differential suites compare every answer with a real node.
- *
- * Patching ethereumjs's prototypes is process-wide: only the simulation service loads ethereumjs.
+ * Patches ethereumjs 10.1's `Interpreter` to run a step synchronously when all it needs is
+ * synchronous, falling back to the original awaited step otherwise: same gas, errors and order,
+ * without two or three microtask trips per opcode (docs/design/simulation-engine.md). Process-wide;
+ * the `@ethereumjs/*` versions are pinned for it (fast-interpreter.spec.ts checks them).
  */
+/** The `@ethereumjs/*` release whose internals this patch copies (package.json pins it exactly). */
+export const PATCHED_ETHEREUMJS = '10.1.3';
+/** The packages the patch reaches into: the interpreter and gas functions, the Common, the VM's Bloom, util. */
+export const PATCHED_PACKAGES = ['@ethereumjs/evm', '@ethereumjs/common', '@ethereumjs/vm', '@ethereumjs/util'] as const;
+
 const require = createRequire(import.meta.url);
 const esmRoot = require.resolve('@ethereumjs/evm').replace(/dist[\\/]cjs[\\/]index\.js$/, 'dist/esm/');
 const load = (path: string) => import(pathToFileURL(esmRoot + path).href);

@@ -196,12 +196,9 @@ function buildRules(chainId: number, key: string, era: Era & { label: string }):
 }
 
 /**
- * Makes a finished Common cheap to use: the EVM asks `isActivatedEIP` several times per opcode
- * (ethereumjs scans an array), so it becomes a Set lookup, and the other questions it asks over
- * and over are answered once; and every transaction and block built
- * on it would merge ethereumjs's default params again and rebuild the params cache, so
- * `updateParams` becomes a no-op (the params were merged once, above). Both are own properties,
- * which `copy()` keeps. The rules never change after this.
+ * Makes a finished Common cheap to use: `isActivatedEIP` becomes a Set lookup, repeated answers
+ * are computed once and `updateParams` a no-op (own properties, kept by `copy()`). The rules never
+ * change after this (docs/design/simulation-engine.md).
  */
 function freeze(common: Common): void {
   const active = new Set<number>((common as unknown as { _activatedEIPsCache: number[] })._activatedEIPsCache);

@@ -4,18 +4,10 @@ import { pathToFileURL } from 'node:url';
 import { LRUCache } from 'lru-cache';
 
 /**
- * The EVM finds a contract's valid jump destinations by scanning its whole bytecode at every
- * call frame (a Uniswap router: ~1.3 ms a time), and the analysis also holds the opcode
- * table entry of every instruction. Code read from the chain is the same Uint8Array for every
- * simulation (it comes from the shared state cache, and stays the same object across blocks while
- * the code is unchanged), so the analysis is kept per code object and EVM rules (the rules key
- * the simulator sets on each EVM: two rules on the same hardfork may differ in opcodes, CLZ, or in
- * gas functions, PIP-88), and dropped with the code when the cache evicts it; code a run makes
- * finds the analysis of the same bytes made before (byContent).
- *
- * This is sound only because every opcode handler is the same for all simulations of one set of
- * rules: the instrumented opcodes find their simulation through the interpreter's EVM (see
- * simulator.ts), never through a closure.
+ * Keeps the EVM's jump analysis (valid destinations, each instruction's opcode entry) per code
+ * object and EVM rules, instead of rescanning the bytecode at every call frame (~1.3 ms for a
+ * Uniswap router); dropped with the code when the state cache evicts it. Sound only while opcode
+ * handlers are shared per rules (docs/design/simulation-engine.md).
  */
 const require = createRequire(import.meta.url);
 const esmInterpreter = pathToFileURL(require.resolve('@ethereumjs/evm').replace(/dist[\\/]cjs[\\/]index\.js$/, 'dist/esm/interpreter.js')).href;

@@ -56,13 +56,9 @@ const remembered = new LRUCache<string, { keys: string[]; named: Map<string, str
 
 /**
  * Runs a bundle on one chain's state at one block: calls in order on one shared state, each as a
- * transaction with gas price 0 (no fee is charged; the sender's nonce increments), with the
- * environment `eth_call` uses at that block.
- *
- * The run reads only what is known (see {@link BundleReads}); what it had to assume is fetched
- * in one batch after it, and the run resumes from the first call that assumed wrong, on the
- * state the calls before it left (kept, layer by layer). A bundle whose state is cached runs
- * once and never waits; a cold one usually needs one batch.
+ * transaction with gas price 0 (the sender's nonce increments), in `eth_call`'s environment at
+ * that block. Reads never wait: assumptions are checked after the run, which resumes from the
+ * first call that assumed wrong (see BundleReads, docs/design/simulation-engine.md).
  */
 export async function simulateBundle(
   chain: ChainSource,

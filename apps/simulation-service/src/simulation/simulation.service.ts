@@ -8,6 +8,7 @@ import { connectNats } from '@tradeinfra/service-kit';
 import type { SimulationStats } from '../engine/simulator.js';
 import { SimulationPool } from '../workers/simulation-pool.js';
 import { asSimulationError, SimulationError, SimulationErrorCode } from './simulation.errors.js';
+import { CLOCK, type Clock } from '../common/clock.js';
 
 /** What the NATS reply adds around the result (`{"response": …, "isDisposed": true, "id": "<uuid>"}`), with room to spare. */
 const REPLY_ENVELOPE_BYTES = 1024;
@@ -22,6 +23,7 @@ export class SimulationService implements OnModuleInit, OnModuleDestroy {
   constructor(
     private readonly chains: ChainRegistry,
     @Inject(ENV) private readonly env: SimulationEnv,
+    @Inject(CLOCK) private readonly now: Clock,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -36,6 +38,7 @@ export class SimulationService implements OnModuleInit, OnModuleDestroy {
       timeoutMs: this.env.SIM_TIMEOUT_MS,
       killGraceMs: this.env.SIM_KILL_GRACE_MS,
       cacheMb: this.env.SIM_CACHE_MAX_MB,
+      now: this.now,
     });
     await this.pool.ready();
     this.logger.log(

@@ -29,6 +29,8 @@ export interface SimTask {
  */
 export interface WarmupTask {
   warmup: true;
+  /** The wall clock's time (ms) as the pool asked: the warm-up block's timestamp picks today's rules. */
+  now: number;
   arrived: SharedArrayBuffer;
   of: number;
   timeoutMs: number;

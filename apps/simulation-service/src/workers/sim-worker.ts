@@ -39,7 +39,7 @@ export default async function simulate(task: SimTask | WarmupTask): Promise<SimO
 }
 
 async function warmup(task: WarmupTask): Promise<boolean> {
-  await warmEvm().catch(() => undefined);
+  await warmEvm(task.now).catch(() => undefined);
   const arrived = new Int32Array(task.arrived);
   Atomics.add(arrived, 0, 1);
   const until = performance.now() + task.timeoutMs;
@@ -55,12 +55,12 @@ async function warmup(task: WarmupTask): Promise<boolean> {
  * first simulation otherwise pays for building a VM and compiling the interpreter's hot paths
  * (a tenth of a second, several on a busy machine).
  */
-async function warmEvm(): Promise<void> {
+async function warmEvm(now: number): Promise<void> {
   const absent: AccountState = { exists: false, balance: 0n, nonce: 0n, code: new Uint8Array(0), codeHash: KECCAK256_NULL };
   const block: BlockEnv = {
     number: 1n,
     hash: `0x${'11'.repeat(32)}`,
-    timestamp: BigInt(Math.floor(Date.now() / 1000)),
+    timestamp: BigInt(Math.floor(now / 1000)),
     gasLimit: 60_000_000n,
     baseFeePerGas: 0n,
     coinbase: `0x${'00'.repeat(20)}`,

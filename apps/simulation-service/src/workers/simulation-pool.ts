@@ -7,6 +7,7 @@ import type { ChainState, ReadBudget } from '../chain/chain-state.js';
 import type { SimulationStats } from '../engine/simulator.js';
 import { simulationTimeout, SimulationError, SimulationErrorCode } from '../simulation/simulation.errors.js';
 import { fromWire, toWire, type MainAnswer, type SimOutcome, type SimTask, type WarmupTask, type WorkerAsk, type WorkerFirstCall } from './protocol.js';
+import { type Clock } from '../common/clock.js';
 
 export interface PoolSettings {
   workers: number;
@@ -15,6 +16,8 @@ export interface PoolSettings {
   /** How long a worker past the bound may take to stop by itself before it is terminated. */
   killGraceMs: number;
   cacheMb: number;
+  /** The wall clock (the service's CLOCK). */
+  now: Clock;
 }
 
 /**
@@ -31,15 +34,9 @@ function workerFile(): string {
 }
 
 /**
- * The EVM runs in a pool of worker threads (piscina), one simulation per worker at a time, so a
- * simulation that runs long (an endless loop) holds one worker, never the service: the main
- * thread keeps answering NATS, reading chain state (the shared cache, the node) for every
- * worker, and counting each simulation's upstream reads.
- *
- * Deadlines: the worker's EVM checks the clock (every 64 jumps and after each call) and ends
- * the run itself at SIM_TIMEOUT_MS; the answer (504 `simulation_timeout`) goes out then whatever
- * the worker does; a worker still busy SIM_KILL_GRACE_MS later (a loop that never jumps, a huge
- * precompile input) is terminated and piscina starts a fresh one.
+ * Runs the EVM in a pool of worker threads (piscina), one simulation per worker, so a run that
+ * never ends holds a worker, never the service. Past SIM_TIMEOUT_MS the answer is a 504; a worker
+ * still busy SIM_KILL_GRACE_MS later is terminated (docs/design/simulation-engine.md).
  */
 export class SimulationPool {
   private readonly pool: Piscina<SimTask | WarmupTask, SimOutcome | boolean>;
@@ -64,7 +61,8 @@ export class SimulationPool {
   async ready(timeoutMs = 120_000): Promise<void> {
     const arrived = new SharedArrayBuffer(4);
     const of = this.settings.workers;
-    const all = await Promise.all(Array.from({ length: of }, () => this.pool.run({ warmup: true, arrived, of, timeoutMs })));
+    const now = this.settings.now();
+    const all = await Promise.all(Array.from({ length: of }, () => this.pool.run({ warmup: true, now, arrived, of, timeoutMs })));
     if (!all.every(Boolean)) throw new Error(`the simulation workers did not all start within ${timeoutMs} ms`);
   }
 

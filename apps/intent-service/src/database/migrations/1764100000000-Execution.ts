@@ -1,15 +1,10 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Execution of intents at launch. The signing webhook (`webhook_url`) joins the record; the
- * execution's own state lives on the intent row, so that cancel, expiry and execution decide on
- * one row (under its lock) and exactly one of them wins:
- * - `phase`: NULL (waiting), 'claimed' (a round of the chain's executor is checking and signing
- *   it, since `claimed_at`; a cancel or expiry still wins), 'submitted' (its buy was sent: only
- *   the chain decides now, and the executor records the outcome).
- * - `claim_token`: the round that claimed it, so a round whose claim was taken over cannot submit.
- * - `signed_tx`, `tx_nonce`, `target_block`, `submitted_at`: the submitted buy, kept for
- *   rebroadcasting, following inclusion and measuring.
+ * Execution of intents at launch: the signing webhook (`webhook_url`) joins the record, and the
+ * execution's state (`phase`, `claim_token`, the submitted buy's `signed_tx`, `tx_nonce`,
+ * `target_block`, `submitted_at`) lives on the intent row, so cancel, expiry and execution decide
+ * on one row (docs/design/exactly-once-execution.md).
  */
 export class Execution1764100000000 implements MigrationInterface {
   name = 'Execution1764100000000';

@@ -36,13 +36,9 @@ const recordJson = (fields: string) => `
       $$`;
 
 /**
- * Wallet intents (`POST /v1/wallet/intent`): pre-signed by the wallet, executed through the
- * chain's IntentExecutor contract by the service's relayer.
- * - `signature`, `intent_nonce`: the wallet's EIP-712 signature and the struct's one-use nonce;
- *   both set exactly for wallet intents.
- * - `tx_sender`: who sent the submitted buy when it is not the wallet (the relayer): nonces are
- *   followed per sender.
- * The record gains `kind` (`bot` | `wallet`) and `nonce`.
+ * Wallet intents (`POST /v1/wallet/intent`), executed through the chain's IntentExecutor by the
+ * service's relayer: `signature` and `intent_nonce` (set exactly for wallet intents), `tx_sender`
+ * (the relayer, when it sent the buy); the record gains `kind` and `nonce`.
  */
 export class WalletIntents1764400000000 implements MigrationInterface {
   name = 'WalletIntents1764400000000';

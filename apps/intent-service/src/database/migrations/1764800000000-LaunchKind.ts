@@ -36,14 +36,10 @@ const RECORD_JSON_BEFORE = `
       $$`;
 
 /**
- * The launch an intent was acted on at (the record's `launch`):
- * - `intents.launch_type`, `launch_tx_hash`: stamped by the executor when it checks or sends
- *   the intent's buy (public_transaction: seen pending; private_transaction: first seen in its
- *   block while the mempool is followed; block: the mempool is not followed);
- * - `launches.tx_hash`: the transaction of the pair's first Mint (null for a pair found already
- *   liquid), `seen_pending`: it was seen in the mempool before its block.
- * From here on `record_json` is defined in code (intents/intent-record.sql.ts) and recreated
- * after every migration run; this migration's `down` restores the last migration-made version.
+ * The launch an intent was acted on at (the record's `launch`): `intents.launch_type` and
+ * `launch_tx_hash`, `launches.tx_hash` and `seen_pending` (docs/design/launch-watching.md). From
+ * here on `record_json` is defined in code (intents/intent-record.sql.ts) and recreated after
+ * every migration run; `down` restores the last migration-made version.
  */
 export class LaunchKind1764800000000 implements MigrationInterface {
   name = 'LaunchKind1764800000000';

@@ -52,12 +52,9 @@ export const LAUNCH_BEFORE_FACTS = `CASE WHEN x.launch_type IS NULL THEN NULL EL
                 AND (x.launch_tx_hash IS NULL OR l.tx_hash IS NULL OR l.tx_hash = x.launch_tx_hash))) END`;
 
 /**
- * What an intent knows of the launch it was acted on at, on its own row:
- * - the sender and nonce of the pending launch transaction a buy was sent behind: with them, a
- *   buy that reverts because its launch never happened (replaced by another transaction with
- *   its nonce, or dropped) is told from a real failure, whatever became of the pending launch;
- * - the launch's block, written with the outcome: a record never reads completed (or failed
- *   with a buy) before its launch block is known, nor loses it to a reorg of `intent.launches`.
+ * What an intent knows of the launch it was acted on at, on its own row: the sender and nonce of
+ * the pending launch a buy was sent behind, and the launch's block, written with the outcome
+ * (docs/design/following-buys.md).
  */
 export class LaunchFacts1765100000000 implements MigrationInterface {
   name = 'LaunchFacts1765100000000';

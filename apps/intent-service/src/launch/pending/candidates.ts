@@ -12,12 +12,9 @@ const ZERO_PADDING = '0'.repeat(24);
 const SCAN_ANYWHERE_UP_TO = 64;
 
 /**
- * Whether a pending transaction may give a watched token its first liquidity, decided from the
- * transaction alone (no I/O): it goes to a watched token (the `openTrading()` pattern, where the
- * token calls the router itself), or its calldata names a watched token (`addLiquidityETH`,
- * `addLiquidity` and `createPair` name theirs; so does a launcher contract's call). A call to the
- * router or the factory that names no watched token is not one: on a busy chain most pending
- * transactions are router swaps, and only candidates are simulated.
+ * Whether a pending transaction may give a watched token its first liquidity, from the
+ * transaction alone: it goes to a watched token, or its calldata names one. Only candidates are
+ * simulated (docs/design/pending-launch-path.md).
  */
 export function isLaunchCandidate(tx: { to: string | null; input: string }, watch: LaunchWatch): boolean {
   if (watch.tokens.size === 0 || tx.to === null) return false;

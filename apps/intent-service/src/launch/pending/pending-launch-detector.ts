@@ -1,6 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import type { SimulatedCall, SimulationResult, StateUpdate } from '@tradeinfra/contracts';
-import type { ProbeResult } from '../../execution/token-prober.js';
+import type { ProbeResult } from '../../execution/launch-intake.js';
 import type { ChainRpc, SimulationRequest } from '@tradeinfra/service-kit';
 import { isLaunchCandidate, type LaunchWatch } from './candidates.js';
 import { firstLiquidity, type FirstLiquidity } from './first-liquidity.js';
@@ -51,12 +51,9 @@ export interface PendingLaunchDetectorOptions {
 }
 
 /**
- * Turns pending-transaction hashes into launches: fetches the transactions in one batch, keeps the
- * candidates (a cheap look at `to` and calldata), simulates each on the head state through the
- * simulation service, and reports those whose logs give a watched token its first liquidity, with
- * the signed bytes rebuilt and checked. A transaction that reverts in simulation, or whose bytes
- * cannot be rebuilt, is not a launch. With a token probe behind the candidate in its simulation,
- * the launch is reported as soon as the candidate's own call is final, while the probe still runs.
+ * Turns pending-transaction hashes into launches: fetches them in one batch, simulates the
+ * candidates on the head state and reports those that give a watched token its first liquidity,
+ * with the signed bytes rebuilt and checked (docs/design/pending-launch-path.md).
  */
 export class PendingLaunchDetector {
   private readonly seen = new Set<string>();

@@ -1,17 +1,15 @@
 import { getAddress } from 'ethers';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { ChainNodes } from '../../common/chain-nodes.js';
+import { CLOCK, type Clock } from '../../common/clock.js';
 import { PeriodicTask } from '../../common/periodic-task.js';
 import { ENV, type IntentServiceEnv, type WatchedChain } from '../../config/env.js';
-import { ChainHeads } from '../../execution/chain-heads.js';
-import { ExecutionRepository } from '../../execution/execution.repository.js';
-import { Executor } from '../../execution/executor.js';
-import { getAmountOut, getPairCall, pairFromResult } from '../../execution/uniswap-v2.js';
-import { claimableProbeIntent, probeBalance, probePlan, readProbeBehindLaunch, type ProbeResult } from '../../execution/token-prober.js';
-import type { ClaimedIntent, LaunchedToken } from '../../execution/execution.types.js';
-import { SimulationClient } from '../../execution/simulation-client.js';
+import { ChainHeads } from '../../chain/chain-heads.js';
+import { SimulationClient } from '../../chain/simulation-client.js';
+import { getPairCall, pairFromResult } from '../../chain/uniswap-v2.js';
+import { claimableProbeIntent, LaunchIntake, probeBehindLaunch, type ClaimedIntent, type LaunchedToken } from '../../execution/launch-intake.js';
 import { IntentsRepository } from '../../intents/intents.repository.js';
-import { ChainRpc } from '../chain-rpc.js';
+import { ChainRpc } from '../../chain/chain-rpc.js';
 import { addedLiquidity, type LaunchWatch } from './candidates.js';
 import { PendingLaunchDetector, type BehindLaunch, type PendingLaunch } from './pending-launch-detector.js';
 import type { RpcTransaction } from './raw-transaction.js';
@@ -38,13 +36,9 @@ interface ChainWatch {
 }
 
 /**
- * Sees launches in the mempool (`MEMPOOL_LAUNCHES_<id>`: `ws`, or `poll`): every pending
- * transaction a node announces goes through the PendingLaunchDetector, and a launch of a token
- * with waiting intents is stored (`intent.pending_launches`) and wakes the executor, which buys
- * right behind it, in its block. Every LAUNCH_POLL_INTERVAL_MS it refreshes the tokens it
- * watches and forgets launches that are no longer pending: dropped or replaced (their intents
- * wait again, those already sent in a bundle behind it too), or mined (the LaunchWatcher's
- * block path takes over).
+ * Sees launches in the mempool (`MEMPOOL_LAUNCHES_<id>`): stores each launch of a token with
+ * waiting intents and hands it to execution, which buys right behind it; forgets launches that
+ * are no longer pending (docs/design/pending-launch-path.md).
  */
 @Injectable()
 export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
@@ -54,11 +48,11 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
   constructor(
     private readonly repo: PendingLaunchesRepository,
     private readonly simulation: SimulationClient,
-    private readonly executor: Executor,
-    private readonly execution: ExecutionRepository,
+    private readonly executor: LaunchIntake,
     private readonly intents: IntentsRepository,
     private readonly heads: ChainHeads,
     @Inject(ENV) private readonly env: IntentServiceEnv,
+    @Inject(CLOCK) private readonly now: Clock,
     nodes: ChainNodes,
   ) {
     for (const config of env.watchedChains) {
@@ -122,7 +116,7 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
 
   private async stored(chain: ChainWatch, launch: PendingLaunch): Promise<void> {
     // When the transaction was first announced, on the wall clock (what the executor's latency counts from).
-    const seenAt = new Date(Date.now() - (performance.now() - launch.seenAt));
+    const seenAt = new Date(this.now() - (performance.now() - launch.seenAt));
     // The round starts on the launch as recognised, while it is stored (see Executor.launchSeen).
     const recorded = this.repo.record(launch, chain.config.wrappedNative, seenAt);
     const txHash = launch.txHash.toLowerCase(); // as stored
@@ -173,35 +167,17 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
   }
 
   /**
-   * The token probe to run right behind a candidate in its own simulation, where the candidate is
-   * the router's `addLiquidityETH` or `addLiquidity` of a watched token with the wrapped native
-   * token: the pool it will leave is then known from its calldata (the amounts it adds, into a
-   * pool with none), and so is what the probe sells. The probe counts only if the launch leaves
-   * exactly that pool (a token taking a fee on the way into the pair does not); otherwise the
-   * round probes as usual.
+   * The token probe to run right behind a candidate in its own simulation: only for the router's
+   * `addLiquidity(ETH)` of a watched token, whose pool is known from its calldata
+   * (docs/design/pending-launch-path.md).
    */
   private probeBehind(chain: ChainWatch, tx: RpcTransaction): BehindLaunch | null {
     const { config } = chain;
     const added = addedLiquidity(tx, config.router, config.wrappedNative);
     if (!added) return null;
-    const { token, tokenAmount, nativeAmount } = added;
-    const weth = config.wrappedNative.toLowerCase();
-    const intent = chain.probeIntents.get(token);
-    if (!intent || !chain.state.watch.tokens.has(token)) return null;
-    const p = probePlan(config, token, intent);
-    const quoted = getAmountOut(p.swapValue, nativeAmount, tokenAmount);
-    const funded = { accounts: { [p.wallet]: { balance: probeBalance(p).toString() } } };
-    return {
-      calls: [{ ...p.balance, overrides: funded }, p.buy, p.balance, ...p.sellCalls(quoted)],
-      read: (results, launches) => {
-        const l = launches.find((x) => x.token === token && x.quote === weth);
-        if (!l || l.tokenReserve !== tokenAmount || l.quoteReserve !== nativeAmount) return new Map();
-        const probe = readProbeBehindLaunch(results, quoted, token, weth, l.pair);
-        // A buy that reverted may be this intent's own doing (its expiry passed since it was
-        // picked): the round's own probe, with an intent it claims, says.
-        return probe && !('reverted' in probe) ? new Map<string, ProbeResult>([[token, probe]]) : new Map();
-      },
-    };
+    const intent = chain.probeIntents.get(added.token);
+    if (!intent || !chain.state.watch.tokens.has(added.token)) return null;
+    return probeBehindLaunch(config, intent, added);
   }
 
   /** The tokens to watch (and their pairs made before any liquidity); launches dropped or replaced are forgotten. */
@@ -225,7 +201,7 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
     }
     chain.state = { watch: { router: config.router, factory: config.factory, tokens: new Set(tokens) }, knownPairs };
     // The intent each watched token would be probed with (looked up once per token, and again once it has expired).
-    const now = BigInt(Math.floor(Date.now() / 1000));
+    const now = BigInt(Math.floor(this.now() / 1000));
     for (const [t, intent] of chain.probeIntents) if (!chain.state.watch.tokens.has(t) || intent.expiry <= now) chain.probeIntents.delete(t);
     for (const t of tokens.filter((t) => !chain.probeIntents.has(t))) {
       const intent = await claimableProbeIntent(this.intents, config.chainId, t);
@@ -236,14 +212,9 @@ export class PendingLaunchWatcher implements OnApplicationBootstrap, OnModuleDes
   }
 
   /**
-   * Forgets a pending launch once it is no longer pending:
-   * - the node no longer has its transaction (dropped, or replaced by another with its nonce),
-   *   or it was mined and reverted: the token is watched again. The buys already sent behind it
-   *   are not sent again; the executor's follower (buy-follower.ts) puts their intents back to
-   *   waiting once nothing of them can land (a bundle behind the launch at once; a buy in a
-   *   node's pool once it is mined and reverts, or the node drops it);
-   * - it was mined, and the block watcher has processed its block: the block path takes over
-   *   (it recorded the launch, as seen pending); the buys already sent are followed as always.
+   * Forgets a pending launch once it is no longer pending: dropped, replaced or reverted (the token
+   * is watched again; the follow step decides its buys), or mined and processed by the block
+   * watcher, which takes over (docs/design/pending-launch-path.md).
    */
   private async forgetDropped(chain: ChainWatch): Promise<void> {
     const chainId = chain.config.chainId;

@@ -1,5 +1,5 @@
 import { Signature, Transaction, type TransactionLike } from 'ethers';
-import { recoverAddress } from '../../execution/recover.js';
+import { recoverAddress } from '../../chain/recover.js';
 
 /** A transaction as `eth_getTransactionByHash` (or a pending-transaction feed) returns it. */
 export interface RpcTransaction {

@@ -1,5 +1,5 @@
 import { RpcError, RpcUnavailable } from '@tradeinfra/service-kit';
-import { nodeTraits } from './chain-clients.js';
+import { nodeTraits } from './node-traits.js';
 
 /** A node answering web3_clientVersion with `answer`, counting how often it was asked. */
 function node(answer: () => Promise<string>) {

@@ -1,5 +1,5 @@
 import { FailureReason } from './checks.js';
-import { judgeOrphan, judgeRevertedBehind, judgeWaiting, launchSeenMined, nonceUsed, outcomeLaunch, planResends, settleMined } from './buy-follower.js';
+import { judgeOrphan, judgeRevertedBehind, judgeWaiting, launchSeenMined, nonceUsed, outcomeLaunch, planResends, settleMined } from './buy-judgement.js';
 import { type SubmittedIntent } from './execution.repository.js';
 
 const buy = (id: string, over: Partial<SubmittedIntent> = {}): SubmittedIntent => ({

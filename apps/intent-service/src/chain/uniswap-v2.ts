@@ -1,8 +1,12 @@
 import { abiWord, DECIMALS, GET_RESERVES, TOKEN0, TOKEN1 } from '@tradeinfra/contracts';
-import { type ChainRpc, type RpcCall } from '../launch/chain-rpc.js';
-import { getAmountOut } from './buy.js';
+import { type ChainRpc, type RpcCall } from './chain-rpc.js';
 
-export { getAmountOut };
+/** Uniswap V2's quote: what `amountIn` buys from a pool with these reserves (0.3 % fee). */
+export function getAmountOut(amountIn: bigint, reserveIn: bigint, reserveOut: bigint): bigint {
+  if (amountIn <= 0n || reserveIn <= 0n || reserveOut <= 0n) return 0n;
+  const withFee = amountIn * 997n;
+  return (withFee * reserveOut) / (reserveIn * 1000n + withFee);
+}
 
 /** The factory's `getPair(address,address)` selector. */
 const GET_PAIR = '0xe6a43905';

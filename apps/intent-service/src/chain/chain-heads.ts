@@ -12,12 +12,12 @@ export class ChainHeads {
   private readonly heads = new Map<number, { number: bigint; at: number }>();
 
   seen(chainId: number, number: bigint): void {
-    this.heads.set(chainId, { number, at: Date.now() });
+    this.heads.set(chainId, { number, at: performance.now() });
   }
 
   /** The head seen within the last `maxAgeMs`, or null. */
   recent(chainId: number, maxAgeMs: number): bigint | null {
     const head = this.heads.get(chainId);
-    return head && Date.now() - head.at <= maxAgeMs ? head.number : null;
+    return head && performance.now() - head.at <= maxAgeMs ? head.number : null;
   }
 }
