@@ -33,7 +33,7 @@ interface Step {
  * back over a reorg or a reset chain (dropping what it saw in the abandoned blocks). A node behind
  * the cursor (a head below it, a block it does not have yet) is waited for, never an error. Each
  * poll reads one endpoint (ChainRpc.pinned). One replica watches a chain at a time (advisory
- * lock). See docs/chain-endpoints.md.
+ * lock). See docs/design/chain-endpoints.md.
  */
 @Injectable()
 export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
