@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm start`: install if needed, build, find Postgres (or start an embedded one) and NATS,
-// bootstrap + migrate the database, then run the gateway and the intent service in the
+// bootstrap + migrate the database, then run the gateway and the intent, simulation and payout services in the
 // foreground with prefixed logs. Ctrl-C stops everything.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';

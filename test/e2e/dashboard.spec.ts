@@ -265,7 +265,7 @@ describe('customer dashboard in headless Chromium', () => {
     ]);
     await page.waitForFunction(() => document.querySelector('#balances tr[data-asset="ETH"] td:nth-child(3)')?.textContent === '0');
     mkdirSync(join(ROOT, 'docs'), { recursive: true });
-    // The README's picture: refreshed with DASHBOARD_SCREENSHOT=1, else kept out of the tree.
+    // The picture in docs/api/dashboard.md: refreshed with DASHBOARD_SCREENSHOT=1, else kept out of the tree.
     const shot = process.env.DASHBOARD_SCREENSHOT === '1' ? join(ROOT, 'docs', 'dashboard.png') : join(tmpdir(), `tradeinfra-dashboard-${process.pid}.png`);
     await page.screenshot({ path: shot, fullPage: true });
     expect(statSync(shot).size).toBeGreaterThan(10_000);

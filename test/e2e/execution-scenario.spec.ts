@@ -1,6 +1,8 @@
 /**
- * Intent execution, end to end, written from the README ("Execution", "Signing", "Submission",
- * "Exactly one outcome", "Notifications") and the typed contract only.
+ * Intent execution, end to end, written from the documentation only (then the README's
+ * "Execution", "Signing", "Submission", "Exactly one outcome", "Notifications"; now
+ * docs/api/intents.md, signing-webhook.md, notifications.md, docs/design/submission.md and
+ * exactly-once.md) and the typed contract.
  *
  * A real hardhat chain (automine off: the test decides when blocks happen), a Uniswap V2 DEX
  * on it, the whole product (gateway, intent, simulation and payout services), and a signing
@@ -68,7 +70,7 @@ function amountOut(amountIn: bigint, reserveIn: bigint, reserveOut: bigint): big
 const hex = (n: bigint) => `0x${n.toString(16)}`;
 const lower = (s: string | null | undefined) => (s ?? '').toLowerCase();
 
-describe('intent execution: a scenario from the README', () => {
+describe('intent execution: a scenario from the documentation', () => {
   let node: HardhatNode;
   let dex: LocalDex;
   let stack: Stack;
@@ -754,8 +756,8 @@ describe('intent execution: a scenario from the README', () => {
 
     it('tells the signer the block it checked the buy on (launchBlock), the one before the target block', () => {
       // packages/contracts SigningRequest: "launchBlock, targetBlock: the state the buy was checked on,
-      // and the block it is meant for"; README: an intent created after its launch executes "on the
-      // chain's state at the newest block (the launch state), for the next block (the target block)".
+      // and the block it is meant for"; docs/api/intents.md: an intent created after its launch "runs on
+      // the chain's state at the newest block (the launch state), for the next block (the target block)".
       const req = callsFor(m.id)[0]!.request;
       expect({ launchBlock: req.launchBlock, targetBlock: req.targetBlock }).toEqual({
         launchBlock: stateBlock.toString(),

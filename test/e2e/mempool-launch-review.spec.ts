@@ -5,7 +5,7 @@ import { LaunchDriver, NotificationSink, startMempoolStack } from './execution-s
 import type { Stack } from './harness.js';
 
 /**
- * Independent review of same-block launches (README, "Launches seen before their block"): what a
+ * Independent review of same-block launches (docs/design/pending-launches.md): what a
  * user or an attacker meets that mempool-launch.spec.ts does not drive. A local chain that does
  * not automine and mines its pool in arrival order (FIFO), the whole product following its
  * mempool over the WebSocket, no relays: the buys go to the node right behind the launch.
@@ -301,7 +301,7 @@ describe('same-block launches under review: spam, several launches, other transa
     expect(block.transactions).toEqual([launch, sent.txHash]);
     expect((await receipt(launch))!.status).toBe('0x1');
     expect((await receipt(sent.txHash!))!.status).toBe('0x0');
-    // "mined and reverted → failed/reverted": the chain decided (README, Execution, Submission).
+    // "mined and reverted → failed/reverted": the chain decided (docs/design/submission.md).
     expect(await driver.get(intent.id)).toMatchObject({ status: 'failed', statusReason: 'reverted', txHash: sent.txHash });
     expect(await dex.balanceOf(token, w.address)).toBe(0n);
     expect(await balances()).toEqual(before); // gas is free here (base fee 0, tip 0): value, fee and bribe all stayed

@@ -69,7 +69,7 @@ export interface MerkleSigningRequest {
     /** The launch transaction (null only for a pair found already liquid). */
     launchTxHash: string | null;
   };
-  /** The EIP-1559 transaction to sign; quantities as 0x-hex. `to` is null: the buy is a contract creation (see the README). */
+  /** The EIP-1559 transaction to sign; quantities as 0x-hex. `to` is null: the buy is a contract creation (docs/design/buy-transaction.md). */
   tx: {
     to: string | null;
     data: string;
@@ -97,7 +97,7 @@ export interface UnsignedTransaction {
   chainId: number;
   from: string;
   nonce: number;
-  /** null: a contract creation (the buy runs as init code; see the README). */
+  /** null: a contract creation (the buy runs as init code; docs/design/buy-transaction.md). */
   to: string | null;
   value: string;
   data: string;

@@ -85,11 +85,11 @@ export const IntentRecordSchema = described(
     ),
     webhookUrl: described(
       z.string().nullable(),
-      'Signing webhook: receives the unsigned buy at launch and answers {signedTransactions: [raw]} (see the README). Public addresses only; a redirect is signer_refused.',
+      'Signing webhook: receives the unsigned buy at launch and answers {signedTransactions: [raw]} (see docs/api/signing-webhook.md). Public addresses only; a redirect is signer_refused.',
     ),
     webhookBatch: described(
       z.boolean().nullable(),
-      'true: the signing webhook takes batches (one SigningBatchRequest for the buys of one launch that name it; see the README)',
+      'true: the signing webhook takes batches (one SigningBatchRequest for the buys of one launch that name it; see docs/api/signing-webhook.md)',
     ),
     webhookProtocol: described(
       z.enum(WEBHOOK_PROTOCOLS).nullable(),

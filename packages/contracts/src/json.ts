@@ -24,7 +24,7 @@ export function parseJson(text: string, maxDepth = MAX_JSON_DEPTH): unknown {
  * The deepest nesting of arrays and objects accepted in JSON from outside (HTTP bodies, answers
  * of chain nodes and webhooks): 64 levels, where no request or answer of ours needs more than 8.
  * Deeper text is refused before any parser sees it: `JSON.stringify`, lossless-json and zod
- * recurse, and 10,000 levels overflow the stack (docs/json-depth.md).
+ * recurse, and 10,000 levels overflow the stack (docs/design/json-depth.md).
  */
 export const MAX_JSON_DEPTH = 64;
 

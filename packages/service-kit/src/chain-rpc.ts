@@ -103,7 +103,7 @@ const redact = (url: string): string => {
  * trip). A call to an endpoint that fails to answer, or is marked down while it waits, is made
  * once more on the next one. Transactions and bundles go to every live endpoint. `pinned()` and
  * `atLeast()` give one endpoint alone, for reads that must all see one node's chain.
- * See docs/chain-endpoints.md.
+ * See docs/design/chain-endpoints.md.
  */
 export class ChainRpc {
   /** The first endpoint's URL. */

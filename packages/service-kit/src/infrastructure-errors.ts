@@ -2,7 +2,7 @@ import { ErrorName, type RpcErrorPayload } from '@tradeinfra/contracts';
 
 /**
  * Errors that are about the infrastructure, not the request: the database or NATS failed (see
- * docs/infrastructure-errors.md). Both error filters (the services' and the gateway's) answer
+ * docs/design/infrastructure-errors.md). Both error filters (the services' and the gateway's) answer
  * them 503 ServiceUnavailable (with Retry-After at the gateway) or 504 Timeout, never 500, and
  * with a message that names no database, role, host or statement.
  */

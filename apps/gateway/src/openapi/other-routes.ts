@@ -23,7 +23,7 @@ export const OTHER_ROUTES: RouteSpec[] = [
     description:
       'Runs the calls in order on one shared state on top of the state after block `blockNumber` (or `block_number`; latest when omitted), ' +
       "each as a transaction with gas price 0 (the sender's nonce increments, no fee is charged), with the block environment eth_call uses at that block (BASEFEE reads 0), " +
-      "under the EVM rules the chain ran at that block (see the README's fork schedule; HARDFORK_<chainId> fixes one). " +
+      'under the EVM rules the chain ran at that block (see docs/design/fork-schedule.md; HARDFORK_<chainId> fixes one). ' +
       "The bundle's overrides apply before the first call, a call's own `overrides` just before it. A call's gas is `gas` or `gasLimit` (both and different: 400); " +
       "it defaults to the block gas limit capped by the fork's transaction gas cap (2^24 since Osaka, EIP-7825); more, or init code above 49,152 bytes (EIP-3860), is a 400 ValidationError. " +
       "A call whose `nonce` differs from its sender's fails the request with 400 `Nonce mismatch. Expected <n>, got <m> on call #<index>` (0-based). " +

@@ -4,7 +4,7 @@ import { AbiCoder } from 'ethers';
  * The buy as one transaction from the user's wallet, needing no contract of ours and no custody:
  * a contract creation whose init code (firstOrFail check, router swap to the wallet, fee, bribe to
  * the builder by selfdestruct) succeeds whole or reverts whole. Value: `buyAmount + bribe`.
- * docs/design/first-or-fail.md tells each step.
+ * docs/design/buy-init-code.md tells each step.
  */
 export interface BuyPlan {
   router: string;
@@ -23,7 +23,7 @@ export interface BuyPlan {
   /**
    * Only the block that gives this pair its first liquidity may include the buy (firstOrFail behind
    * a pending launch), or null: read from the pair's cumulative prices and last update
-   * (docs/design/first-or-fail.md); the wallet executor checks the same.
+   * (docs/design/buy-init-code.md); the wallet executor checks the same.
    */
   onlyInLaunchBlockOf: string | null;
 }

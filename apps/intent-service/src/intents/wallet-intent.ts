@@ -19,7 +19,7 @@ export interface WalletIntentTerms {
 
 /**
  * The executor's `BuyIntent` the wallet signed for these terms: what is not set is 0, the zero
- * address or false (see the README's "Wallet intents").
+ * address or false (see docs/api/wallet-intents.md).
  */
 export function toBuyIntent(t: WalletIntentTerms & { nonce: string }): BuyIntent {
   return {

@@ -29,7 +29,7 @@ interface Step {
  * Follows each configured chain block by block (polling, and at once on a `WS_URL_<id>` head)
  * and records the first liquidity of a pending intent's token; the cursor in Postgres survives
  * restarts, reorgs are stepped back over, a node behind is waited for. One replica per chain
- * (docs/design/launch-watching.md, docs/chain-endpoints.md).
+ * (docs/design/launch-watching.md, docs/design/chain-endpoints.md).
  */
 @Injectable()
 export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {

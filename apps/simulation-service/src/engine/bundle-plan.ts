@@ -54,7 +54,7 @@ export function staticKeys(request: SimulateRequest, named = namedAddresses(requ
 /**
  * What a bundle of the same shape read (`keys`, naming `before`), for this one (naming `now`):
  * the earlier bundle's keys with each replaced address swapped in, so a token launched like the
- * last one runs once. Why and the exact rules: docs/design/simulation-engine.md.
+ * last one runs once. Why and the exact rules: docs/design/simulation-internals.md.
  */
 export function carriedKeys(keys: Iterable<string>, before: Map<string, string>, now: Map<string, string>): string[] {
   const replaced = new Map<string, string | null>();

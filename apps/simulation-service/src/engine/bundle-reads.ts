@@ -14,7 +14,7 @@ interface Miss {
 /**
  * Everything one simulation reads from the chain at its block, and what it had to assume: a
  * read the shared cache cannot answer never waits; it is assumed, recorded as a miss, fetched in
- * one batch after the run and checked (docs/design/simulation-engine.md).
+ * one batch after the run and checked (docs/design/simulation-internals.md).
  */
 export class BundleReads implements StateReads {
   /** Every chain key read (`a:`, `s:`, `h:`), for the next bundle of the same shape. */

@@ -6,7 +6,7 @@ import { keccak256Bytes } from '@tradeinfra/service-kit';
 /**
  * Patches ethereumjs 10.1's `Interpreter` to run a step synchronously when all it needs is
  * synchronous, falling back to the original awaited step otherwise: same gas, errors and order,
- * without two or three microtask trips per opcode (docs/design/simulation-engine.md). Process-wide;
+ * without two or three microtask trips per opcode (docs/design/simulation-internals.md). Process-wide;
  * the `@ethereumjs/*` versions are pinned for it (fast-interpreter.spec.ts checks them).
  */
 /** The `@ethereumjs/*` release whose internals this patch copies (package.json pins it exactly). */

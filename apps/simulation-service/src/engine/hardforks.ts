@@ -63,7 +63,7 @@ const TX_GAS_CAP_EIP7825 = 1n << 24n;
 /**
  * BNB Smart Chain (56), from bnb-chain/bsc `params/config.go` (BSCChainConfig) and its
  * `core/vm` (jump tables, precompile sets): time-scheduled forks since Shanghai. BSC's own
- * precompiles (0x64..0x69: light-client and BLS checks) are not implemented here. See README.
+ * precompiles (0x64..0x69: light-client and BLS checks) are not implemented here. See docs/design/fork-schedule.md.
  */
 const BSC: Era[] = [
   { name: 'mendel', hardfork: Hardfork.Osaka, timestamp: 1_777_343_400n, cancunBlobs: true },
@@ -76,7 +76,7 @@ const BSC: Era[] = [
 
 /**
  * Polygon PoS (137), from 0xPolygon/bor `params/config.go` (BorMainnetChainConfig) and
- * `core/vm`, the Bor/Erigon release notes and PIP-88: block-scheduled forks. See README.
+ * `core/vm`, the Bor/Erigon release notes and PIP-88: block-scheduled forks. See docs/design/fork-schedule.md.
  */
 const POLYGON: Era[] = [
   { name: 'chicago', hardfork: Hardfork.Prague, block: 87_218_600n, eips: [7823, 7883, 7825, 7939, 7951], noKzg: true, pip88: true, txGasCap: 1n << 25n },
@@ -198,7 +198,7 @@ function buildRules(chainId: number, key: string, era: Era & { label: string }):
 /**
  * Makes a finished Common cheap to use: `isActivatedEIP` becomes a Set lookup, repeated answers
  * are computed once and `updateParams` a no-op (own properties, kept by `copy()`). The rules never
- * change after this (docs/design/simulation-engine.md).
+ * change after this (docs/design/simulation-internals.md).
  */
 function freeze(common: Common): void {
   const active = new Set<number>((common as unknown as { _activatedEIPsCache: number[] })._activatedEIPsCache);

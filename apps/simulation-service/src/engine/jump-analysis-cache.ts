@@ -7,7 +7,7 @@ import { LRUCache } from 'lru-cache';
  * Keeps the EVM's jump analysis (valid destinations, each instruction's opcode entry) per code
  * object and EVM rules, instead of rescanning the bytecode at every call frame (~1.3 ms for a
  * Uniswap router); dropped with the code when the state cache evicts it. Sound only while opcode
- * handlers are shared per rules (docs/design/simulation-engine.md).
+ * handlers are shared per rules (docs/design/simulation-internals.md).
  */
 const require = createRequire(import.meta.url);
 const esmInterpreter = pathToFileURL(require.resolve('@ethereumjs/evm').replace(/dist[\\/]cjs[\\/]index\.js$/, 'dist/esm/interpreter.js')).href;

@@ -58,7 +58,7 @@ const remembered = new LRUCache<string, { keys: string[]; named: Map<string, str
  * Runs a bundle on one chain's state at one block: calls in order on one shared state, each as a
  * transaction with gas price 0 (the sender's nonce increments), in `eth_call`'s environment at
  * that block. Reads never wait: assumptions are checked after the run, which resumes from the
- * first call that assumed wrong (see BundleReads, docs/design/simulation-engine.md).
+ * first call that assumed wrong (see BundleReads, docs/design/simulation-internals.md).
  */
 export async function simulateBundle(
   chain: ChainSource,

@@ -36,7 +36,7 @@ function workerFile(): string {
 /**
  * Runs the EVM in a pool of worker threads (piscina), one simulation per worker, so a run that
  * never ends holds a worker, never the service. Past SIM_TIMEOUT_MS the answer is a 504; a worker
- * still busy SIM_KILL_GRACE_MS later is terminated (docs/design/simulation-engine.md).
+ * still busy SIM_KILL_GRACE_MS later is terminated (docs/design/simulation-internals.md).
  */
 export class SimulationPool {
   private readonly pool: Piscina<SimTask | WarmupTask, SimOutcome | boolean>;
