@@ -37,7 +37,11 @@ export class ChainLoop implements OnApplicationBootstrap, OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     await Promise.all(this.tasks.map((t) => t.stop()));
-    for (const runner of this.leases.values()) await runner.release().catch(() => undefined);
+    // Unlocked before the connection goes back to the pool (a session lock outlives release()).
+    for (const [chainId, runner] of this.leases) {
+      await runner.query('SELECT pg_advisory_unlock($1, $2)', [ADVISORY_LOCKS.orderflowChain, chainId]).catch(() => undefined);
+      await runner.release().catch(() => undefined);
+    }
     this.leases.clear();
   }
 
