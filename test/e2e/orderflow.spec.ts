@@ -112,7 +112,15 @@ describe('order flow: private transactions, the backrun auction, cashback', () =
     const provider = walletProvider();
     const wallet = new Wallet(user.privateKey, provider);
     const data = dex.a.UniswapV2Router02!.iface.encodeFunctionData('swapExactETHForTokens', [0, [dex.weth, token], user.address, MaxUint256]);
-    const tx = await wallet.sendTransaction({ to: dex.router, data, value: ETH, gasLimit: 300_000n, maxFeePerGas: 2n * GWEI, maxPriorityFeePerGas: GWEI, ...extra });
+    const tx = await wallet.sendTransaction({
+      to: dex.router,
+      data,
+      value: ETH,
+      gasLimit: 300_000n,
+      maxFeePerGas: 2n * GWEI,
+      maxPriorityFeePerGas: GWEI,
+      ...extra,
+    });
     provider.destroy();
     return tx.hash;
   }
@@ -164,7 +172,10 @@ describe('order flow: private transactions, the backrun auction, cashback', () =
     const bid = 10n ** 16n; // 0.01 ETH
     const raw = await backrun(searchers[0]!, bid);
     const at = await head();
-    const { bundleHash } = await client.sendBundle({ inclusion: { block: Number(at + 1n), maxBlock: Number(at + 5n) }, body: [{ hash: target }, { tx: raw, canRevert: false }] });
+    const { bundleHash } = await client.sendBundle({
+      inclusion: { block: Number(at + 1n), maxBlock: Number(at + 5n) },
+      body: [{ hash: target }, { tx: raw, canRevert: false }],
+    });
     expect(bundleHash).toMatch(/^0x[0-9a-f]{64}$/);
 
     const before = await rpc<string>('eth_getBalance', [treasury.address, 'latest']);
@@ -237,11 +248,21 @@ describe('order flow: private transactions, the backrun auction, cashback', () =
     );
     const target = hashOf(signed);
     const at = await head();
-    const sent = await provider.send('eth_sendPrivateTransaction', [{ tx: signed, maxBlockNumber: `0x${(at + 10n).toString(16)}`, preferences: { privacy: { hints: ['hash'] } } }]);
+    const sent = await provider.send('eth_sendPrivateTransaction', [
+      { tx: signed, maxBlockNumber: `0x${(at + 10n).toString(16)}`, preferences: { privacy: { hints: ['hash'] } } },
+    ]);
     provider.destroy();
     expect(sent).toBe(target);
     const hint = await hintOf(target);
-    expect({ ...hint }).toEqual({ hash: target, logs: undefined, to: undefined, functionSelector: undefined, callData: undefined, gasUsed: undefined, mevGasPrice: undefined });
+    expect({ ...hint }).toEqual({
+      hash: target,
+      logs: undefined,
+      to: undefined,
+      functionSelector: undefined,
+      callData: undefined,
+      gasUsed: undefined,
+      mevGasPrice: undefined,
+    });
 
     // A backrun that reverts (a token transfer of more than it holds) with canRevert false.
     const erc20 = dex.a.PlainToken!.iface;
@@ -323,7 +344,11 @@ describe('order flow: private transactions, the backrun auction, cashback', () =
   it.each([['after-observe'], ['after-publish']])('a service killed (SIGKILL) %s credits exactly once after a restart', async (at) => {
     while (stack.orderflowReplicas.length > 0) await stack.orderflowReplicas.shift()!.close();
     const dying = orderflowProcess({ ORDERFLOW_FAILPOINT: at });
-    await eventually('the orderflow process up', async () => (await stack.request('GET', '/health/services')).body.services['orderflow-service'].state === 'up', 20_000);
+    await eventually(
+      'the orderflow process up',
+      async () => (await stack.request('GET', '/health/services')).body.services['orderflow-service'].state === 'up',
+      20_000,
+    );
     const client = searcher(searchers[1]!);
     const { hintOf } = await listen(client);
     const target = await swap();

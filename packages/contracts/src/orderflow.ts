@@ -64,7 +64,10 @@ const txHashField = () =>
 export const JsonRpcRequestSchema = z.object({
   jsonrpc: z.literal('2.0', { error: 'must be "2.0"' }),
   id: z.union([z.string().max(200), z.number(), z.bigint(), z.null()], { error: 'must be a string, a number or null' }).optional(),
-  method: z.string({ error: typeError('a method name') }).min(1, { error: 'must be a method name' }).max(100, { error: 'must be a method name' }),
+  method: z
+    .string({ error: typeError('a method name') })
+    .min(1, { error: 'must be a method name' })
+    .max(100, { error: 'must be a method name' }),
   params: z.union([z.array(z.unknown()), z.record(z.string(), z.unknown())], { error: 'must be an array or an object' }).optional(),
 });
 export type JsonRpcRequest = z.output<typeof JsonRpcRequestSchema>;

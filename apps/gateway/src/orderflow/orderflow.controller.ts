@@ -58,7 +58,13 @@ export class OrderflowController {
   ): Promise<void> {
     const { tenantId, keyId, scopes } = req.principal;
     await this.owners.check({ tenantId, keyId, admin: scopes.includes('admin') }, query.source, requestIdOf(req));
-    const message: OrderflowRpcMessage = { tenantId, sourceId: query.source, chainId: query.chainId ?? DEFAULT_CHAIN_ID, useMempool: query.useMempool === 'true', body };
+    const message: OrderflowRpcMessage = {
+      tenantId,
+      sourceId: query.source,
+      chainId: query.chainId ?? DEFAULT_CHAIN_ID,
+      useMempool: query.useMempool === 'true',
+      body,
+    };
     sendReply(res, await this.services.request<OrderflowReply>(ORDERFLOW_RPC, message, requestIdOf(req), this.env.ORDERFLOW_TIMEOUT_MS));
   }
 

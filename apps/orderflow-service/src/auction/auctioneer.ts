@@ -10,7 +10,6 @@ import { decodeTransaction } from '../intake/transaction-checks.js';
 import { BundleSimulator } from './bundle-simulator.js';
 import { BundlesRepository, type Bid } from './bundles.repository.js';
 
-
 interface Receipt {
   blockNumber: string;
   blockHash: string;
@@ -80,15 +79,14 @@ export class Auctioneer {
     const bid = decision.bundleId ? await this.bundles.get(decision.bundleId) : null;
     const fallback: RelayBundle = { txs: [p.raw], blockNumber: block };
     const sent: RelayBundle[] = bid
-      ? [
-          { txs: [p.raw, ...bid.txs.map((t) => t.raw)], blockNumber: block, revertingTxHashes: bid.txs.filter((t) => t.canRevert).map((t) => t.hash) },
-          fallback,
-        ]
+      ? [{ txs: [p.raw, ...bid.txs.map((t) => t.raw)], blockNumber: block, revertingTxHashes: bid.txs.filter((t) => t.canRevert).map((t) => t.hash) }, fallback]
       : [fallback];
     const answers = await chain.relays.send(sent);
     if (answers.some((a) => a === null)) {
       await this.bundles.markSent(chainId, p.hash, block);
-      this.logger.log(`chain ${chainId}: ${p.hash} for block ${block}: ${bid ? `bundle ${bid.bundleHash} (bid ${bid.bid} wei from ${bid.searcher})` : 'alone (no bid)'}`);
+      this.logger.log(
+        `chain ${chainId}: ${p.hash} for block ${block}: ${bid ? `bundle ${bid.bundleHash} (bid ${bid.bid} wei from ${bid.searcher})` : 'alone (no bid)'}`,
+      );
     } else {
       this.warnOnce(`${p.hash}:${block}`, `chain ${chainId}: no relay took ${p.hash} for block ${block}: ${answers.join('; ')} (retried)`);
     }
@@ -142,7 +140,9 @@ export class Auctioneer {
       }
     });
     if (!changed) return;
-    this.logger.log(`chain ${chainId}: ${p.hash} mined in block ${blockNumber}${landed ? ` with the backrun of ${landed.searcher} (bid ${landed.bid} wei)` : ''}`);
+    this.logger.log(
+      `chain ${chainId}: ${p.hash} mined in block ${blockNumber}${landed ? ` with the backrun of ${landed.searcher} (bid ${landed.bid} wei)` : ''}`,
+    );
     if (landed) failpoint(this.env, 'after-observe');
   }
 
@@ -158,7 +158,9 @@ export class Auctioneer {
       }
     }
     if (await this.txs.markExpired(chainId, p.hash, status)) {
-      this.logger.log(`chain ${chainId}: ${p.hash} passed its maxBlockNumber ${p.maxBlock} unmined${status === 'public' ? '; sent to the public mempool' : ''}`);
+      this.logger.log(
+        `chain ${chainId}: ${p.hash} passed its maxBlockNumber ${p.maxBlock} unmined${status === 'public' ? '; sent to the public mempool' : ''}`,
+      );
     }
   }
 
@@ -169,4 +171,3 @@ export class Auctioneer {
     this.logger.warn(message);
   }
 }
-

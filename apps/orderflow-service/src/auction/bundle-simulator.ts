@@ -24,11 +24,18 @@ export class BundleSimulator {
     @Inject(ENV) private readonly env: OrderflowServiceEnv,
   ) {}
 
-  async simulate(chainId: number, beneficiary: string, target: DecodedTx, backruns: { tx: DecodedTx; canRevert: boolean }[], block: bigint): Promise<BundleSimulation> {
+  async simulate(
+    chainId: number,
+    beneficiary: string,
+    target: DecodedTx,
+    backruns: { tx: DecodedTx; canRevert: boolean }[],
+    block: bigint,
+  ): Promise<BundleSimulation> {
     const request = (txs: DecodedTx[]) =>
       this.simulation.simulate({ chainId, blockNumber: block.toString(), calls: txs.map(call) }, this.env.ORDERFLOW_SIM_TIMEOUT_MS).catch((err: Error) => {
         // A nonce that does not follow its sender's is the bundle's fault; anything else is ours.
-        if (/Nonce mismatch/i.test(err.message)) throw new RpcFault(JsonRpcCode.Rejected, `the bundle does not simulate: ${err.message.replace(/^simulation: (Error: )?/, '')}`);
+        if (/Nonce mismatch/i.test(err.message))
+          throw new RpcFault(JsonRpcCode.Rejected, `the bundle does not simulate: ${err.message.replace(/^simulation: (Error: )?/, '')}`);
         throw new RpcFault(JsonRpcCode.Unavailable, `the bundle could not be simulated now: ${err.message}`);
       });
     const [bundle, alone] = await Promise.all([request([target, ...backruns.map((b) => b.tx)]), request([target])]);

@@ -60,7 +60,18 @@ export class BundlesRepository {
     await this.db.query(
       `INSERT INTO orderflow.bundles (id, chain_id, target_hash, searcher, bundle_hash, txs, block_min, block_max, bid, sim_block)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-      [b.id, b.chainId, b.targetHash, b.searcher, b.bundleHash, JSON.stringify(b.txs), b.blockMin.toString(), b.blockMax.toString(), b.bid.toString(), b.simBlock.toString()],
+      [
+        b.id,
+        b.chainId,
+        b.targetHash,
+        b.searcher,
+        b.bundleHash,
+        JSON.stringify(b.txs),
+        b.blockMin.toString(),
+        b.blockMax.toString(),
+        b.bid.toString(),
+        b.simBlock.toString(),
+      ],
     );
   }
 

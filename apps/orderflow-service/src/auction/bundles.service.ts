@@ -95,7 +95,8 @@ export class BundlesService {
     const checked = await this.check(bundle, false);
     let block = checked.head;
     if (parentBlock !== undefined) {
-      if (!/^0x[0-9a-fA-F]{1,16}$/.test(parentBlock)) throw new RpcFault(JsonRpcCode.InvalidParams, 'Invalid params: params.1.parentBlock must be a 0x hex block number');
+      if (!/^0x[0-9a-fA-F]{1,16}$/.test(parentBlock))
+        throw new RpcFault(JsonRpcCode.InvalidParams, 'Invalid params: params.1.parentBlock must be a 0x hex block number');
       block = BigInt(parentBlock);
     }
     const sim = await this.simulator.simulate(checked.chain.config.chainId, checked.beneficiary, checked.targetTx, checked.backruns, block);
@@ -122,10 +123,15 @@ export class BundlesService {
     const { block, maxBlock = block } = bundle.inclusion;
     if (maxBlock < block) throw new RpcFault(JsonRpcCode.InvalidParams, 'Invalid params: params.0.inclusion.maxBlock is before inclusion.block');
     if (pendingOnly && maxBlock <= head) throw reject(`inclusion.maxBlock ${maxBlock} is not after the current block ${head}`);
-    if (block > head + BigInt(MAX_BLOCKS_AHEAD)) throw reject(`inclusion.block ${block} is more than ${MAX_BLOCKS_AHEAD} blocks after the current block ${head}`);
+    if (block > head + BigInt(MAX_BLOCKS_AHEAD))
+      throw reject(`inclusion.block ${block} is more than ${MAX_BLOCKS_AHEAD} blocks after the current block ${head}`);
     if (pendingOnly && block > target.maxBlock) throw reject(`inclusion.block ${block} is after the target's maxBlockNumber ${target.maxBlock}`);
     const beneficiary = await this.chains.beneficiary(target.chainId);
-    if (!beneficiary) throw new RpcFault(JsonRpcCode.Unavailable, `no beneficiary is known for chain ${target.chainId} yet: bids cannot be measured (set ORDERFLOW_BENEFICIARY_${target.chainId})`);
+    if (!beneficiary)
+      throw new RpcFault(
+        JsonRpcCode.Unavailable,
+        `no beneficiary is known for chain ${target.chainId} yet: bids cannot be measured (set ORDERFLOW_BENEFICIARY_${target.chainId})`,
+      );
     return { chain, target, targetTx: decodeTransaction(target.raw, Number.MAX_SAFE_INTEGER), backruns, beneficiary, head };
   }
 

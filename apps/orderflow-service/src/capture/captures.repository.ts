@@ -79,7 +79,11 @@ export class CapturesRepository {
       );
       if (rows.length === 0) return false;
       if (event) {
-        await tx.query(`INSERT INTO orderflow.outbox (id, subject, payload) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING`, [event.id, event.subject, event.payload]);
+        await tx.query(`INSERT INTO orderflow.outbox (id, subject, payload) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING`, [
+          event.id,
+          event.subject,
+          event.payload,
+        ]);
       }
       return true;
     });

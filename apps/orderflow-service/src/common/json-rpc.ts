@@ -42,7 +42,8 @@ export async function answerJsonRpc(body: unknown, handle: (request: JsonRpcRequ
     try {
       return { jsonrpc: '2.0', id, result: (await handle(request)) ?? null };
     } catch (err) {
-      if (err instanceof RpcFault) return { jsonrpc: '2.0', id, error: { code: err.code, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) } };
+      if (err instanceof RpcFault)
+        return { jsonrpc: '2.0', id, error: { code: err.code, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) } };
       throw err;
     }
   };

@@ -21,7 +21,13 @@ export class NatsIo implements OnModuleInit, OnApplicationShutdown {
   constructor(@Inject(ENV) private readonly env: OrderflowServiceEnv) {}
 
   async onModuleInit(): Promise<void> {
-    this.nc = await connect({ servers: this.env.NATS_URL, name: 'orderflow-service-io', maxReconnectAttempts: -1, reconnectTimeWait: 250, noAsyncTraces: true });
+    this.nc = await connect({
+      servers: this.env.NATS_URL,
+      name: 'orderflow-service-io',
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 250,
+      noAsyncTraces: true,
+    });
     this.js = jetstream(this.nc);
   }
 

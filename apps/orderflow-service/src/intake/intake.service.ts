@@ -55,7 +55,10 @@ export const FORWARDED_READS = new Set([
 ]);
 
 /** What a simulation's log is to a hint. */
-const toHintSimulation = (call: { logs: HintSimulation['logs']; gasUsed: string; status: number }): HintSimulation => ({ logs: call.logs, gasUsed: call.gasUsed });
+const toHintSimulation = (call: { logs: HintSimulation['logs']; gasUsed: string; status: number }): HintSimulation => ({
+  logs: call.logs,
+  gasUsed: call.gasUsed,
+});
 
 /**
  * A wallet's JSON-RPC: private transactions in (checked, simulated for their hints, stored,
@@ -121,7 +124,10 @@ export class IntakeService {
     const known = await this.txs.find(chainId, tx.hash);
     if (known) return known.hash;
     if (chain.relays.size === 0) {
-      throw new RpcFault(JsonRpcCode.Unavailable, `no relay is configured for chain ${chainId}: a private transaction could not be delivered (set ORDERFLOW_RELAY_URLS_${chainId})`);
+      throw new RpcFault(
+        JsonRpcCode.Unavailable,
+        `no relay is configured for chain ${chainId}: a private transaction could not be delivered (set ORDERFLOW_RELAY_URLS_${chainId})`,
+      );
     }
     const [nonce, balance, head] = await this.read(chain, [
       { method: 'eth_getTransactionCount', params: [tx.from, 'latest'] },
@@ -156,7 +162,10 @@ export class IntakeService {
       const other = await this.txs.pendingAt(chainId, tx.from, tx.nonce);
       throw new RpcFault(
         JsonRpcCode.Rejected,
-        `nonce ${tx.nonce} of ${tx.from} is already used by the pending private transaction ${other?.hash ?? ''} (it is not replaced: wait for it to be mined or to pass its maxBlockNumber)`.replace(' )', ')'),
+        `nonce ${tx.nonce} of ${tx.from} is already used by the pending private transaction ${other?.hash ?? ''} (it is not replaced: wait for it to be mined or to pass its maxBlockNumber)`.replace(
+          ' )',
+          ')',
+        ),
       );
     }
     if (outcome === 'inserted') {
@@ -214,4 +223,3 @@ export class IntakeService {
     }
   }
 }
-

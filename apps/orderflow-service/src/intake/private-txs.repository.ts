@@ -79,7 +79,20 @@ export class PrivateTxsRepository {
         `INSERT INTO orderflow.private_txs (chain_id, hash, source_id, tenant_id, sender, nonce, raw, hints, first_block, max_block, use_mempool, hint_json)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
          ON CONFLICT (chain_id, hash) DO NOTHING RETURNING 1`,
-        [tx.chainId, tx.hash, tx.sourceId, tx.tenantId, tx.sender, tx.nonce, tx.raw, tx.hints.join(','), tx.firstBlock.toString(), tx.maxBlock.toString(), tx.useMempool, tx.hintJson],
+        [
+          tx.chainId,
+          tx.hash,
+          tx.sourceId,
+          tx.tenantId,
+          tx.sender,
+          tx.nonce,
+          tx.raw,
+          tx.hints.join(','),
+          tx.firstBlock.toString(),
+          tx.maxBlock.toString(),
+          tx.useMempool,
+          tx.hintJson,
+        ],
       );
       return rows.length === 1 ? 'inserted' : 'duplicate';
     } catch (err) {
@@ -121,12 +134,17 @@ export class PrivateTxsRepository {
   }
 
   async pending(chainId: number): Promise<PrivateTx[]> {
-    const rows: Row[] = await this.db.query(`SELECT ${COLUMNS} FROM orderflow.private_txs WHERE chain_id = $1 AND status = 'pending' ORDER BY received_at`, [chainId]);
+    const rows: Row[] = await this.db.query(`SELECT ${COLUMNS} FROM orderflow.private_txs WHERE chain_id = $1 AND status = 'pending' ORDER BY received_at`, [
+      chainId,
+    ]);
     return rows.map(toTx);
   }
 
   async markHintPublished(chainId: number, hash: string): Promise<void> {
-    await this.db.query(`UPDATE orderflow.private_txs SET hint_published_at = now() WHERE chain_id = $1 AND hash = $2 AND hint_published_at IS NULL`, [chainId, hash]);
+    await this.db.query(`UPDATE orderflow.private_txs SET hint_published_at = now() WHERE chain_id = $1 AND hash = $2 AND hint_published_at IS NULL`, [
+      chainId,
+      hash,
+    ]);
   }
 
   /**

@@ -71,7 +71,9 @@ export function checkAgainstChain(tx: DecodedTx, chainId: number, state: SenderS
   if (tx.chainId !== BigInt(chainId)) throw reject(`transaction is for chain ${tx.chainId}, this endpoint is chain ${chainId}`);
   if (tx.nonce < state.nonce) throw reject(`nonce too low: ${tx.from} has used nonce ${tx.nonce} already (next nonce ${state.nonce})`);
   if (tx.nonce > state.nonce) {
-    throw reject(`nonce too high: ${tx.from}'s next nonce is ${state.nonce}, got ${tx.nonce} (send the transactions before it first; a private transaction waits for no other)`);
+    throw reject(
+      `nonce too high: ${tx.from}'s next nonce is ${state.nonce}, got ${tx.nonce} (send the transactions before it first; a private transaction waits for no other)`,
+    );
   }
   const cost = tx.value + tx.gasLimit * tx.maxFeePerGas;
   if (state.balance < cost) {
