@@ -372,4 +372,29 @@ describe('order flow: private transactions, the backrun auction, cashback', () =
     const entries = await stack.db.query<{ amount: string }>('SELECT amount::text FROM payout.entries WHERE reference = $1', [target]);
     expect(entries).toEqual([{ amount: '0.036' }]);
   });
+
+  it('a block reorged away before its confirmations makes no entry, and its target is pending again', async () => {
+    const snapshot = await rpc<string>('evm_snapshot');
+    const client = searcher(searchers[2]!);
+    const { hintOf } = await listen(client);
+    const target = await swap();
+    await hintOf(target);
+    const raw = await backrun(searchers[2]!, 5n * 10n ** 16n);
+    const h = await head();
+    await client.sendBundle({ inclusion: { block: Number(h + 1n), maxBlock: Number(h + 5n) }, body: [{ hash: target }, { tx: raw, canRevert: false }] });
+    const { txs } = await mineRound(target);
+    expect(txs).toEqual([target, hashOf(raw)]);
+    const capture = () => stack.db.query<{ status: string }>('SELECT status FROM orderflow.captures WHERE target_hash = $1', [target]);
+    await eventually('the capture observed', async () => (await capture()).length === 1);
+    // Another chain from the block before: the capture's block is replaced by an empty one.
+    expect(await rpc('evm_revert', [snapshot])).toBe(true);
+    await rpc('evm_mine');
+    await rpc('evm_mine');
+    await eventually('the capture forgotten', async () => (await capture()).length === 0);
+    const [tx] = await stack.db.query<{ status: string }>('SELECT status FROM orderflow.private_txs WHERE hash = $1', [target]);
+    expect(tx!.status).toBe('pending');
+    await rpc('evm_mine');
+    expect((await entriesOf(target)).body).toEqual([]);
+    expect(await stack.db.query('SELECT 1 FROM payout.entries WHERE reference = $1', [target])).toEqual([]);
+  });
 });
