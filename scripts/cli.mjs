@@ -16,6 +16,7 @@ const COMMANDS = {
   'bench:executor-gas': ['bench/dist/executor-gas/main.js'],
   'bench:sim-isolation': ['bench/dist/sim-isolation/main.js'],
   'bench:failover': ['bench/dist/failover/main.js'],
+  'bench:orderflow': ['bench/dist/orderflow/main.js'],
   'executor:deploy': ['packages/executor/dist/cli/deploy.js'],
   openapi: ['apps/gateway/dist/cli/openapi.js'],
 };
