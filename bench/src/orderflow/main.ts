@@ -8,8 +8,9 @@
 // winning bundle's arrival at the relay is the submission; a block is mined. Measured:
 // - private transaction received → hint on the stream (from the request's start to the event);
 // - bundle received → simulated verdict (mev_sendBundle's round trip: it answers after simulating);
-// - the last bid → submission (the last bid's answer to the relay's receipt of the round).
-// Writes bench/results/orderflow.json. BENCH_TRIALS (default 20) trials.
+// - the last bid → submission (the last bid's answer to the relay's receipt of the round), which
+//   waits for round 1's window to close; and the window's close → submission (the decision alone).
+// Writes bench/results/orderflow.json. BENCH_TRIALS (default 50) trials.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { PAYOUT_SOURCE_REGISTER } from '@tradeinfra/contracts';
@@ -17,7 +18,7 @@ import { devWallet, HardhatNode, LocalDex, LocalRelay, TestDatabase, TestNatsSer
 import { id as keccakText, MaxUint256, Transaction, Wallet } from 'ethers';
 import { envInt, hostInfo, log, percentile, resultsPath, ROOT } from '../harness/index.js';
 
-const TRIALS = envInt('BENCH_TRIALS', 20, { max: 1000 });
+const TRIALS = envInt('BENCH_TRIALS', 50, { max: 1000 });
 const ETH = 10n ** 18n;
 const GWEI = 10n ** 9n;
 const SETTINGS = { ORDERFLOW_AUCTION_WINDOW_MS: '1000', ORDERFLOW_POLL_INTERVAL_MS: '100', ORDERFLOW_CONFIRMATIONS: '3' };
@@ -28,6 +29,7 @@ interface Trial {
   hintMs: number;
   verdictMs: number[];
   lastBidToSubmissionMs: number;
+  windowCloseToSubmissionMs: number;
 }
 
 function stats(values: number[]) {
@@ -150,7 +152,11 @@ async function main(): Promise<void> {
       });
       const target = Transaction.from(raw).hash!;
       const sentAt = performance.now();
-      const sent = await post(`/v1/rpc?source=bench-wallet&key=${key}`, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [raw] }), {});
+      const sent = await post(
+        `/v1/rpc?source=bench-wallet&key=${key}`,
+        JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [raw] }),
+        {},
+      );
       if (sent.result !== target) throw new Error(`eth_sendRawTransaction: ${JSON.stringify(sent)}`);
       const hintAt = await waitFor('the hint', () => hints.get(target));
       const head = BigInt(await rpc<string>('eth_blockNumber'));
@@ -170,7 +176,13 @@ async function main(): Promise<void> {
             maxPriorityFeePerGas: GWEI,
           });
           const body = JSON.stringify({
-            params: [{ version: 'v0.1', inclusion: { block: `0x${(head + 1n).toString(16)}`, maxBlock: `0x${(head + 3n).toString(16)}` }, body: [{ hash: target }, { tx: backrun, canRevert: false }] }],
+            params: [
+              {
+                version: 'v0.1',
+                inclusion: { block: `0x${(head + 1n).toString(16)}`, maxBlock: `0x${(head + 3n).toString(16)}` },
+                body: [{ hash: target }, { tx: backrun, canRevert: false }],
+              },
+            ],
             method: 'mev_sendBundle',
             id: 69,
             jsonrpc: '2.0',
@@ -188,10 +200,20 @@ async function main(): Promise<void> {
       const submitted = await relay.waitFor((b) => b.txs.some((t) => Transaction.from(t).hash === target));
       await relay.settled();
       await rpc('evm_mine');
-      const trial = { hintMs: hintAt - sentAt, verdictMs, lastBidToSubmissionMs: submitted.at - lastBidAt };
+      const [{ ms }] = await db.query<{ ms: string }>(
+        'SELECT (extract(epoch FROM received_at) * 1000)::text AS ms FROM orderflow.private_txs WHERE hash = $1',
+        [target],
+      );
+      const windowClose = Number(ms) + Number(SETTINGS.ORDERFLOW_AUCTION_WINDOW_MS);
+      const trial = {
+        hintMs: hintAt - sentAt,
+        verdictMs,
+        lastBidToSubmissionMs: submitted.at - lastBidAt,
+        windowCloseToSubmissionMs: submitted.at - windowClose,
+      };
       trials.push(trial);
       log(
-        `#${i + 1}: hint ${trial.hintMs.toFixed(1)} ms; verdicts ${verdictMs.map((v) => v.toFixed(1)).join(', ')} ms; last bid → submission ${trial.lastBidToSubmissionMs} ms`,
+        `#${i + 1}: hint ${trial.hintMs.toFixed(1)} ms; verdicts ${verdictMs.map((v) => v.toFixed(1)).join(', ')} ms; last bid → submission ${trial.lastBidToSubmissionMs.toFixed(0)} ms, window close → submission ${trial.windowCloseToSubmissionMs.toFixed(0)} ms`,
       );
     }
   } finally {
@@ -210,12 +232,16 @@ async function main(): Promise<void> {
     privateTxToHintMs: stats(trials.map((t) => t.hintMs)),
     bundleToVerdictMs: stats(trials.flatMap((t) => t.verdictMs)),
     lastBidToSubmissionMs: stats(trials.map((t) => t.lastBidToSubmissionMs)),
+    windowCloseToSubmissionMs: stats(trials.map((t) => t.windowCloseToSubmissionMs)),
   };
   const out = resultsPath('orderflow');
   mkdirSync(dirname(out), { recursive: true });
   const round1 = (v: number | null | undefined) => (v == null ? null : Math.round(v * 10) / 10);
   const rounded = Object.fromEntries(Object.entries(summary).map(([k, s]) => [k, { n: s.n, p50: round1(s.p50), p99: round1(s.p99), max: round1(s.max) }]));
-  writeFileSync(out, `${JSON.stringify({ bench: 'orderflow', at: new Date().toISOString(), host: hostInfo(), settings: { ...SETTINGS, trials: TRIALS }, summary: rounded }, null, 2)}\n`);
+  writeFileSync(
+    out,
+    `${JSON.stringify({ bench: 'orderflow', at: new Date().toISOString(), host: hostInfo(), settings: { ...SETTINGS, trials: TRIALS }, summary: rounded }, null, 2)}\n`,
+  );
   for (const [name, s] of Object.entries(rounded)) log(`${name}: p50 ${s.p50} ms, p99 ${s.p99} ms, max ${s.max} ms (n=${s.n})`);
   log(`wrote ${out}`);
 }
