@@ -67,7 +67,7 @@ describe('order flow: private transactions, the backrun auction, cashback', () =
     });
     const admin = await stack.createKey({ scopes: ['admin'] });
     const tenant = `tenant-${source}`;
-    tenantKey = (await stack.createKeyWithTenant({ scopes: ['rpc', 'payouts:read'], tenant })).key;
+    tenantKey = (await stack.createKeyWithTenant({ scopes: ['rpc', 'payouts:read', 'payouts:write'], tenant })).key;
     const registered = await stack.request('POST', '/v1/sources', { key: admin, body: { id: source, tenant } });
     expect(registered.status).toBe(201);
   }, 180_000);
@@ -196,6 +196,20 @@ describe('order flow: private transactions, the backrun auction, cashback', () =
     expect(share).toBe(9n * 10n ** 15n);
     const cashback = await stack.request('GET', `/v1/cashback/source/${source}`, { key: tenantKey });
     expect(cashback.text).toMatch(/"chainId" ?: ?1, ?"asset" ?: ?"ETH", ?"amount" ?: ?0\.009,/);
+
+    // Automatic settlement pays it: the treasury sends the 0.009 ETH (its own transaction does not count as captured value later).
+    const recipient = Wallet.createRandom().address;
+    const payout = await stack.request('POST', `/v1/cashback/source/${source}/payout`, { key: tenantKey, body: { address: recipient, chainId: 1, asset: 'ETH' } });
+    expect(payout.status).toBe(201);
+    const sent = await eventually('the payout sent', async () => {
+      const p = await stack.request('GET', `/v1/cashback/payout/${payout.body.id}`, { key: tenantKey });
+      return p.body.txHash ? p.body.txHash : false;
+    });
+    await eventually('in the pool', async () => (await rpc('eth_getTransactionByHash', [sent])) !== null);
+    await rpc('evm_mine');
+    await rpc('evm_mine');
+    await eventually('PAID', async () => (await stack.request('GET', `/v1/cashback/payout/${payout.body.id}`, { key: tenantKey })).body.status === 'PAID');
+    expect(BigInt(await rpc<string>('eth_getBalance', [recipient, 'latest']))).toBe(share);
   });
 
   it('two searchers: the higher bid wins; the lower backrun is never sent nor mined', async () => {
