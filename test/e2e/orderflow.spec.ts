@@ -199,7 +199,10 @@ describe('order flow: private transactions, the backrun auction, cashback', () =
 
     // Automatic settlement pays it: the treasury sends the 0.009 ETH (its own transaction does not count as captured value later).
     const recipient = Wallet.createRandom().address;
-    const payout = await stack.request('POST', `/v1/cashback/source/${source}/payout`, { key: tenantKey, body: { address: recipient, chainId: 1, asset: 'ETH' } });
+    const payout = await stack.request('POST', `/v1/cashback/source/${source}/payout`, {
+      key: tenantKey,
+      body: { address: recipient, chainId: 1, asset: 'ETH' },
+    });
     expect(payout.status).toBe(201);
     const sent = await eventually('the payout sent', async () => {
       const p = await stack.request('GET', `/v1/cashback/payout/${payout.body.id}`, { key: tenantKey });
