@@ -55,7 +55,8 @@ describe('order flow: private transactions, the backrun auction, cashback', () =
     stack = await Stack.start({
       RPC_URL_1: node.url,
       ORDERFLOW_RELAY_URLS_1: relay.url,
-      ORDERFLOW_AUCTION_WINDOW_MS: '1500',
+      // Round 1's bids: room for a loaded CI box between the hint and a searcher's simulated bid.
+      ORDERFLOW_AUCTION_WINDOW_MS: '3000',
       ORDERFLOW_POLL_INTERVAL_MS: '100',
       ORDERFLOW_CONFIRMATIONS: '2',
       PAYOUT_CHAIN_IDS: '1',
