@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import mevShareModule from '@flashbots/mev-share-client';
 import type { IPendingTransaction } from '@flashbots/mev-share-client';
 import { devWallet, eventually, HardhatNode, LocalDex, LocalRelay, type ReceivedBundle } from '@tradeinfra/test-support';
-import { JsonRpcProvider, MaxUint256, Transaction, Wallet, type HDNodeWallet } from 'ethers';
+import { id as keccakText, JsonRpcProvider, MaxUint256, Transaction, Wallet, type HDNodeWallet } from 'ethers';
 import { Stack } from './harness.js';
 
 // The client is CommonJS: imported from ESM, its default export is the module object's `default`.
@@ -316,7 +316,8 @@ describe('order flow: private transactions, the backrun auction, cashback', () =
     const base = { chainId: 1, type: 2, to: treasury.address, value: 1n, gasLimit: 21_000n, maxFeePerGas: GWEI, maxPriorityFeePerGas: GWEI };
     const refusals: Array<[string, string, RegExp]> = [
       ['wrong chain', await wallet.signTransaction({ ...base, chainId: 5, nonce }), /chain 5/],
-      ['used nonce', await wallet.signTransaction({ ...base, nonce: Math.max(nonce - 1, 0) }), /nonce too low/],
+      // The DEX's deployer (account 0) has used nonces whatever ran before.
+      ['used nonce', await new Wallet(devWallet(0).privateKey).signTransaction({ ...base, nonce: 0 }), /nonce too low/],
       ['future nonce', await wallet.signTransaction({ ...base, nonce: nonce + 3 }), /nonce too high/],
       ['no funds', await new Wallet(Wallet.createRandom().privateKey).signTransaction({ ...base, nonce: 0 }), /insufficient funds/],
       ['garbage', '0x02deadbeef', /could not be decoded/],
@@ -341,9 +342,22 @@ describe('order flow: private transactions, the backrun auction, cashback', () =
     expect((await stack.request('POST', `/v1/rpc?source=${source}&key=${other}`, { body: { jsonrpc: '2.0', id: 1, method: 'eth_chainId' } })).status).toBe(404);
     const reader = await stack.createKey({ scopes: ['payouts:read'] });
     expect((await stack.request('POST', `/v1/rpc?source=${source}`, { key: reader, body: { jsonrpc: '2.0', id: 1, method: 'eth_chainId' } })).status).toBe(403);
-    // Searchers must sign.
+    // Searchers must sign; each signing address has its own rate limit (MEV_RATE_LIMIT_BURST 20).
     const unsigned = await stack.request('POST', '/v1/mev', { body: { jsonrpc: '2.0', id: 1, method: 'mev_sendBundle', params: [] } });
     expect(unsigned.status).toBe(401);
+    const signed = async (signer: HDNodeWallet) => {
+      const body = JSON.stringify({ params: [], method: 'mev_simBundle', id: 1, jsonrpc: '2.0' });
+      const signature = `${signer.address}:${await signer.signMessage(keccakText(body))}`;
+      return stack.request('POST', '/v1/mev', { rawBody: body, headers: { 'content-type': 'application/json', 'x-flashbots-signature': signature } });
+    };
+    const flood = await Promise.all(Array.from({ length: 25 }, () => signed(searchers[2]!)));
+    const limited = flood.find((r) => r.status === 429)!;
+    expect(limited).toBeDefined();
+    expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(limited.body).toMatchObject({ error: true, name: 'RateLimited', message: expect.stringContaining(searchers[2]!.address.toLowerCase()) });
+    const otherSearcher = await signed(searchers[1]!);
+    expect(otherSearcher.status).toBe(200);
+    expect(otherSearcher.body.error).toMatchObject({ code: -32602 });
   });
 
   /** The orderflow service as a process of its own (built code), so a test can kill it. */
