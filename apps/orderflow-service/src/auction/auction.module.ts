@@ -7,11 +7,12 @@ import { BundlesController } from './bundles.controller.js';
 import { BundlesRepository } from './bundles.repository.js';
 import { BundlesService } from './bundles.service.js';
 import { ChainLoop } from './chain-loop.js';
+import { SubmissionsRepository } from './submissions.repository.js';
 
 /** Searchers' bundles, the auction rounds, and each chain's loop. */
 @Module({
   imports: [IntakeModule, CaptureModule],
   controllers: [BundlesController],
-  providers: [BundlesService, BundlesRepository, BundleSimulator, Auctioneer, ChainLoop],
+  providers: [BundlesService, BundlesRepository, SubmissionsRepository, BundleSimulator, Auctioneer, ChainLoop],
 })
 export class AuctionModule {}

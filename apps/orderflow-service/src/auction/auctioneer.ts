@@ -9,6 +9,7 @@ import { PrivateTxsRepository, type PrivateTx } from '../intake/private-txs.repo
 import { decodeTransaction } from '../intake/transaction-checks.js';
 import { BundleSimulator } from './bundle-simulator.js';
 import { BundlesRepository, type Bid } from './bundles.repository.js';
+import { SubmissionsRepository } from './submissions.repository.js';
 
 interface Receipt {
   blockNumber: string;
@@ -37,6 +38,7 @@ export class Auctioneer {
   constructor(
     private readonly txs: PrivateTxsRepository,
     private readonly bundles: BundlesRepository,
+    private readonly submissions: SubmissionsRepository,
     private readonly captures: CapturesRepository,
     private readonly simulator: BundleSimulator,
     private readonly nats: NatsIo,
@@ -69,12 +71,12 @@ export class Auctioneer {
 
   private async round(chain: Chain, p: PrivateTx, block: bigint, head: bigint, beneficiary: string | null, now: number): Promise<void> {
     const chainId = chain.config.chainId;
-    let decision = await this.bundles.decision(chainId, p.hash, block);
+    let decision = await this.submissions.decision(chainId, p.hash, block);
     if (decision?.sentAt) return;
     if (!decision) {
       if (block === p.firstBlock && now < p.receivedAt.getTime() + this.env.ORDERFLOW_AUCTION_WINDOW_MS) return; // round 1 still takes bids
       const winner = beneficiary ? await this.winner(chain, p, block, head, beneficiary) : null;
-      decision = await this.bundles.decide(chainId, p.hash, block, winner);
+      decision = await this.submissions.decide(chainId, p.hash, block, winner);
     }
     const bid = decision.bundleId ? await this.bundles.get(decision.bundleId) : null;
     const fallback: RelayBundle = { txs: [p.raw], blockNumber: block };
@@ -83,7 +85,7 @@ export class Auctioneer {
       : [fallback];
     const answers = await chain.relays.send(sent);
     if (answers.some((a) => a === null)) {
-      await this.bundles.markSent(chainId, p.hash, block);
+      await this.submissions.markSent(chainId, p.hash, block);
       this.logger.log(
         `chain ${chainId}: ${p.hash} for block ${block}: ${bid ? `bundle ${bid.bundleHash} (bid ${bid.bid} wei from ${bid.searcher})` : 'alone (no bid)'}`,
       );

@@ -51,7 +51,7 @@ const toBid = (r: Row): Bid => ({
   receivedAt: r.received_at,
 });
 
-/** The only writer of `orderflow.bundles` and `orderflow.submissions`. */
+/** The only writer of `orderflow.bundles` (bids). */
 @Injectable()
 export class BundlesRepository {
   constructor(@Inject(DataSource) private readonly db: DataSource) {}
@@ -95,35 +95,6 @@ export class BundlesRepository {
   async resimulated(id: string, outcome: { bid: bigint; block: bigint } | { dropped: string }): Promise<void> {
     if ('dropped' in outcome) await this.db.query(`UPDATE orderflow.bundles SET dropped = $2 WHERE id = $1`, [id, outcome.dropped.slice(0, 500)]);
     else await this.db.query(`UPDATE orderflow.bundles SET bid = $2, sim_block = $3 WHERE id = $1`, [id, outcome.bid.toString(), outcome.block.toString()]);
-  }
-
-  /**
-   * Records the round's decision for (target, block) unless one is recorded already, and answers
-   * the recorded one: two replicas deciding at once submit the same.
-   */
-  async decide(chainId: number, target: string, block: bigint, winner: Bid | null): Promise<{ bundleId: string | null; sentAt: Date | null }> {
-    await this.db.query(
-      `INSERT INTO orderflow.submissions (chain_id, target_hash, block_number, bundle_id, bid) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (chain_id, target_hash, block_number) DO NOTHING`,
-      [chainId, target, block.toString(), winner?.id ?? null, winner?.bid.toString() ?? null],
-    );
-    return (await this.decision(chainId, target, block))!;
-  }
-
-  async decision(chainId: number, target: string, block: bigint): Promise<{ bundleId: string | null; sentAt: Date | null } | null> {
-    const rows: { bundle_id: string | null; sent_at: Date | null }[] = await this.db.query(
-      `SELECT bundle_id, sent_at FROM orderflow.submissions WHERE chain_id = $1 AND target_hash = $2 AND block_number = $3`,
-      [chainId, target, block.toString()],
-    );
-    return rows[0] ? { bundleId: rows[0].bundle_id, sentAt: rows[0].sent_at } : null;
-  }
-
-  async markSent(chainId: number, target: string, block: bigint): Promise<void> {
-    await this.db.query(`UPDATE orderflow.submissions SET sent_at = now() WHERE chain_id = $1 AND target_hash = $2 AND block_number = $3 AND sent_at IS NULL`, [
-      chainId,
-      target,
-      block.toString(),
-    ]);
   }
 
   /** Every winner submitted for `target` (newest block first). */

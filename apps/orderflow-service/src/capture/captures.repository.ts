@@ -22,14 +22,7 @@ interface Row {
   bid: string;
 }
 
-/** A `mev.captured` event to publish. */
-export interface OutboxEvent {
-  id: string;
-  subject: string;
-  payload: string;
-}
-
-/** The only writer of `orderflow.captures` and `orderflow.outbox`. */
+/** The only writer of `orderflow.captures`. */
 @Injectable()
 export class CapturesRepository {
   constructor(@Inject(DataSource) private readonly db: DataSource) {}
@@ -67,33 +60,20 @@ export class CapturesRepository {
   }
 
   /**
-   * observed → credited (with its event in the outbox, same transaction) or nothing; true when
-   * this call made the change. A capture credited already is never credited again.
+   * observed → credited (with `alsoInTx`, its event's outbox row, in the same transaction) or
+   * nothing when `credited` is 0; true when this call made the change. A capture credited already
+   * is never credited again.
    */
-  async credit(chainId: number, targetHash: string, paid: bigint, credited: bigint, event: OutboxEvent | null): Promise<boolean> {
+  async credit(chainId: number, targetHash: string, paid: bigint, credited: bigint, alsoInTx: ((tx: EntityManager) => Promise<void>) | null): Promise<boolean> {
     return this.db.transaction(async (tx) => {
       const rows: unknown[] = await tx.query(
         `UPDATE orderflow.captures SET status = $3, paid = $4, credited = $5, credited_at = now()
          WHERE chain_id = $1 AND target_hash = $2 AND status = 'observed' RETURNING 1`,
-        [chainId, targetHash, event ? 'credited' : 'nothing', paid.toString(), credited.toString()],
+        [chainId, targetHash, alsoInTx ? 'credited' : 'nothing', paid.toString(), credited.toString()],
       );
       if (rows.length === 0) return false;
-      if (event) {
-        await tx.query(`INSERT INTO orderflow.outbox (id, subject, payload) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING`, [
-          event.id,
-          event.subject,
-          event.payload,
-        ]);
-      }
+      await alsoInTx?.(tx);
       return true;
     });
-  }
-
-  async unpublished(limit: number): Promise<OutboxEvent[]> {
-    return this.db.query(`SELECT id, subject, payload FROM orderflow.outbox WHERE published_at IS NULL ORDER BY created_at, id LIMIT $1`, [limit]);
-  }
-
-  async published(id: string): Promise<void> {
-    await this.db.query(`UPDATE orderflow.outbox SET published_at = now() WHERE id = $1`, [id]);
   }
 }

@@ -8,6 +8,7 @@ import { ENV, type OrderflowServiceEnv } from '../config/env.js';
 import { PrivateTxsRepository } from '../intake/private-txs.repository.js';
 import { CapturesRepository, type Capture } from './captures.repository.js';
 import { attribute, captureEventId, shareOf, weiToDecimal } from './measure.js';
+import { OutboxRepository } from './outbox.repository.js';
 
 const hex = (n: bigint) => `0x${n.toString(16)}`;
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -31,6 +32,7 @@ export class Crediting {
 
   constructor(
     private readonly captures: CapturesRepository,
+    private readonly outbox: OutboxRepository,
     private readonly txs: PrivateTxsRepository,
     private readonly nats: NatsIo,
     @Inject(ENV) private readonly env: OrderflowServiceEnv,
@@ -83,7 +85,7 @@ export class Crediting {
         c.targetHash,
         wei,
         credited,
-        event ? { id: event.id, subject: mevCaptureSubject(chainId), payload: JSON.stringify(event) } : null,
+        event ? (tx) => this.outbox.insert({ id: event.id, subject: mevCaptureSubject(chainId), payload: JSON.stringify(event) }, tx) : null,
       );
       if (done) this.logger.log(`chain ${chainId}: ${c.targetHash} paid ${wei} wei; credited ${credited} wei to ${c.sourceId}`);
       failpoint(this.env, 'after-credit');
@@ -116,10 +118,10 @@ export class Crediting {
 
   /** Publishes what the outbox holds (each event once per id: JetStream and the ledger both drop a repeat). */
   async relay(): Promise<void> {
-    for (const event of await this.captures.unpublished(100)) {
+    for (const event of await this.outbox.unpublished(100)) {
       await this.nats.publishEvent(event.subject, event.payload, event.id);
       failpoint(this.env, 'after-publish');
-      await this.captures.published(event.id);
+      await this.outbox.published(event.id);
     }
   }
 }

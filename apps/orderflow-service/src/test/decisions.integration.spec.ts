@@ -2,6 +2,7 @@ import { TestDatabase } from '@tradeinfra/test-support';
 import type { DataSource } from 'typeorm';
 import { uuidv7 } from 'uuidv7';
 import { BundlesRepository, type Bid } from '../auction/bundles.repository.js';
+import { SubmissionsRepository } from '../auction/submissions.repository.js';
 import { loadEnv } from '../config/env.js';
 import { createDataSource, runMigrations } from '../database/data-source.js';
 
@@ -36,15 +37,16 @@ describe('auction decisions across replicas (real Postgres)', () => {
 
   it('two replicas deciding the same (target, block) with different winners both get the first one written', async () => {
     const [a, b] = sources.map((ds) => new BundlesRepository(ds));
+    const [da, db2] = sources.map((ds) => new SubmissionsRepository(ds));
     const [low, high] = [bid(1n), bid(2n)];
     await a!.insert(low);
     await a!.insert(high);
     const stored = await Promise.all([a!.get(low.id), a!.get(high.id)]);
-    const decisions = await Promise.all([a!.decide(1, low.targetHash, 11n, stored[0]), b!.decide(1, low.targetHash, 11n, stored[1])]);
+    const decisions = await Promise.all([da!.decide(1, low.targetHash, 11n, stored[0]), db2!.decide(1, low.targetHash, 11n, stored[1])]);
     expect(decisions[0]!.bundleId).toBe(decisions[1]!.bundleId);
     expect([low.id, high.id]).toContain(decisions[0]!.bundleId);
     // Later attempts (a replica that restarted, or lagged) answer the same.
-    expect((await b!.decide(1, low.targetHash, 11n, null)).bundleId).toBe(decisions[0]!.bundleId);
+    expect((await db2!.decide(1, low.targetHash, 11n, null)).bundleId).toBe(decisions[0]!.bundleId);
     // The candidates of a block: highest bid first.
     expect((await b!.candidates(1, low.targetHash, 11n, 5)).map((c) => c.id)).toEqual([high.id, low.id]);
     expect(await b!.candidates(1, low.targetHash, 13n, 5)).toEqual([]);
