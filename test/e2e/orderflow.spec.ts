@@ -405,7 +405,7 @@ describe('order flow: private transactions, the backrun auction, cashback', () =
     expect(entries).toEqual([{ amount: '0.036' }]);
   });
 
-  it('a block reorged away before its confirmations makes no entry, and its target is pending again', async () => {
+  it('a block reorged away before its confirmations makes no entry; its target is pending again and auctioned again', async () => {
     const snapshot = await rpc<string>('evm_snapshot');
     const client = searcher(searchers[2]!);
     const { hintOf } = await listen(client);
@@ -414,7 +414,7 @@ describe('order flow: private transactions, the backrun auction, cashback', () =
     const raw = await backrun(searchers[2]!, 5n * 10n ** 16n);
     const h = await head();
     await client.sendBundle({ inclusion: { block: Number(h + 1n), maxBlock: Number(h + 5n) }, body: [{ hash: target }, { tx: raw, canRevert: false }] });
-    const { txs } = await mineRound(target);
+    const { bundle, txs } = await mineRound(target);
     expect(txs).toEqual([target, hashOf(raw)]);
     const capture = () => stack.db.query<{ status: string }>('SELECT status FROM orderflow.captures WHERE target_hash = $1', [target]);
     await eventually('the capture observed', async () => (await capture()).length === 1);
@@ -425,6 +425,9 @@ describe('order flow: private transactions, the backrun auction, cashback', () =
     await eventually('the capture forgotten', async () => (await capture()).length === 0);
     const [tx] = await stack.db.query<{ status: string }>('SELECT status FROM orderflow.private_txs WHERE hash = $1', [target]);
     expect(tx!.status).toBe('pending');
+    // Auctioned again for a block of the new chain (the winning bid again, re-simulated on it).
+    const again = await relay.waitFor((b) => BigInt(b.blockNumber) > BigInt(bundle.blockNumber) && b.txs.some((t) => hashOf(t) === target));
+    expect(again.txs.map(hashOf)).toEqual([target, hashOf(raw)]);
     await rpc('evm_mine');
     expect((await entriesOf(target)).body).toEqual([]);
     expect(await stack.db.query('SELECT 1 FROM payout.entries WHERE reference = $1', [target])).toEqual([]);

@@ -48,6 +48,7 @@ export class Auctioneer {
   /** One pass over the chain's pending transactions at `head`. */
   async run(chain: Chain, head: bigint, beneficiary: string | null, now = Date.now()): Promise<void> {
     const chainId = chain.config.chainId;
+    await this.followReorgs(chain, head);
     const pending = await this.txs.pending(chainId);
     if (pending.length === 0) return;
     for (const p of pending.filter((t) => !t.hintPublished)) {
@@ -146,6 +147,28 @@ export class Auctioneer {
       `chain ${chainId}: ${p.hash} mined in block ${blockNumber}${landed ? ` with the backrun of ${landed.searcher} (bid ${landed.bid} wei)` : ''}`,
     );
     if (landed) failpoint(this.env, 'after-observe');
+  }
+
+  /**
+   * Included transactions whose block is not final yet (within ORDERFLOW_CONFIRMATIONS of the
+   * head) and is no longer the chain's block at its height go back to pending (a capture of theirs
+   * not credited yet is forgotten with them), so a reorg never loses a wallet's transaction.
+   */
+  private async followReorgs(chain: Chain, head: bigint): Promise<void> {
+    const chainId = chain.config.chainId;
+    const recent = await this.txs.includedSince(chainId, head - BigInt(this.env.ORDERFLOW_CONFIRMATIONS) + 1n);
+    if (recent.length === 0) return;
+    const numbers = [...new Set(recent.map((t) => t.blockNumber))];
+    const blocks = await chain.rpc.batch<{ hash: string } | null>(
+      numbers.map((n) => ({ method: 'eth_getBlockByNumber', params: [`0x${n.toString(16)}`, false] })),
+    );
+    const canonical = new Map(numbers.map((n, i) => [n, blocks[i]?.result?.hash]));
+    for (const t of recent) {
+      const hash = canonical.get(t.blockNumber);
+      if (hash === undefined || hash === t.blockHash) continue; // unknown now (node behind), or unchanged
+      this.logger.warn(`chain ${chainId}: block ${t.blockNumber} of ${t.hash} was reorged away (${t.blockHash} → ${hash}); pending again`);
+      await this.txs.reorged(chainId, t.hash, (tx) => this.captures.forget(chainId, t.hash, tx));
+    }
   }
 
   private async expire(chain: Chain, p: PrivateTx): Promise<void> {

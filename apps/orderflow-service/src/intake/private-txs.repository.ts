@@ -140,6 +140,15 @@ export class PrivateTxsRepository {
     return rows.map(toTx);
   }
 
+  /** Transactions included at or after `fromBlock` (not final yet): their block and its hash as recorded. */
+  async includedSince(chainId: number, fromBlock: bigint): Promise<{ hash: string; blockNumber: bigint; blockHash: string }[]> {
+    const rows: { hash: string; block_number: string; block_hash: string }[] = await this.db.query(
+      `SELECT hash, block_number, block_hash FROM orderflow.private_txs WHERE chain_id = $1 AND status = 'included' AND block_number >= $2`,
+      [chainId, fromBlock.toString()],
+    );
+    return rows.map((r) => ({ hash: r.hash, blockNumber: BigInt(r.block_number), blockHash: r.block_hash }));
+  }
+
   async markHintPublished(chainId: number, hash: string): Promise<void> {
     await this.db.query(`UPDATE orderflow.private_txs SET hint_published_at = now() WHERE chain_id = $1 AND hash = $2 AND hint_published_at IS NULL`, [
       chainId,
