@@ -5,6 +5,7 @@
 #   docker build --target intent-service -t tradeinfra/intent-service .
 #   docker build --target simulation-service -t tradeinfra/simulation-service .
 #   docker build --target payout-service -t tradeinfra/payout-service .
+#   docker build --target orderflow-service -t tradeinfra/orderflow-service .
 #   docker build --target migrate        -t tradeinfra/migrate .
 # (docker-compose.yml builds all three.)
 
@@ -79,6 +80,12 @@ FROM runtime AS payout-service
 COPY --from=build /app/apps/payout-service/dist apps/payout-service/dist
 CMD ["node", "apps/payout-service/dist/main.js"]
 
+# Order flow: private transactions, the backrun auction and its crediting; NATS in, relays and
+# chain JSON-RPC out, Postgres schema "orderflow".
+FROM runtime AS orderflow-service
+COPY --from=build /app/apps/orderflow-service/dist apps/orderflow-service/dist
+CMD ["node", "apps/orderflow-service/dist/main.js"]
+
 # One-shot job: creates the database, one role and one schema per service
 # (infra/postgres/bootstrap.mjs), then runs each service's migrations as that service's role
 # (apps/*/dist/database/migrate.js). Needs the admin credentials; the apps never get them.
@@ -86,6 +93,7 @@ FROM runtime AS migrate
 COPY --from=build /app/apps/gateway/dist apps/gateway/dist
 COPY --from=build /app/apps/intent-service/dist apps/intent-service/dist
 COPY --from=build /app/apps/payout-service/dist apps/payout-service/dist
+COPY --from=build /app/apps/orderflow-service/dist apps/orderflow-service/dist
 COPY scripts/ scripts/
 COPY infra/postgres/ infra/postgres/
 CMD ["node", "scripts/migrate.mjs"]

@@ -12,6 +12,7 @@ module.exports = {
     '<rootDir>/apps/intent-service',
     '<rootDir>/apps/simulation-service',
     '<rootDir>/apps/payout-service',
+    '<rootDir>/apps/orderflow-service',
     '<rootDir>/test',
   ],
 };

@@ -18,6 +18,7 @@ const COMMANDS = {
   'bench:failover': ['bench/dist/failover/main.js'],
   'bench:json-depth': ['bench/dist/json-depth/main.js'],
   'bench:cluster': ['bench/dist/cluster/main.js'],
+  'bench:orderflow': ['bench/dist/orderflow/main.js'],
   'executor:deploy': ['packages/executor/dist/cli/deploy.js'],
   openapi: ['apps/gateway/dist/cli/openapi.js'],
 };

@@ -168,7 +168,7 @@ export async function startEmbeddedPostgres(env) {
 export async function bootstrapAndMigrate(env, { quiet = false } = {}) {
   const { bootstrapDatabase } = await import('../infra/postgres/bootstrap.mjs');
   await bootstrapDatabase({ env, log: quiet ? () => {} : (line) => say(`db: ${line}`) });
-  for (const app of ['gateway', 'intent-service', 'payout-service']) {
+  for (const app of ['gateway', 'intent-service', 'payout-service', 'orderflow-service']) {
     const out = run(process.execPath, [join(ROOT, 'apps', app, 'dist', 'database', 'migrate.js')], { quiet: true, env });
     if (!quiet) say(out.trim());
   }

@@ -21,6 +21,7 @@ const SERVICES = [
   { name: 'intent-service', entry: 'apps/intent-service/dist/main.js' },
   { name: 'simulation-service', entry: 'apps/simulation-service/dist/main.js' },
   { name: 'payout-service', entry: 'apps/payout-service/dist/main.js' },
+  { name: 'orderflow-service', entry: 'apps/orderflow-service/dist/main.js' },
   { name: 'gateway', entry: 'apps/gateway/dist/main.js' },
 ];
 

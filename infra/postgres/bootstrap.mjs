@@ -13,6 +13,7 @@ export const SERVICES = [
   { schema: 'gateway', userEnv: 'GATEWAY_DB_USER', passwordEnv: 'GATEWAY_DB_PASSWORD', defaultUser: 'gateway_svc' },
   { schema: 'intent', userEnv: 'INTENT_DB_USER', passwordEnv: 'INTENT_DB_PASSWORD', defaultUser: 'intent_svc' },
   { schema: 'payout', userEnv: 'PAYOUT_DB_USER', passwordEnv: 'PAYOUT_DB_PASSWORD', defaultUser: 'payout_svc' },
+  { schema: 'orderflow', userEnv: 'ORDERFLOW_DB_USER', passwordEnv: 'ORDERFLOW_DB_PASSWORD', defaultUser: 'orderflow_svc' },
 ];
 
 /** Any fixed number, taken in the `postgres` database by every bootstrap. */

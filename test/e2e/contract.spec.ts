@@ -3,7 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { ErrorBodySchema, FieldIssuesSchema, IntentEventSchema, type IntentEvent, type IntentRecord } from '@tradeinfra/contracts';
 import { executorDeployData, signBuyIntent } from '@tradeinfra/executor';
 import { devWallet, eventually, freePort, HardhatNode, LocalDex, mined } from '@tradeinfra/test-support';
-import { MaxUint256, ZeroAddress } from 'ethers';
+import { id as keccakText, MaxUint256, Wallet, ZeroAddress } from 'ethers';
 import { OPENAPI_FILE, ROUTES } from '../../apps/gateway/src/openapi/openapi.js';
 import { LaunchDriver } from './execution-support.js';
 import { intentBody, randomWallet, Stack, TOKEN, type HttpResponse, type RequestOptions } from './harness.js';
@@ -328,6 +328,38 @@ describe('the wire contract: every route answers what the OpenAPI document says'
     } finally {
       await stack.startSimulation();
     }
+  });
+
+  it('order flow: the wallet RPC, the hint stream and the searchers’ endpoint, and their errors', async () => {
+    const flow = `flow-${randomBytes(4).toString('hex')}`;
+    await call('POST', '/v1/sources', '/v1/sources', { key: admin, body: { id: flow, tenant } }, 201);
+    const chainId = { jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] };
+    const rpc = (query: string, options: RequestOptions, status: number) => call('POST', '/v1/rpc', `/v1/rpc?${query}`, options, status);
+    const answer = await rpc(`source=${flow}&chainId=${CHAIN_ID}&key=${key}`, { body: chainId }, 200);
+    expect(answer.body).toEqual({ jsonrpc: '2.0', id: 1, result: `0x${CHAIN_ID.toString(16)}` });
+    await rpc(`source=${flow}&chainId=${CHAIN_ID}`, { key, body: [chainId, { ...chainId, id: 2, method: 'eth_sign' }] }, 200);
+    await rpc(`source=${flow}&chainId=${CHAIN_ID}`, { key: null, body: chainId }, 401);
+    await rpc(`source=${flow}&chainId=${CHAIN_ID}`, { key: reader, body: chainId }, 403);
+    await rpc(`source=not-${flow}&chainId=${CHAIN_ID}`, { key, body: chainId }, 404);
+    await rpc(`chainId=${CHAIN_ID}`, { key, body: chainId }, 400);
+
+    const abort = new AbortController();
+    const stream = await fetch(`${stack.baseUrl}/v1/mev/stream?chainId=${CHAIN_ID}`, { signal: abort.signal });
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    checked.add('GET /v1/mev/stream 200');
+    abort.abort();
+    await call('GET', '/v1/mev/stream', '/v1/mev/stream?chainId=x', {}, 400);
+
+    const searcher = Wallet.createRandom();
+    const bundle = { version: 'v0.1', inclusion: { block: '0x1' }, body: [{ hash: `0x${'ab'.repeat(32)}` }, { tx: '0x02', canRevert: false }] };
+    const body = JSON.stringify({ params: [bundle, {}], method: 'mev_simBundle', id: 69, jsonrpc: '2.0' });
+    const signature = `${searcher.address}:${await searcher.signMessage(keccakText(body))}`;
+    const headers = { 'content-type': 'application/json', 'x-flashbots-signature': signature };
+    const sim = await call('POST', '/v1/mev', '/v1/mev', { rawBody: body, headers }, 200);
+    expect(sim.body.error).toMatchObject({ code: -32000 });
+    await call('POST', '/v1/mev', '/v1/mev', { rawBody: `${body} `, headers }, 401);
+    await call('POST', '/v1/mev', '/v1/mev', { body: JSON.parse(body) }, 401);
   });
 
   it('has checked a success of every route in the table', () => {

@@ -12,6 +12,9 @@ import { createIntentService } from '../../apps/intent-service/src/bootstrap.js'
 import { createPayoutService } from '../../apps/payout-service/src/bootstrap.js';
 import { loadEnv as loadPayoutEnv, type PayoutServiceEnv } from '../../apps/payout-service/src/config/env.js';
 import { createDataSource as payoutDataSource, runMigrations as migratePayout } from '../../apps/payout-service/src/database/data-source.js';
+import { createOrderflowService } from '../../apps/orderflow-service/src/bootstrap.js';
+import { loadEnv as loadOrderflowEnv, type OrderflowServiceEnv } from '../../apps/orderflow-service/src/config/env.js';
+import { createDataSource as orderflowDataSource, runMigrations as migrateOrderflow } from '../../apps/orderflow-service/src/database/data-source.js';
 import { createSimulationService } from '../../apps/simulation-service/src/bootstrap.js';
 import { loadEnv as loadSimulationEnv } from '../../apps/simulation-service/src/config/env.js';
 import { loadEnv as loadIntentEnv, type IntentServiceEnv } from '../../apps/intent-service/src/config/env.js';
@@ -49,6 +52,8 @@ export class Stack {
   readonly intentReplicas: INestMicroservice[] = [];
   simulation: INestMicroservice | null = null;
   readonly payoutReplicas: INestMicroservice[] = [];
+  readonly orderflowReplicas: INestMicroservice[] = [];
+  orderflowEnv!: OrderflowServiceEnv;
   payoutEnv!: PayoutServiceEnv;
   private gateway!: NestExpressApplication;
   private keysDb!: DataSource;
@@ -79,16 +84,18 @@ export class Stack {
     const stack = new Stack(await TestNatsServer.start(), { db, intentDb: await own('e2e_intent'), payoutDb: await own('e2e_payout') });
     // Small pools: two test files run at once on a Postgres with max_connections 100.
     // Two simulation workers (each loads its own EVM), whatever the machine's cores.
-    const pools = { GATEWAY_DB_POOL_SIZE: '4', INTENT_DB_POOL_SIZE: '8', PAYOUT_DB_POOL_SIZE: '8', SIM_WORKERS: '2' };
+    const pools = { GATEWAY_DB_POOL_SIZE: '4', INTENT_DB_POOL_SIZE: '8', PAYOUT_DB_POOL_SIZE: '8', ORDERFLOW_DB_POOL_SIZE: '4', SIM_WORKERS: '2' };
     const base = { ...process.env, ...pools, ...stack.db.env, NATS_URL: stack.nats.url, ...env };
     stack.baseEnv = base;
     stack.intentEnv = loadIntentEnv({ ...base, ...stack.intentDb.env });
     stack.payoutEnv = loadPayoutEnv({ ...base, ...stack.payoutDb.env });
+    stack.orderflowEnv = loadOrderflowEnv(base);
     stack.gatewayEnv = loadGatewayEnv({ ...base, PORT: '0', HOST: '127.0.0.1' });
     for (const [make, migrate] of [
       [() => intentDataSource(stack.intentEnv), migrateIntent],
       [() => gatewayDataSource(stack.gatewayEnv), migrateGateway],
       [() => payoutDataSource(stack.payoutEnv), migratePayout],
+      [() => orderflowDataSource(stack.orderflowEnv), migrateOrderflow],
     ] as const) {
       const ds = await make().initialize();
       await migrate(ds);
@@ -97,6 +104,7 @@ export class Stack {
     await stack.addIntentReplica();
     await stack.startSimulation();
     await stack.addPayoutReplica();
+    await stack.addOrderflowReplica();
     stack.gateway = await createGateway(stack.gatewayEnv, false);
     const address = stack.gateway.getHttpServer().address() as { port: number };
     stack.baseUrl = `http://127.0.0.1:${address.port}`;
@@ -128,6 +136,19 @@ export class Stack {
     const app = await createPayoutService(this.payoutEnv, false);
     this.payoutReplicas.push(app);
     return app;
+  }
+
+  /** An orderflow-service replica (its env: the stack's, with `env` on top). */
+  async addOrderflowReplica(env: Record<string, string> = {}): Promise<INestMicroservice> {
+    const logger = process.env.E2E_LOGS === '1' ? new NestConsoleLogger() : false;
+    const app = await createOrderflowService(loadOrderflowEnv({ ...this.baseEnv, ...env }), logger);
+    this.orderflowReplicas.push(app);
+    return app;
+  }
+
+  /** The environment every service of the stack was started with. */
+  get env(): NodeJS.ProcessEnv {
+    return this.baseEnv;
   }
 
   /** A new API key (its own tenant unless `tenant` is named). */
@@ -169,6 +190,7 @@ export class Stack {
     for (const app of this.intentReplicas) await app.close().catch(() => undefined);
     await this.simulation?.close().catch(() => undefined);
     for (const app of this.payoutReplicas) await app.close().catch(() => undefined);
+    for (const app of this.orderflowReplicas) await app.close().catch(() => undefined);
     await this.keysDb?.destroy().catch(() => undefined);
     await this.nats.dispose();
     for (const db of new Set([this.db, this.intentDb, this.payoutDb])) await db.drop();

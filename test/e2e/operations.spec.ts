@@ -142,6 +142,7 @@ describe('operations', () => {
           'intent-service': { state: 'up', latencyMs: expect.any(Number) },
           'simulation-service': { state: 'down', latencyMs: null },
           'payout-service': { state: 'down', latencyMs: null },
+          'orderflow-service': { state: 'up', latencyMs: expect.any(Number) },
         },
       });
 

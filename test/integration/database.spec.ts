@@ -6,6 +6,8 @@ import { loadEnv as intentEnv } from '../../apps/intent-service/src/config/env.j
 import { createDataSource as intentDataSource, runMigrations as migrateIntent } from '../../apps/intent-service/src/database/data-source.js';
 import { loadEnv as payoutEnv } from '../../apps/payout-service/src/config/env.js';
 import { createDataSource as payoutDataSource, runMigrations as migratePayout } from '../../apps/payout-service/src/database/data-source.js';
+import { loadEnv as orderflowEnv } from '../../apps/orderflow-service/src/config/env.js';
+import { createDataSource as orderflowDataSource, runMigrations as migrateOrderflow } from '../../apps/orderflow-service/src/database/data-source.js';
 import { bootstrapDatabase } from '../../infra/postgres/bootstrap.mjs';
 
 describe('database: one schema and one role per service', () => {
@@ -18,6 +20,7 @@ describe('database: one schema and one role per service', () => {
       [intentDataSource(intentEnv(env)), migrateIntent],
       [gatewayDataSource(gatewayEnv(env)), migrateGateway],
       [payoutDataSource(payoutEnv(env)), migratePayout],
+      [orderflowDataSource(orderflowEnv(env)), migrateOrderflow],
     ] as const) {
       await ds.initialize();
       await migrate(ds);
@@ -49,6 +52,8 @@ describe('database: one schema and one role per service', () => {
     ['payout_svc', 'SELECT * FROM gateway.tenants'],
     ['gateway_svc', 'SELECT * FROM payout.entries'],
     ['intent_svc', 'SELECT * FROM payout.payouts'],
+    ['orderflow_svc', 'SELECT * FROM payout.entries'],
+    ['payout_svc', 'SELECT * FROM orderflow.captures'],
   ])('%s cannot run: %s', async (user, sql) => {
     await expect(as(user, sql)).rejects.toThrow(/permission denied/);
   });
@@ -57,6 +62,7 @@ describe('database: one schema and one role per service', () => {
     await expect(as('intent_svc', 'SELECT count(*) FROM intents')).resolves.toEqual([{ count: '0' }]);
     await expect(as('gateway_svc', 'SELECT count(*) FROM api_keys')).resolves.toEqual([{ count: '0' }]);
     await expect(as('payout_svc', 'SELECT count(*) FROM entries')).resolves.toEqual([{ count: '0' }]);
+    await expect(as('orderflow_svc', 'SELECT count(*) FROM captures')).resolves.toEqual([{ count: '0' }]);
   });
 
   it('bootstrapping again changes nothing and fails nothing', async () => {

@@ -7,6 +7,7 @@ import { HealthModule } from './health/health.module.js';
 import { IntentsModule } from './intents/intents.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { NatsModule } from './nats/nats.module.js';
+import { OrderflowModule } from './orderflow/orderflow.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
 import { PayoutsModule } from './payouts/payouts.module.js';
 import { SimulationModule } from './simulation/simulation.module.js';
@@ -25,6 +26,7 @@ export class AppModule {
         IntentsModule,
         PayoutsModule,
         SimulationModule,
+        OrderflowModule,
         HealthModule,
         OpenApiModule,
         DashboardModule,

@@ -107,6 +107,8 @@ export async function createGateway(env: GatewayEnv, logger: ConsoleLogger | fal
       '/v1/simulate': env.SIMULATE_BODY_LIMIT_BYTES,
       '/v1/intents': env.INTENTS_BATCH_BODY_LIMIT_BYTES,
       '/v1/intents/': env.INTENTS_BATCH_BODY_LIMIT_BYTES,
+      '/v1/rpc': env.ORDERFLOW_BODY_LIMIT_BYTES,
+      '/v1/mev': env.ORDERFLOW_BODY_LIMIT_BYTES,
     },
     timeoutMs: env.BODY_TIMEOUT_MS,
   };

@@ -13,3 +13,4 @@ export * from './notifications.js';
 export * from './chains.js';
 export * from './abi.js';
 export * from './gateway.js';
+export * from './orderflow.js';

@@ -57,3 +57,20 @@ export function mevCaptureSubject(chainId: number): string {
 /** Where an invalid MEV-capture event goes, with its reason (stream MEV_CAPTURE_DLQ). */
 export const MEV_CAPTURE_DLQ_STREAM = 'MEV_CAPTURE_DLQ';
 export const MEV_CAPTURE_DLQ_SUBJECT = 'mev.dlq';
+/** `{viewer, id}` → `{id, tenantId}` when the viewer may act on the registered source (NotFound otherwise). */
+export const PAYOUT_SOURCE_GET = 'payout.source.get';
+/** `{chainId}` → `{chainId, address}`: the treasury paying that chain's payouts (NotFound when the service does not settle it). */
+export const PAYOUT_TREASURY = 'payout.treasury';
+
+export const ORDERFLOW_SERVICE_QUEUE = 'orderflow-service';
+/** A wallet's JSON-RPC request (`POST /v1/rpc`): OrderflowRpcMessage → OrderflowReply. */
+export const ORDERFLOW_RPC = 'orderflow.rpc';
+/** A searcher's JSON-RPC request (`POST /v1/mev`): OrderflowMevMessage → OrderflowReply. */
+export const ORDERFLOW_MEV = 'orderflow.mev';
+/** Answers `{ ok: true, chains }` when the service and its database are up. */
+export const ORDERFLOW_HEALTH = 'orderflow.health';
+/** Hints of pending private transactions, core NATS (live only), one subject per chain; the data is the SSE event's JSON. */
+export const ORDERFLOW_HINTS_SUBJECTS = 'orderflow.hints.>';
+export function orderflowHintSubject(chainId: number): string {
+  return `orderflow.hints.${chainId}`;
+}

@@ -8,6 +8,7 @@ export const ADVISORY_LOCKS = {
   intentMigrations: 7_310_000,
   gatewayMigrations: 7_320_000,
   payoutMigrations: 7_330_000,
+  orderflowMigrations: 7_360_000,
   /** The intent outbox relay: one replica publishes at a time, in order. */
   outboxRelay: 7_310_001,
   /** Class, per chain id: the launch watcher's cursor. */
@@ -16,4 +17,6 @@ export const ADVISORY_LOCKS = {
   executor: 7_340_001,
   /** Class, per hash of (source, chain, asset): a payout claiming its entries (transaction-level). */
   payoutClaim: 7_350_000,
+  /** Class, per chain id: the orderflow service's chain loop (auction rounds, inclusion, crediting): one replica leads each chain. */
+  orderflowChain: 7_360_001,
 } as const;

@@ -43,7 +43,10 @@ describe('ApiKeysService', () => {
     const { service } = make();
     const { key, tenantId } = await service.create({ name: 'bot' });
     expect(key).toMatch(/^ti_[A-Za-z0-9_-]{43}$/);
-    expect(await service.authenticate(key)).toMatchObject({ tenantId, scopes: ['intents:read', 'intents:write', 'payouts:read', 'payouts:write', 'simulate'] });
+    expect(await service.authenticate(key)).toMatchObject({
+      tenantId,
+      scopes: ['intents:read', 'intents:write', 'payouts:read', 'payouts:write', 'simulate', 'rpc'],
+    });
   });
 
   it('never stores the key itself', async () => {

@@ -7,7 +7,7 @@ import { GatewayError } from '../http/gateway-error.js';
 import { DashboardTokens } from '../dashboard/dashboard-tokens.js';
 import { ApiKeysService } from './api-keys.service.js';
 import { addressBucket, RateLimiter, setRateLimitHeaders } from './rate-limiter.js';
-import { DASHBOARD_ACCESS, REQUIRED_SCOPE, type DashboardAccess, type Principal, type Scope } from './scopes.js';
+import { DASHBOARD_ACCESS, KEY_IN_QUERY, REQUIRED_SCOPE, type DashboardAccess, type Principal, type Scope } from './scopes.js';
 
 export type AuthenticatedRequest = Request & { principal: Principal };
 
@@ -17,6 +17,12 @@ export function keyOf(req: Pick<Request, 'headers'>): string | null {
   if (typeof header === 'string' && header.length > 0) return header.trim();
   const scheme = /^(bearer|token)\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
   return scheme ? scheme[2]! : null;
+}
+
+/** `?key=KEY`, on the routes that allow it (AllowKeyInQuery). */
+export function queryKeyOf(req: Pick<Request, 'query'>): string | null {
+  const key = (req.query as Record<string, unknown> | undefined)?.key;
+  return typeof key === 'string' && key.length > 0 ? key : null;
 }
 
 /**
@@ -93,7 +99,7 @@ export class AuthGuard implements CanActivate {
       req.principal = this.dashboardPrincipal(req, res, scope, access, dashboardToken);
       return true;
     }
-    const key = keyOf(req);
+    const key = keyOf(req) ?? (this.reflector.get<boolean | undefined>(KEY_IN_QUERY, context.getHandler()) ? queryKeyOf(req) : null);
     if (key === null || !this.keys.isKnown(key)) this.takeAddressToken(req, res);
     if (!key) {
       throw new GatewayError(ErrorName.Unauthorized, 'Missing API key: send it as x-api-key: KEY, Authorization: Bearer KEY or Authorization: Token KEY');

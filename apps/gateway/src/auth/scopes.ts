@@ -1,6 +1,6 @@
 import { SetMetadata } from '@nestjs/common';
 
-export const SCOPES = ['intents:read', 'intents:write', 'payouts:read', 'payouts:write', 'simulate', 'admin'] as const;
+export const SCOPES = ['intents:read', 'intents:write', 'payouts:read', 'payouts:write', 'simulate', 'rpc', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];
 /** Scopes a key gets when none are named: everything but `admin`. */
 export const DEFAULT_SCOPES: readonly Scope[] = SCOPES.filter((s) => s !== 'admin');
@@ -22,6 +22,13 @@ export interface Principal {
   /** Set when a signed dashboard token (not an API key) authenticated the request. */
   dashboard?: { kind: 'intents' | 'source'; sourceId: string | null };
 }
+
+export const KEY_IN_QUERY = 'keyInQuery';
+/**
+ * The key may also come as `?key=` (routes a wallet calls through an RPC URL, which cannot carry
+ * headers); a header still wins. Give such a URL a key with the `rpc` scope only.
+ */
+export const AllowKeyInQuery = () => SetMetadata(KEY_IN_QUERY, true);
 
 export const DASHBOARD_ACCESS = 'dashboardAccess';
 /**

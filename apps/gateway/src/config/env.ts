@@ -72,6 +72,15 @@ const EnvSchema = z.object({
       .transform((v) => v.replace(/\/+$/, ''))
       .optional(),
   ),
+  /** Body limit of POST /v1/rpc and POST /v1/mev (JSON-RPC batches of signed transactions). */
+  ORDERFLOW_BODY_LIMIT_BYTES: int(1024, 768 * 1024).default(256 * 1024),
+  /** How long the gateway waits for the orderflow service (a private transaction is checked and simulated before its answer). */
+  ORDERFLOW_TIMEOUT_MS: int(100, 120_000).default(10_000),
+  /** Per searcher (the X-Flashbots-Signature address) and replica: POST /v1/mev requests per second, and at once. */
+  MEV_RATE_LIMIT_PER_SECOND: z.coerce.number().positive().max(1_000_000).default(10),
+  MEV_RATE_LIMIT_BURST: int(1).default(20),
+  /** Open hint streams (GET /v1/mev/stream) per client address and replica. */
+  MEV_STREAMS_PER_ADDRESS: int(1, 10_000).default(10),
   /** LOG_FORMAT, and LOG_REQUESTS: log every request (one line each). */
   ...LOG_ENV,
 });

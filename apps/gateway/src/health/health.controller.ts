@@ -1,6 +1,7 @@
 import { Controller, Get, HttpCode, Req, Res } from '@nestjs/common';
 import {
   INTENT_HEALTH,
+  ORDERFLOW_HEALTH,
   PAYOUT_HEALTH,
   SIMULATION_HEALTH,
   type HealthReply,
@@ -22,6 +23,7 @@ const SERVICES: ReadonlyArray<[name: string, subject: string]> = [
   ['intent-service', INTENT_HEALTH],
   ['simulation-service', SIMULATION_HEALTH],
   ['payout-service', PAYOUT_HEALTH],
+  ['orderflow-service', ORDERFLOW_HEALTH],
 ];
 
 export type { ServiceState };

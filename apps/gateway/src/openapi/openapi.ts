@@ -22,6 +22,8 @@ import {
   RequestPayoutSchema,
   SearchIntentsRequestSchema,
   ServicesHealthSchema,
+  JsonRpcBodySchema,
+  JsonRpcReplySchema,
   SimulateRequestSchema,
   SimulationResultSchema,
 } from '@tradeinfra/contracts';
@@ -29,6 +31,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { SCOPES } from '../auth/scopes.js';
 import { CreateIntentSchema, CreateIntentsSchema, CreateWalletIntentSchema, INTENT_ROUTES } from './intent-routes.js';
+import { ORDERFLOW_ROUTES } from './orderflow-routes.js';
 import { OTHER_ROUTES } from './other-routes.js';
 import { PAYOUT_ROUTES } from './payout-routes.js';
 import type { ResponseSpec, RouteSpec } from './route-table.js';
@@ -36,7 +39,7 @@ import type { ResponseSpec, RouteSpec } from './route-table.js';
 type Json = Record<string, unknown>;
 
 /** Every route the gateway serves, in the document's order. */
-export const ROUTES: readonly RouteSpec[] = [...INTENT_ROUTES, ...PAYOUT_ROUTES, ...OTHER_ROUTES];
+export const ROUTES: readonly RouteSpec[] = [...INTENT_ROUTES, ...PAYOUT_ROUTES, ...ORDERFLOW_ROUTES, ...OTHER_ROUTES];
 
 /** Request bodies, named in `components.schemas` (their input side: what a client sends). */
 const REQUEST_COMPONENTS: Record<string, z.ZodType> = {
@@ -51,6 +54,7 @@ const REQUEST_COMPONENTS: Record<string, z.ZodType> = {
   RequestPayout: RequestPayoutSchema,
   PayoutTransition: PayoutTransitionSchema,
   RegisterSource: RegisterSourceSchema,
+  JsonRpcRequest: JsonRpcBodySchema,
 };
 
 /** Answers, named in `components.schemas`. */
@@ -71,6 +75,7 @@ const RESPONSE_COMPONENTS: Record<string, z.ZodType> = {
   Liveness: LivenessSchema,
   Readiness: ReadinessSchema,
   ServicesHealth: ServicesHealthSchema,
+  JsonRpcReply: JsonRpcReplySchema,
   Error: ErrorBodySchema,
 };
 
@@ -159,7 +164,7 @@ const INFO = {
   title: 'Intents, payouts and simulation API',
   version: '1.0.0',
   description: [
-    "Every `/v1` route needs an API key, sent as `x-api-key: KEY`, `Authorization: Bearer KEY` or `Authorization: Token KEY` (the form Merkle's SDKs send).",
+    "Every `/v1` route but the searchers' order-flow ones (`GET /v1/mev/stream`, public; `POST /v1/mev`, signed with X-Flashbots-Signature) needs an API key, sent as `x-api-key: KEY`, `Authorization: Bearer KEY` or `Authorization: Token KEY` (the form Merkle's SDKs send).",
     `Scopes: ${SCOPES.join(', ')} (admin passes every check).`,
     'Every response carries `x-request-id` (yours if you send a sane one).',
     'Errors are `{error: true, name, message, details}`; wei amounts are decimal strings.',
@@ -208,7 +213,8 @@ function security(route: RouteSpec): Json[] | undefined {
 }
 
 function operation(route: RouteSpec, requests: SchemaSet, responses: SchemaSet): Json {
-  const keyed = route.path.startsWith('/v1/');
+  // Routes answered to a key carry its rate-limit headers (the public /v1 ones: none, or their own).
+  const keyed = route.path.startsWith('/v1/') && route.scope !== null;
   const token = {
     header: ' (or a dashboard token)',
     query: ' (or a dashboard token, also as `?token=`)',

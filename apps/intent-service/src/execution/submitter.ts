@@ -1,6 +1,4 @@
-import { getBytes, keccak256, Wallet } from 'ethers';
-import { personalSign } from '../chain/recover.js';
-import { HttpJsonClient } from '@tradeinfra/service-kit';
+import { BundleRelays } from '@tradeinfra/service-kit';
 import { RpcUnavailable, type ChainRpc } from '../chain/chain-rpc.js';
 import { type NodeTraits } from '../chain/node-traits.js';
 
@@ -78,51 +76,24 @@ export class RpcSubmitter implements Submitter {
  */
 export class BundleSubmitter implements Submitter {
   readonly kind = 'bundle';
-  private readonly identity: Wallet;
-  private readonly identityKey: Uint8Array;
-  /** One kept-alive client per relay. */
-  private readonly relays: HttpJsonClient[];
+  private readonly relays: BundleRelays;
 
   constructor(relays: string[], identityKey: string | null, timeoutMs = 2_000) {
-    this.identity = identityKey ? new Wallet(identityKey) : (Wallet.createRandom() as unknown as Wallet);
-    this.identityKey = getBytes(this.identity.privateKey);
-    this.relays = relays.map((relay) => new HttpJsonClient(relay, timeoutMs));
+    this.relays = new BundleRelays(relays, identityKey, timeoutMs);
   }
 
   async submit(submissions: Submission[], targetBlock: bigint, behind?: string): Promise<SubmitOutcome> {
     const outcome: SubmitOutcome = new Map(submissions.map((s) => [s.intentId, 'no relay accepted the bundle']));
     if (submissions.length === 0) return outcome;
-    const bundle = (txs: string[], id: number) => ({
-      jsonrpc: '2.0',
-      id,
-      method: 'eth_sendBundle',
-      params: [{ txs, blockNumber: `0x${targetBlock.toString(16)}`, revertingTxHashes: [] }],
-    });
     // Behind a pending launch: one bundle, the launch first (the only transaction not ours), then
     // the buys in checking order; its answer stands for every buy in it.
-    const batch = behind ? [bundle([behind, ...submissions.map((s) => s.raw)], 0)] : submissions.map((s, i) => bundle([s.raw], i));
-    const body = JSON.stringify(batch);
-    const signature = `${this.identity.address}:${personalSign(this.identityKey, keccak256(Buffer.from(body, 'utf8')))}`;
-    await Promise.all(
-      this.relays.map(async (relay) => {
-        try {
-          const replies = (await relay.postText(body, { 'x-flashbots-signature': signature })) as {
-            id: number;
-            result?: unknown;
-            error?: { message: string };
-          }[];
-          if (!Array.isArray(replies)) return;
-          const answers = behind ? (replies[0] ? submissions.map((_, i) => ({ ...replies[0]!, id: i })) : []) : replies;
-          for (const reply of answers) {
-            const s = submissions[reply.id];
-            if (s && !reply.error) outcome.set(s.intentId, null);
-            else if (s && outcome.get(s.intentId) !== null) outcome.set(s.intentId, reply.error?.message ?? 'refused');
-          }
-        } catch {
-          // One relay down: the others may have taken it; the next block retries.
-        }
-      }),
-    );
+    if (behind) {
+      const [answer] = await this.relays.send([{ txs: [behind, ...submissions.map((s) => s.raw)], blockNumber: targetBlock }]);
+      for (const s of submissions) outcome.set(s.intentId, answer ?? null);
+      return outcome;
+    }
+    const answers = await this.relays.send(submissions.map((s) => ({ txs: [s.raw], blockNumber: targetBlock })));
+    submissions.forEach((s, i) => outcome.set(s.intentId, answers[i] ?? null));
     return outcome;
   }
 }

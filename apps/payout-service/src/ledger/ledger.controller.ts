@@ -5,6 +5,7 @@ import {
   PAYOUT_ENTRIES_LIST,
   PAYOUT_ENTRY_RECORD,
   PAYOUT_SOURCE_CASHBACK,
+  PAYOUT_SOURCE_GET,
   PAYOUT_SOURCE_REGISTER,
   type PayoutMessage,
   type RawJsonReply,
@@ -35,6 +36,12 @@ export class LedgerController {
   @MessagePattern(PAYOUT_SOURCE_CASHBACK)
   cashback(@Payload() m: WithId): Promise<RawJsonReply> {
     return this.ledger.cashback(m.viewer, m.id);
+  }
+
+  /** The source, when the viewer may act on it (its tenant's key, or an operator): the gateway's check of `POST /v1/rpc?source=`. */
+  @MessagePattern(PAYOUT_SOURCE_GET)
+  async source(@Payload() m: WithId): Promise<{ id: string; tenantId: string | null }> {
+    return this.ledger.source(m.viewer, m.id);
   }
 
   @MessagePattern(PAYOUT_SOURCE_REGISTER)

@@ -93,6 +93,11 @@ export class LedgerService {
     return { json: `${json.slice(0, -1)},"estimatedUsd":${estimatedUsd},"unpricedAssets":${JSON.stringify(unpricedAssets)}}` };
   }
 
+  async source(viewer: PayoutViewer, id: unknown): Promise<{ id: string; tenantId: string | null }> {
+    const source = parseInput(sourceIdSchema(), id);
+    return { id: source, tenantId: await this.checkSource(viewer, source) };
+  }
+
   async registerSource(id: unknown, tenantId: unknown): Promise<{ id: string; tenantId: string }> {
     const source = parseInput(sourceIdSchema(), id);
     const tenant = parseInput(uuid('a tenant id'), tenantId);

@@ -6,6 +6,7 @@ import {
   PAYOUT_REQUEST,
   PAYOUT_SOURCE_PAYOUTS,
   PAYOUT_TRANSITION,
+  PAYOUT_TREASURY,
   type HealthReply,
   type PayoutMessage,
   type RawJsonReply,
@@ -44,6 +45,12 @@ export class PayoutsController {
   @MessagePattern(PAYOUT_GET)
   get(@Payload() m: WithId): Promise<RawJsonReply> {
     return this.payouts.get(m.viewer, m.id);
+  }
+
+  /** The treasury paying `chainId`'s payouts (the orderflow service's default beneficiary of bids). */
+  @MessagePattern(PAYOUT_TREASURY)
+  treasury(@Payload() m: { chainId: unknown }): { chainId: number; address: string } {
+    return this.payouts.treasury(m.chainId);
   }
 
   @MessagePattern(PAYOUT_TRANSITION)

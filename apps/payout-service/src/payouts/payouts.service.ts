@@ -10,6 +10,7 @@ import {
   type PayoutViewer,
   type RawJsonReply,
 } from '@tradeinfra/contracts';
+import { computeAddress } from 'ethers';
 import { uuidv7 } from 'uuidv7';
 import { ENV, type PayoutServiceEnv } from '../config/env.js';
 import { LedgerError } from '../ledger/ledger.errors.js';
@@ -26,6 +27,13 @@ export class PayoutsService {
     private readonly ledger: LedgerService,
     @Inject(ENV) private readonly env: PayoutServiceEnv,
   ) {}
+
+  /** The address of the treasury that pays `chainId`'s payouts (PAYOUT_SIGNER_KEY_<id>); NotFound when the service does not settle that chain. */
+  treasury(chainId: unknown): { chainId: number; address: string } {
+    const chain = this.env.settlementChains.find((c) => c.chainId === chainId);
+    if (!chain) throw new PayoutError(PayoutErrorCode.NotFound, `This service does not settle chain ${String(chainId)}`);
+    return { chainId: chain.chainId, address: computeAddress(chain.signerKey) };
+  }
 
   /**
    * Claims the source's unclaimed PENDING entries of that chain and asset into a new payout.
