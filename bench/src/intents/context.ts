@@ -13,7 +13,8 @@ export const P = {
   readRequests: envInt('BENCH_READ_REQUESTS', 2000, { max: 1_000_000 }),
   seedRows: envInt('BENCH_SEED_ROWS', 1_000_000, { min: 1000, max: 20_000_000 }),
   seedWallets: envInt('BENCH_SEED_WALLETS', 20_000, { min: 10, max: 1_000_000 }),
-  createWallets: 1000,
+  // One wallet by default: a bot creates for its own wallet (issue 29's outside measurement).
+  createWallets: envInt('BENCH_CREATE_WALLETS', 1, { max: 1_000_000 }),
   suiteRequests: envInt('BENCH_SUITE_REQUESTS', 10_000, { max: 1_000_000 }),
   searchLimit: 100,
   batchSize: envInt('BENCH_BATCH_SIZE', 100, { max: 100 }),
