@@ -8,6 +8,7 @@ import { bootstrapAndMigrate, build, ensureInstalled, ROOT, say, withDefaults } 
 const COMMANDS = {
   'apikey:create': ['apps/gateway/dist/cli/apikey.js', 'create'],
   'apikey:revoke': ['apps/gateway/dist/cli/apikey.js', 'revoke'],
+  'apikey:limit': ['apps/gateway/dist/cli/apikey.js', 'limit'],
   'source:create': ['apps/gateway/dist/cli/source.js', 'create'],
   'bench:intents': ['bench/dist/intents/main.js'],
   'bench:simulate': ['bench/dist/simulate/main.js'],

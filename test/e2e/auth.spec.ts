@@ -1,7 +1,11 @@
 import { within } from '@tradeinfra/test-support';
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import type { Scope } from '../../apps/gateway/src/auth/scopes.js';
 import { intentBody, randomWallet, Stack, type HttpResponse, type RequestOptions } from './harness.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
 
 /*
  * Authentication, authorisation, limits and the operational endpoints of the gateway, written
@@ -177,6 +181,39 @@ describe('gateway auth, limits and operational endpoints', () => {
     });
   });
 
+  describe('per-key rate limit, changed by an operator', () => {
+    /** `npm run -s apikey:limit -- --key KEY --rate-limit N` as an operator runs it (the gateway's CLI, its environment). */
+    const setLimit = (key: string, rate: string) =>
+      new Promise<{ status: number | null; stderr: string }>((resolve, reject) => {
+        const child = spawn(process.execPath, [join(ROOT, 'apps/gateway/dist/cli/apikey.js'), 'limit', '--key', key, '--rate-limit', rate], {
+          env: stack.baseEnv,
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
+        let stderr = '';
+        child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+        child.once('error', reject);
+        child.once('close', (status) => resolve({ status, stderr }));
+      });
+    const limitOf = async (key: string) =>
+      Number(
+        (await req('POST', '/v1/intents/search', { headers: { 'x-api-key': key }, body: { addresses: [randomWallet()] } })).headers.get('x-ratelimit-limit'),
+      );
+
+    it('raises a heavy client’s key to its own rate within seconds, and takes it back to the default; an unknown key is refused', async () => {
+      const key = await stack.createKey({ scopes: ['intents:read'] });
+      const initial = await limitOf(key);
+      const raised = await setLimit(key, String(initial * 10));
+      expect(raised).toMatchObject({ status: 0 });
+      await until('the new rate applied', async () => (await limitOf(key)) === initial * 10, 5_000);
+      expect((await setLimit(key, 'default')).status).toBe(0);
+      await until('the default rate again', async () => (await limitOf(key)) === initial, 5_000);
+      const unknown = await setLimit('ti_' + 'A'.repeat(43), '5');
+      expect(unknown.status).toBe(1);
+      expect(unknown.stderr).toContain('no active key matches');
+      expect((await setLimit(key, '0')).status).toBe(64);
+    });
+  });
+
   describe('scopes', () => {
     const MATRIX: Array<[string, Scope[], Record<Route, 'ok' | 403>]> = [
       ['intents:read', ['intents:read'], { create: 403, get: 'ok', search: 'ok', cancel: 403 }],
@@ -303,7 +340,11 @@ describe('gateway auth, limits and operational endpoints', () => {
       expect(`${res.status} ${res.text.slice(0, 300)}`).toMatch(/^200 /);
       expect(res.body).toEqual({
         status: 'ok',
-        checks: { database: 'up', nats: 'up', services: { 'intent-service': 'up', 'simulation-service': 'up', 'payout-service': 'up' } },
+        checks: {
+          database: 'up',
+          nats: 'up',
+          services: { 'intent-service': 'up', 'simulation-service': 'up', 'payout-service': 'up', 'orderflow-service': 'up' },
+        },
         failing: [],
       });
     });
@@ -312,7 +353,7 @@ describe('gateway auth, limits and operational endpoints', () => {
       const res = await req('GET', '/health/services');
       expect(res.status).toBe(200);
       expect(res.body.status).toBe('ok');
-      for (const name of ['intent-service', 'simulation-service', 'payout-service']) {
+      for (const name of ['intent-service', 'simulation-service', 'payout-service', 'orderflow-service']) {
         expect(res.body.services[name]).toEqual({ state: 'up', latencyMs: expect.any(Number) });
         expect(res.body.services[name].latencyMs).toBeLessThan(1000);
       }

@@ -60,7 +60,8 @@ export class Stack {
   private keys!: ApiKeysService;
   baseUrl = '';
   gatewayEnv!: GatewayEnv;
-  private baseEnv: NodeJS.ProcessEnv = {};
+  /** The environment every process of the stack starts from (a CLI run against it takes it too). */
+  baseEnv: NodeJS.ProcessEnv = {};
   intentEnv!: IntentServiceEnv;
 
   /** The gateway's database, and the services' unless `ownDatabases`. */

@@ -130,7 +130,11 @@ describe('operations', () => {
       expect(ready.status).toBe(200);
       expect(ready.body).toEqual({
         status: 'degraded',
-        checks: { database: 'up', nats: 'up', services: { 'intent-service': 'up', 'simulation-service': 'down', 'payout-service': 'down' } },
+        checks: {
+          database: 'up',
+          nats: 'up',
+          services: { 'intent-service': 'up', 'simulation-service': 'down', 'payout-service': 'down', 'orderflow-service': 'up' },
+        },
         failing: ['simulation-service', 'payout-service'],
       });
 

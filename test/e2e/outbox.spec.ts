@@ -60,7 +60,7 @@ describe('transactional outbox across a NATS outage', () => {
       expect(res.status).toBe(503);
       expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
       expect(res.body.checks).toMatchObject({ database: 'up', nats: 'down' });
-      expect(res.body.failing).toEqual(['nats', 'intent-service', 'simulation-service', 'payout-service']);
+      expect(res.body.failing).toEqual(['nats', 'intent-service', 'simulation-service', 'payout-service', 'orderflow-service']);
       const create = await stack.request('POST', '/v1/intent', { key, body: intentBody() });
       expect([503, 504]).toContain(create.status);
       expect(create.body.error).toBe(true);

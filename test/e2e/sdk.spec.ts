@@ -470,7 +470,11 @@ describe('@tradeinfra/sdk against the running suite', () => {
     expect(await anonymous.ready()).toEqual({
       ready: true,
       status: 'ok',
-      checks: { database: 'up', nats: 'up', services: { 'intent-service': 'up', 'simulation-service': 'up', 'payout-service': 'up' } },
+      checks: {
+        database: 'up',
+        nats: 'up',
+        services: { 'intent-service': 'up', 'simulation-service': 'up', 'payout-service': 'up', 'orderflow-service': 'up' },
+      },
       failing: [],
     });
     const services = await anonymous.servicesHealth();

@@ -53,6 +53,15 @@ export class ApiKeysRepository {
     return count > 0;
   }
 
+  /** Sets an active key's own rate (null: back to the replica-wide default); false when no active key has that hash. */
+  async setRateLimitByHash(keyHash: string, rateLimitPerSecond: number | null): Promise<boolean> {
+    const [, count] = await this.db.query('UPDATE gateway.api_keys SET rate_limit_per_second = $2 WHERE key_hash = $1 AND revoked_at IS NULL', [
+      keyHash,
+      rateLimitPerSecond,
+    ]);
+    return count > 0;
+  }
+
   async ping(): Promise<void> {
     await this.db.query('SELECT 1');
   }

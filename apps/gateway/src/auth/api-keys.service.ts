@@ -120,4 +120,9 @@ export class ApiKeysService {
   async revoke(key: string): Promise<boolean> {
     return this.keys.revokeByHash(hashKey(key));
   }
+
+  /** Gives an active key its own rate (requests per second), or the default again (null). */
+  async setRateLimit(key: string, rateLimitPerSecond: number | null): Promise<boolean> {
+    return this.keys.setRateLimitByHash(hashKey(key), rateLimitPerSecond);
+  }
 }

@@ -9,6 +9,7 @@ import { createDataSource } from '../database/data-source.js';
 const USAGE = `usage:
   apikey create --name NAME [--scopes a,b] [--tenant T] [--rate-limit N]   prints the new key, nothing else
   apikey revoke --key KEY
+  apikey limit --key KEY --rate-limit N|default                          a key's own requests per second, or the default again
 scopes: ${SCOPES.join(', ')} (default: all but admin)`;
 
 class UsageError extends Error {}
@@ -39,7 +40,12 @@ async function main(argv: string[]): Promise<void> {
     },
     strict: true,
   });
-  if (command !== 'create' && command !== 'revoke') throw new UsageError(`unknown command ${command ?? '(none)'}`);
+  if (command !== 'create' && command !== 'revoke' && command !== 'limit') throw new UsageError(`unknown command ${command ?? '(none)'}`);
+  const rate = values['rate-limit'];
+  const validRate = (r: string) => /^[1-9][0-9]{0,6}$/.test(r);
+  if (rate !== undefined && !validRate(rate) && !(command === 'limit' && rate === 'default')) {
+    throw new UsageError(`--rate-limit must be a positive integer (requests per second)${command === 'limit' ? ', or default' : ''}`);
+  }
 
   const env = loadEnv();
   const ds = await createDataSource({ ...env, GATEWAY_DB_POOL_SIZE: 1 }).initialize();
@@ -47,8 +53,6 @@ async function main(argv: string[]): Promise<void> {
   try {
     if (command === 'create') {
       if (!values.name?.trim()) throw new UsageError('--name is required');
-      const rate = values['rate-limit'];
-      if (rate !== undefined && !/^[1-9][0-9]{0,6}$/.test(rate)) throw new UsageError('--rate-limit must be a positive integer (requests per second)');
       const { key } = await service.create({
         name: values.name.trim(),
         scopes: parseScopes(values.scopes),
@@ -56,6 +60,12 @@ async function main(argv: string[]): Promise<void> {
         rateLimitPerSecond: rate === undefined ? null : Number(rate),
       });
       process.stdout.write(`${key}\n`);
+    } else if (command === 'limit') {
+      if (!values.key) throw new UsageError('--key is required');
+      if (rate === undefined) throw new UsageError('--rate-limit is required (requests per second, or default)');
+      const limit = rate === 'default' ? null : Number(rate);
+      if (!(await service.setRateLimit(values.key.trim(), limit))) throw new ApiKeyAdminError('no active key matches');
+      process.stderr.write(`rate limit ${limit === null ? 'back to the default' : `${limit}/s`}; every gateway applies it within API_KEY_CACHE_TTL_MS\n`);
     } else {
       if (!values.key) throw new UsageError('--key is required');
       if (!(await service.revoke(values.key.trim()))) throw new ApiKeyAdminError('no active key matches');

@@ -242,7 +242,7 @@ export const SIMULATION_RESULT: SimulationResult = {
 };
 
 export const LIVENESS: Liveness = { status: 'ok' };
-const SERVICES_UP = { 'intent-service': 'up', 'simulation-service': 'up', 'payout-service': 'up' } as const;
+const SERVICES_UP = { 'intent-service': 'up', 'simulation-service': 'up', 'payout-service': 'up', 'orderflow-service': 'up' } as const;
 export const READY: Readiness = { status: 'ok', checks: { database: 'up', nats: 'up', services: SERVICES_UP }, failing: [] };
 export const NOT_READY: Readiness = { status: 'unavailable', checks: { database: 'down', nats: 'up', services: SERVICES_UP }, failing: ['database'] };
 const ENDPOINT = { url: 'https://eth.example.com', state: 'up', head: '21000000', lag: 0, latencyMs: 38.2, reads: true } as const;
