@@ -86,7 +86,7 @@ export class Stack {
     // Small pools: two test files run at once on a Postgres with max_connections 100.
     // Two simulation workers (each loads its own EVM), whatever the machine's cores.
     const pools = { GATEWAY_DB_POOL_SIZE: '4', INTENT_DB_POOL_SIZE: '8', PAYOUT_DB_POOL_SIZE: '8', ORDERFLOW_DB_POOL_SIZE: '4', SIM_WORKERS: '2' };
-    const base = { ...process.env, ...pools, ...stack.db.env, NATS_URL: stack.nats.url, ...env };
+    const base = { ...process.env, ...pools, ...stack.db.env, ...stack.nats.env, ...env };
     stack.baseEnv = base;
     stack.intentEnv = loadIntentEnv({ ...base, ...stack.intentDb.env });
     stack.payoutEnv = loadPayoutEnv({ ...base, ...stack.payoutDb.env });

@@ -81,7 +81,7 @@ describe('automatic payout settlement', () => {
 
   /** A payout service process (what `npm start` runs), with the settlement settings and `extra`. */
   function payoutProcess(extra: Record<string, string> = {}): ChildProcess {
-    const env = { ...process.env, ...stack.db.env, NATS_URL: stack.nats.url, PAYOUT_DB_POOL_SIZE: '4', LOG_FORMAT: 'json', ...settlementEnv, ...extra };
+    const env = { ...process.env, ...stack.db.env, ...stack.nats.env, PAYOUT_DB_POOL_SIZE: '4', LOG_FORMAT: 'json', ...settlementEnv, ...extra };
     const child = spawn(process.execPath, [join(ROOT, 'apps', 'payout-service', 'dist', 'main.js')], { cwd: ROOT, env, stdio: 'ignore' });
     children.push(child);
     return child;

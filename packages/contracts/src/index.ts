@@ -14,3 +14,4 @@ export * from './chains.js';
 export * from './abi.js';
 export * from './gateway.js';
 export * from './orderflow.js';
+export * from './routes.js';

@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import type { ChainHealth } from './gateway.js';
-import type { BulkCancelResult, IntentRecord } from './intent-record.js';
-import { INTENT_STATUSES, WEBHOOK_PROTOCOLS, type IntentKind, type WebhookProtocol } from './intent-vocabulary.js';
+import { INTENT_STATUSES, WEBHOOK_PROTOCOLS, type WebhookProtocol } from './intent-vocabulary.js';
 import { boolean, checksummedAddress, fraction, integer, textProblem, uint256String } from './validation.js';
 
 /** How far ahead an intent may expire. */
@@ -286,58 +284,4 @@ export function encodeSearchCursor(lastId: string): string {
 export function decodeSearchCursor(cursor: string): string | null {
   const id = Buffer.from(cursor, 'base64url').toString('utf8');
   return UUID.test(id) && encodeSearchCursor(id) === cursor ? id.toLowerCase() : null;
-}
-
-// ---- NATS messages (gateway → intent service) ----
-
-/** Who is asking: resolved by the gateway from the API key. */
-export interface TenantScoped {
-  tenantId: string;
-}
-export interface CreateIntentMessage extends TenantScoped {
-  idempotencyKey: string | null;
-  body: unknown;
-  /** `wallet`: the body is a pre-signed wallet intent (`POST /v1/wallet/intent`). Default `bot`. */
-  kind?: IntentKind;
-}
-export interface GetIntentMessage extends TenantScoped {
-  id: string;
-}
-export type CancelIntentMessage = GetIntentMessage;
-/** A batch create: `body` is the JSON array as the client sent it. */
-export type CreateIntentsMessage = CreateIntentMessage;
-export interface CreateIntentsReply {
-  /** The created intents, in the order of the request. */
-  intents: IntentRecord[];
-  /** true when an earlier request with the same Idempotency-Key created them. */
-  replayed: boolean;
-}
-export interface CancelIntentsMessage extends TenantScoped {
-  body: unknown;
-}
-export interface CancelIntentsReply {
-  results: BulkCancelResult[];
-}
-export interface SearchIntentsMessage extends TenantScoped {
-  body: unknown;
-  /** The body may omit `addresses` (TenantSearchIntentsRequestSchema): every wallet of the tenant. */
-  tenantWide?: boolean;
-}
-export interface CreateIntentReply {
-  intent: IntentRecord;
-  /** true when an earlier request with the same Idempotency-Key created it. */
-  replayed: boolean;
-}
-export interface SearchIntentsReply {
-  /**
-   * The page as a JSON array of IntentRecord, newest first, exactly as the database rendered
-   * it: passed through to the HTTP response without being parsed and re-serialised.
-   */
-  intentsJson: string;
-  nextCursor: string | null;
-}
-export interface HealthReply {
-  ok: boolean;
-  /** The chains this replica reads, each endpoint as its last check found it. */
-  chains?: ChainHealth[];
 }

@@ -225,25 +225,3 @@ export interface SimBundleResult {
   gasUsed: string;
   logs: { txLogs: HintLog[] }[];
 }
-
-// ---- NATS messages (gateway → orderflow service) ----
-
-/** `orderflow.rpc`: a wallet's JSON-RPC body, for a source its tenant owns (checked by the gateway). */
-export interface OrderflowRpcMessage {
-  tenantId: string;
-  sourceId: string;
-  chainId: number | null;
-  useMempool: boolean;
-  body: unknown;
-}
-
-/** `orderflow.mev`: a searcher's JSON-RPC body; `searcher` is the address that signed it (lowercase). */
-export interface OrderflowMevMessage {
-  searcher: string;
-  body: unknown;
-}
-
-/** What both answer: the JSON-RPC reply as text (exact integers; passed through to the client). */
-export interface OrderflowReply {
-  json: string;
-}

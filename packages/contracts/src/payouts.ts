@@ -227,22 +227,3 @@ export const RegisterSourceSchema = z.strictObject({
 /** The answer of `POST /v1/sources`: the source and its tenant's name. */
 export const RegisteredSourceSchema = z.strictObject({ id: z.string(), tenant: z.string() });
 export type RegisteredSource = z.output<typeof RegisteredSourceSchema>;
-
-// ---- NATS messages (gateway → payout service) ----
-
-/** Who asks: a tenant, or an operator (`admin` scope) who sees everything. */
-export interface PayoutViewer {
-  tenantId: string;
-  admin: boolean;
-  /** The API key that asks (operators' actions on other tenants' sources are audited with it). */
-  keyId?: string;
-}
-export interface PayoutMessage<T = unknown> {
-  viewer: PayoutViewer;
-  body: T;
-}
-export interface RawJsonReply {
-  /** JSON text rendered by the database, passed through to the client. */
-  json: string;
-  nextCursor?: string | null;
-}

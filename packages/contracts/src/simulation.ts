@@ -101,7 +101,7 @@ const gasLimit = quantity(UINT64_MAX, 'a gas limit').optional();
 
 /**
  * One call. `gasLimit` is another name for `gas` (Merkle's SDKs send `gasLimit`); both present
- * and different is refused. `gasField` says which one the caller used (for error messages).
+ * and different is refused. Its output parses again to itself (the gateway forwards it).
  */
 export const SimulationCallSchema = z
   .strictObject({
@@ -128,17 +128,18 @@ export const SimulationCallSchema = z
     if (call.gas !== undefined && call.gasLimit !== undefined && call.gas !== call.gasLimit) {
       ctx.addIssue({ code: 'custom', path: ['gasLimit'], message: 'differs from gas; send one of them', input: undefined });
     }
-  })
-  .transform(({ gas, gasLimit: limit, ...rest }) => ({
-    ...rest,
-    gas: gas ?? limit,
-    gasField: (gas !== undefined ? 'gas' : limit !== undefined ? 'gasLimit' : undefined) as 'gas' | 'gasLimit' | undefined,
-  }));
+  });
 export type SimulationCall = z.output<typeof SimulationCallSchema>;
 
-const blockNumber = quantity(UINT64_MAX, 'a block number').optional();
+/** A call's gas limit, and the field it was given in (for error messages). */
+export function callGas(call: SimulationCall): { gas: bigint | undefined; field: 'gas' | 'gasLimit' } {
+  return call.gas !== undefined || call.gasLimit === undefined ? { gas: call.gas, field: 'gas' } : { gas: call.gasLimit, field: 'gasLimit' };
+}
 
-/** Body of `POST /v1/simulate`. `block_number` and `blockNumber` are both accepted. */
+/** null or absent: the latest block. */
+const blockNumber = quantity(UINT64_MAX, 'a block number').nullish();
+
+/** Body of `POST /v1/simulate`. `block_number` and `blockNumber` are both accepted; the output parses again to itself. */
 export const SimulateRequestSchema = z
   .strictObject({
     chainId: z
@@ -154,7 +155,7 @@ export const SimulateRequestSchema = z
     overrides: SimulationOverridesSchema.optional(),
   })
   .superRefine((req, ctx) => {
-    if (req.block_number !== undefined && req.blockNumber !== undefined && req.block_number !== req.blockNumber) {
+    if (req.block_number != null && req.blockNumber != null && req.block_number !== req.blockNumber) {
       ctx.addIssue({ code: 'custom', path: ['blockNumber'], message: 'differs from block_number; send one of them', input: undefined });
     }
   })
@@ -280,14 +281,3 @@ export const SimulationResultSchema = z.strictObject({
   calls: z.array(SimulatedCallSchema).meta({ description: 'One result per call, in order' }),
 });
 export type SimulationResult = z.output<typeof SimulationResultSchema>;
-
-export interface SimulateMessage {
-  body: unknown;
-}
-
-/**
- * What `simulation.simulate.stream` answers, in order: the first call's result once nothing can
- * change it any more (the block it ran on, hex), unless the simulation fails first; then the whole
- * result, whose first call is that one.
- */
-export type SimulationStreamed = { first: SimulatedCall; blockNumber: string } | { result: SimulationResult };

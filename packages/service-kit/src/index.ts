@@ -277,6 +277,16 @@ export {
   type NatsEnv,
 } from './nats-connect.js';
 export {
+  checkRouteMessage,
+  Handles,
+  NatsConnections,
+  RouteMessage,
+  RouteMessageMismatch,
+  routeRequest,
+  routeRequestStream,
+  type RouteRequestOptions,
+} from './nats-routes.js';
+export {
   NATS_HEADERS_BYTES,
   natsRequest,
   NatsRequestFailed,

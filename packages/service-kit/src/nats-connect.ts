@@ -32,6 +32,11 @@ export const NATS_ENV = {
   NATS_TLS_KEY_FILE: z.string().min(1).optional(),
   /** Replicas of every stream, consumer and bucket the services create: 1 on one server, 3 on a 3-node cluster. */
   NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+  /** `true` (the tests): every request and reply on a route of NATS_ROUTES is checked against its schemas; a mismatch throws. */
+  NATS_CHECK_MESSAGES: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
 };
 
 export type NatsEnv = z.output<z.ZodObject<typeof NATS_ENV>>;
@@ -112,11 +117,12 @@ export function connectNats(env: NatsEnv, name: string, extra: Partial<Connectio
 
 /** Just what natsConnectionOptions reads, from a service's whole env. */
 export function natsEnvOf(env: NatsEnv): NatsEnv {
-  const { NATS_URL, NATS_USER, NATS_PASSWORD, NATS_TLS, NATS_TLS_CA_FILE, NATS_TLS_CERT_FILE, NATS_TLS_KEY_FILE, NATS_STREAM_REPLICAS } = env;
-  return { NATS_URL, NATS_USER, NATS_PASSWORD, NATS_TLS, NATS_TLS_CA_FILE, NATS_TLS_CERT_FILE, NATS_TLS_KEY_FILE, NATS_STREAM_REPLICAS };
+  const { NATS_URL, NATS_USER, NATS_PASSWORD, NATS_TLS, NATS_TLS_CA_FILE, NATS_TLS_CERT_FILE, NATS_TLS_KEY_FILE, NATS_STREAM_REPLICAS, NATS_CHECK_MESSAGES } =
+    env;
+  return { NATS_URL, NATS_USER, NATS_PASSWORD, NATS_TLS, NATS_TLS_CA_FILE, NATS_TLS_CERT_FILE, NATS_TLS_KEY_FILE, NATS_STREAM_REPLICAS, NATS_CHECK_MESSAGES };
 }
 
 /** A NatsEnv for one server without users or TLS (tests, benchmarks, tools). */
-export function plainNatsEnv(url: string, replicas = 1): NatsEnv {
-  return { NATS_URL: url, NATS_TLS: false, NATS_STREAM_REPLICAS: replicas };
+export function plainNatsEnv(url: string, replicas = 1, checkMessages = false): NatsEnv {
+  return { NATS_URL: url, NATS_TLS: false, NATS_STREAM_REPLICAS: replicas, NATS_CHECK_MESSAGES: checkMessages };
 }

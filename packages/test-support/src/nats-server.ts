@@ -57,6 +57,11 @@ export class TestNatsServer {
     return `nats://127.0.0.1:${this.port}`;
   }
 
+  /** What a process under test reads: this server, and every route's messages checked against their schemas. */
+  get env(): { NATS_URL: string; NATS_CHECK_MESSAGES: 'true' } {
+    return { NATS_URL: this.url, NATS_CHECK_MESSAGES: 'true' };
+  }
+
   /** Stops the server; clients see a disconnect. */
   async stop(): Promise<void> {
     const child = this.process;

@@ -1,5 +1,5 @@
 import { Controller, Get, Param, Req, Res, UseGuards } from '@nestjs/common';
-import { PAYOUT_SOURCE_PAYOUTS, sourceId, type DashboardUrl, type RawJsonReply } from '@tradeinfra/contracts';
+import { NATS_ROUTES, sourceId, type DashboardUrl } from '@tradeinfra/contracts';
 import type { Response } from 'express';
 import { AuthGuard, type AuthenticatedRequest } from '../auth/auth.guard.js';
 import { RequireScope } from '../auth/scopes.js';
@@ -37,8 +37,8 @@ export class DashboardController {
     @Param('id', new ContractPipe(sourceId())) id: string,
   ): Promise<DashboardUrl> {
     // The payout service answers 404 for a source that is not this tenant's.
-    await this.services.request<RawJsonReply>(
-      PAYOUT_SOURCE_PAYOUTS,
+    await this.services.forward(
+      NATS_ROUTES.payoutSourcePayouts,
       { viewer: { tenantId: req.principal.tenantId, admin: false, keyId: req.principal.keyId }, id },
       requestIdOf(req),
     );

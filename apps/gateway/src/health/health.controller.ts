@@ -1,15 +1,5 @@
 import { Controller, Get, HttpCode, Req, Res } from '@nestjs/common';
-import {
-  INTENT_HEALTH,
-  ORDERFLOW_HEALTH,
-  PAYOUT_HEALTH,
-  SIMULATION_HEALTH,
-  type HealthReply,
-  type Liveness,
-  type Readiness,
-  type ServicesHealth,
-  type ServiceState,
-} from '@tradeinfra/contracts';
+import { NATS_ROUTES, type HealthReply, type NatsRoute, type Liveness, type Readiness, type ServicesHealth, type ServiceState } from '@tradeinfra/contracts';
 import type { Request, Response } from 'express';
 import { ApiKeysRepository } from '../auth/api-keys.repository.js';
 import { requestIdOf } from '../http/request-context.js';
@@ -19,11 +9,11 @@ import { ServiceClient } from '../nats/service-client.js';
 const CHECK_TIMEOUT_MS = 1_000;
 
 /** The services behind the gateway, by the name `/health/services` reports them under. */
-const SERVICES: ReadonlyArray<[name: string, subject: string]> = [
-  ['intent-service', INTENT_HEALTH],
-  ['simulation-service', SIMULATION_HEALTH],
-  ['payout-service', PAYOUT_HEALTH],
-  ['orderflow-service', ORDERFLOW_HEALTH],
+const SERVICES: ReadonlyArray<[name: string, route: NatsRoute<typeof NATS_ROUTES.intentHealth.request, typeof NATS_ROUTES.intentHealth.reply>]> = [
+  ['intent-service', NATS_ROUTES.intentHealth],
+  ['simulation-service', NATS_ROUTES.simulationHealth],
+  ['payout-service', NATS_ROUTES.payoutHealth],
+  ['orderflow-service', NATS_ROUTES.orderflowHealth],
 ];
 
 export type { ServiceState };
@@ -54,7 +44,7 @@ export class HealthController {
     const [database, nats, ...services] = await Promise.all([
       timed(this.keys.ping()),
       this.services.ping(CHECK_TIMEOUT_MS),
-      ...SERVICES.map(([, subject]) => timed(this.services.request(subject, {}, requestIdOf(req), CHECK_TIMEOUT_MS))),
+      ...SERVICES.map(([, route]) => timed(this.services.forward(route, {}, requestIdOf(req), CHECK_TIMEOUT_MS))),
     ]);
     const checks: Readiness['checks'] = {
       database: database.state,
@@ -80,9 +70,7 @@ export class HealthController {
   @Get('health/services')
   async servicesHealth(@Req() req: Request): Promise<ServicesHealth> {
     const states = await Promise.all(
-      SERVICES.map(
-        async ([name, subject]) => [name, await timed(this.services.request<HealthReply>(subject, {}, requestIdOf(req), CHECK_TIMEOUT_MS))] as const,
-      ),
+      SERVICES.map(async ([name, route]) => [name, await timed(this.services.forward(route, {}, requestIdOf(req), CHECK_TIMEOUT_MS))] as const),
     );
     const healthy = (s: ServiceState) => s.state === 'up' && (s.chains ?? []).every((c) => c.endpoints.every((e) => e.state === 'up' || e.state === 'unknown'));
     return {

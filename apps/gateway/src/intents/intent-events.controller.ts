@@ -2,9 +2,8 @@ import { Body, Controller, Get, HttpCode, Post, Req, Res, UseGuards } from '@nes
 import {
   ErrorName,
   INTENT_EVENTS_SUBJECTS,
-  INTENT_NOTIFICATION_SECRET,
-  INTENT_NOTIFICATION_SECRET_ROTATE,
   MAX_NATS_JSON_DEPTH,
+  NATS_ROUTES,
   NoBodySchema,
   parsePlainJson,
   type IntentEvent,
@@ -92,7 +91,7 @@ export class IntentEventsController {
   @RequireScope('intents:write')
   async secret(@Req() req: AuthenticatedRequest, @Res({ passthrough: true }) res: Response): Promise<NotificationSecret> {
     res.setHeader('cache-control', 'no-store');
-    return this.services.request<NotificationSecret>(INTENT_NOTIFICATION_SECRET, { tenantId: req.principal.tenantId }, requestIdOf(req));
+    return this.services.forward(NATS_ROUTES.intentNotificationSecret, { tenantId: req.principal.tenantId }, requestIdOf(req));
   }
 
   /** Replaces the tenant's signing secret with a new one (the old one stops signing at once); answers the new one. */
@@ -105,6 +104,6 @@ export class IntentEventsController {
     @Body(new ContractPipe(NoBodySchema)) _none: unknown,
   ): Promise<NotificationSecret> {
     res.setHeader('cache-control', 'no-store');
-    return this.services.request<NotificationSecret>(INTENT_NOTIFICATION_SECRET_ROTATE, { tenantId: req.principal.tenantId }, requestIdOf(req));
+    return this.services.forward(NATS_ROUTES.intentNotificationSecretRotate, { tenantId: req.principal.tenantId }, requestIdOf(req));
   }
 }

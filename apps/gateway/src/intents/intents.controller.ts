@@ -6,23 +6,18 @@ import {
   type IntentKind,
   createIntentsBatchRequestSchema,
   ErrorName,
-  INTENT_CANCEL,
-  INTENT_CANCEL_BATCH,
-  INTENT_CREATE,
-  INTENT_CREATE_BATCH,
-  INTENT_GET,
-  INTENT_SEARCH,
   IntentIdSchema,
+  NATS_ROUTES,
   NoBodySchema,
   parseInput,
   SearchIntentsRequestSchema,
+  type BulkCancelRequest,
   type BulkCancelResult,
-  type CancelIntentsReply,
   TenantSearchIntentsRequestSchema,
-  type CreateIntentReply,
-  type CreateIntentsReply,
+  type CreateIntentRequest,
+  type CreateIntentsBatchRequest,
+  type CreateWalletIntentRequest,
   type IntentRecord,
-  type SearchIntentsReply,
 } from '@tradeinfra/contracts';
 import type { Response } from 'express';
 import { AuthGuard, type AuthenticatedRequest } from '../auth/auth.guard.js';
@@ -49,9 +44,9 @@ export class IntentsController {
     @Req() req: AuthenticatedRequest,
     @Res({ passthrough: true }) res: Response,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
-    @Body(new ContractPipe(createIntentRequestSchema())) _shape: unknown,
+    @Body(new ContractPipe(createIntentRequestSchema())) body: CreateIntentRequest,
   ): Promise<IntentRecord> {
-    return this.createAs('bot', req, res, idempotencyKey);
+    return this.createAs('bot', body, req, res, idempotencyKey);
   }
 
   /** A wallet intent: pre-signed by the wallet (EIP-712), executed through the chain's executor contract. */
@@ -61,16 +56,22 @@ export class IntentsController {
     @Req() req: AuthenticatedRequest,
     @Res({ passthrough: true }) res: Response,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
-    @Body(new ContractPipe(createWalletIntentRequestSchema())) _shape: unknown,
+    @Body(new ContractPipe(createWalletIntentRequestSchema())) body: CreateWalletIntentRequest,
   ): Promise<IntentRecord> {
-    return this.createAs('wallet', req, res, idempotencyKey);
+    return this.createAs('wallet', body, req, res, idempotencyKey);
   }
 
-  private async createAs(kind: IntentKind, req: AuthenticatedRequest, res: Response, idempotencyKey: string | undefined): Promise<IntentRecord> {
+  private async createAs(
+    kind: IntentKind,
+    body: CreateIntentRequest | CreateWalletIntentRequest,
+    req: AuthenticatedRequest,
+    res: Response,
+    idempotencyKey: string | undefined,
+  ): Promise<IntentRecord> {
     checkIdempotencyKey(idempotencyKey);
-    const reply = await this.services.request<CreateIntentReply>(
-      INTENT_CREATE,
-      { tenantId: req.principal.tenantId, idempotencyKey: idempotencyKey ?? null, body: req.body, ...(kind === 'wallet' ? { kind } : {}) },
+    const reply = await this.services.forward(
+      NATS_ROUTES.intentCreate,
+      { tenantId: req.principal.tenantId, idempotencyKey: idempotencyKey ?? null, body, ...(kind === 'wallet' ? { kind } : {}) },
       requestIdOf(req),
     );
     res.status(201);
@@ -89,12 +90,12 @@ export class IntentsController {
     @Req() req: AuthenticatedRequest,
     @Res({ passthrough: true }) res: Response,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
-    @Body(new ContractPipe(createIntentsBatchRequestSchema())) _shape: unknown,
+    @Body(new ContractPipe(createIntentsBatchRequestSchema())) body: CreateIntentsBatchRequest,
   ): Promise<IntentRecord[]> {
     checkIdempotencyKey(idempotencyKey);
-    const reply = await this.services.request<CreateIntentsReply>(
-      INTENT_CREATE_BATCH,
-      { tenantId: req.principal.tenantId, idempotencyKey: idempotencyKey ?? null, body: req.body },
+    const reply = await this.services.forward(
+      NATS_ROUTES.intentCreateBatch,
+      { tenantId: req.principal.tenantId, idempotencyKey: idempotencyKey ?? null, body },
       requestIdOf(req),
     );
     res.status(201);
@@ -109,20 +110,20 @@ export class IntentsController {
   @Delete('intents')
   @HttpCode(200)
   @RequireScope('intents:write')
-  cancelBatch(@Req() req: AuthenticatedRequest, @Body(new ContractPipe(BulkCancelRequestSchema)) _shape: unknown): Promise<BulkCancelResult[]> {
-    return this.bulkCancel(req);
+  cancelBatch(@Req() req: AuthenticatedRequest, @Body(new ContractPipe(BulkCancelRequestSchema)) body: BulkCancelRequest): Promise<BulkCancelResult[]> {
+    return this.bulkCancel(req, body);
   }
 
   /** The same as `DELETE /v1/intents`, for clients that cannot send a body with DELETE. */
   @Post('intents/cancel')
   @HttpCode(200)
   @RequireScope('intents:write')
-  cancelBatchAlias(@Req() req: AuthenticatedRequest, @Body(new ContractPipe(BulkCancelRequestSchema)) _shape: unknown): Promise<BulkCancelResult[]> {
-    return this.bulkCancel(req);
+  cancelBatchAlias(@Req() req: AuthenticatedRequest, @Body(new ContractPipe(BulkCancelRequestSchema)) body: BulkCancelRequest): Promise<BulkCancelResult[]> {
+    return this.bulkCancel(req, body);
   }
 
-  private async bulkCancel(req: AuthenticatedRequest): Promise<BulkCancelResult[]> {
-    const reply = await this.services.request<CancelIntentsReply>(INTENT_CANCEL_BATCH, { tenantId: req.principal.tenantId, body: req.body }, requestIdOf(req));
+  private async bulkCancel(req: AuthenticatedRequest, body: BulkCancelRequest): Promise<BulkCancelResult[]> {
+    const reply = await this.services.forward(NATS_ROUTES.intentCancelBatch, { tenantId: req.principal.tenantId, body }, requestIdOf(req));
     return reply.results;
   }
 
@@ -130,7 +131,7 @@ export class IntentsController {
   @RequireScope('intents:read')
   @AllowDashboardToken()
   get(@Req() req: AuthenticatedRequest, @Param('id', new ContractPipe(IntentIdSchema)) id: string): Promise<IntentRecord> {
-    return this.services.request<IntentRecord>(INTENT_GET, { tenantId: req.principal.tenantId, id }, requestIdOf(req));
+    return this.services.forward(NATS_ROUTES.intentGet, { tenantId: req.principal.tenantId, id }, requestIdOf(req));
   }
 
   /** A customer dashboard (its token) may leave `addresses` out: every wallet of the tenant. */
@@ -140,10 +141,10 @@ export class IntentsController {
   @AllowDashboardToken()
   async search(@Req() req: AuthenticatedRequest, @Res() res: Response): Promise<void> {
     const tenantWide = req.principal.dashboard !== undefined;
-    parseInput(tenantWide ? TenantSearchIntentsRequestSchema : SearchIntentsRequestSchema, req.body);
-    const reply = await this.services.request<SearchIntentsReply>(
-      INTENT_SEARCH,
-      { tenantId: req.principal.tenantId, body: req.body, ...(tenantWide ? { tenantWide } : {}) },
+    const body = parseInput(tenantWide ? TenantSearchIntentsRequestSchema : SearchIntentsRequestSchema, req.body);
+    const reply = await this.services.forward(
+      NATS_ROUTES.intentSearch,
+      { tenantId: req.principal.tenantId, body, ...(tenantWide ? { tenantWide } : {}) },
       requestIdOf(req),
     );
     if (reply.nextCursor) res.setHeader('x-next-cursor', reply.nextCursor);
@@ -159,7 +160,7 @@ export class IntentsController {
     @Param('id', new ContractPipe(IntentIdSchema)) id: string,
     @Body(new ContractPipe(NoBodySchema)) _none: unknown,
   ): Promise<IntentRecord> {
-    return this.services.request<IntentRecord>(INTENT_CANCEL, { tenantId: req.principal.tenantId, id }, requestIdOf(req));
+    return this.services.forward(NATS_ROUTES.intentCancel, { tenantId: req.principal.tenantId, id }, requestIdOf(req));
   }
 }
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
-import { ErrorName } from '@tradeinfra/contracts';
-import { connectNats, natsRequest, NatsRequestFailed, ServiceReplyError } from '@tradeinfra/service-kit';
+import { ErrorName, type NatsRoute, type ReplyOf, type RequestOf } from '@tradeinfra/contracts';
+import { checkRouteMessage, connectNats, natsRequest, NatsRequestFailed, ServiceReplyError } from '@tradeinfra/service-kit';
 import { ENV, type GatewayEnv } from '../config/env.js';
 import { GatewayError } from '../http/gateway-error.js';
 
@@ -49,7 +49,15 @@ export class ServiceClient implements OnModuleInit, OnModuleDestroy {
     })();
   }
 
-  async request<T>(subject: string, data: unknown, requestId: string, timeoutMs = this.env.REQUEST_TIMEOUT_MS): Promise<T> {
+  /** One request on a route of NATS_ROUTES; with NATS_CHECK_MESSAGES, the message and the reply are checked against its schemas. */
+  async forward<R extends NatsRoute>(route: R, message: RequestOf<R>, requestId: string, timeoutMs = this.env.REQUEST_TIMEOUT_MS): Promise<ReplyOf<R>> {
+    if (this.env.NATS_CHECK_MESSAGES) checked(route, 'request', message);
+    const reply = await this.request<ReplyOf<R>>(route.subject, message, requestId, timeoutMs);
+    if (this.env.NATS_CHECK_MESSAGES) checked(route, 'reply', reply);
+    return reply;
+  }
+
+  private async request<T>(subject: string, data: unknown, requestId: string, timeoutMs: number): Promise<T> {
     const nc = this.nc;
     if (!nc || nc.isClosed() || !this.connected) throw unavailable(subject);
     const changes = this.noteMembers();
@@ -133,6 +141,16 @@ export class ServiceClient implements OnModuleInit, OnModuleDestroy {
  */
 function clusterMembers(nc: NatsConnection): string {
   return [...((nc.info as { connect_urls?: string[] } | undefined)?.connect_urls ?? [])].sort().join(',');
+}
+
+/** checkRouteMessage, failing loudly: a 500 whose message names the route and every mismatch (tests only: NATS_CHECK_MESSAGES). */
+function checked(route: NatsRoute, what: 'request' | 'reply', value: unknown): void {
+  try {
+    checkRouteMessage(route, what, value);
+  } catch (err) {
+    new Logger(ServiceClient.name).error((err as Error).message);
+    throw new GatewayError(ErrorName.Internal, (err as Error).message);
+  }
 }
 
 /** Room left in a NATS message for a forwarded body: the envelope `{pattern, data: {body}, id}` and the headers. */

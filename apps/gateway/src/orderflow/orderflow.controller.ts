@@ -3,8 +3,7 @@ import {
   ErrorName,
   JsonRpcBodySchema,
   MevStreamQuerySchema,
-  ORDERFLOW_MEV,
-  ORDERFLOW_RPC,
+  NATS_ROUTES,
   orderflowHintSubject,
   RpcQuerySchema,
   type OrderflowMevMessage,
@@ -65,14 +64,14 @@ export class OrderflowController {
       useMempool: query.useMempool === 'true',
       body,
     };
-    sendReply(res, await this.services.request<OrderflowReply>(ORDERFLOW_RPC, message, requestIdOf(req), this.env.ORDERFLOW_TIMEOUT_MS));
+    sendReply(res, await this.services.forward(NATS_ROUTES.orderflowRpc, message, requestIdOf(req), this.env.ORDERFLOW_TIMEOUT_MS));
   }
 
   @Post('mev')
   @UseGuards(FlashbotsSignatureGuard)
   async mev(@Req() req: SearcherRequest, @Res() res: Response, @Body(new ContractPipe(JsonRpcBodySchema)) body: unknown): Promise<void> {
     const message: OrderflowMevMessage = { searcher: req.searcher, body };
-    sendReply(res, await this.services.request<OrderflowReply>(ORDERFLOW_MEV, message, requestIdOf(req), this.env.ORDERFLOW_TIMEOUT_MS));
+    sendReply(res, await this.services.forward(NATS_ROUTES.orderflowMev, message, requestIdOf(req), this.env.ORDERFLOW_TIMEOUT_MS));
   }
 
   /**

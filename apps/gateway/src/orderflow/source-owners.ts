@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PAYOUT_SOURCE_GET, type PayoutViewer } from '@tradeinfra/contracts';
+import { NATS_ROUTES, type PayoutViewer } from '@tradeinfra/contracts';
 import { ServiceClient } from '../nats/service-client.js';
 
 const TTL_MS = 5_000;
@@ -20,7 +20,7 @@ export class SourceOwners {
     const key = `${viewer.keyId ?? viewer.tenantId}\u0000${source}`;
     const until = this.allowed.get(key);
     if (until !== undefined && until > Date.now()) return;
-    await this.services.request(PAYOUT_SOURCE_GET, { viewer, id: source }, requestId);
+    await this.services.forward(NATS_ROUTES.payoutSourceGet, { viewer, id: source }, requestId);
     if (this.allowed.size > 10_000) this.allowed.clear();
     this.allowed.set(key, Date.now() + TTL_MS);
   }

@@ -3,24 +3,20 @@ import {
   ErrorName,
   ListEntriesQuerySchema,
   MevCaptureEventSchema,
-  PAYOUT_ENTRIES_BY_TX,
-  PAYOUT_ENTRIES_LIST,
-  PAYOUT_ENTRY_RECORD,
-  PAYOUT_GET,
-  PAYOUT_REQUEST,
-  PAYOUT_SOURCE_CASHBACK,
-  PAYOUT_SOURCE_PAYOUTS,
-  PAYOUT_SOURCE_REGISTER,
-  PAYOUT_TRANSITION,
+  NATS_ROUTES,
   PayoutTransitionSchema,
   RegisterSourceSchema,
   RequestPayoutSchema,
   sourceId,
   txHash,
   uuid,
+  type ListEntriesQuery,
+  type MevCaptureEvent,
+  type PayoutTransition,
   type PayoutViewer,
   type RawJsonReply,
   type RegisteredSource,
+  type RequestPayout,
 } from '@tradeinfra/contracts';
 import type { Response } from 'express';
 import { ApiKeysRepository } from '../auth/api-keys.repository.js';
@@ -53,27 +49,23 @@ export class PayoutsController {
     private readonly keys: ApiKeysRepository,
   ) {}
 
-  private ask<T = RawJsonReply>(req: AuthenticatedRequest, subject: string, data: object): Promise<T> {
-    return this.services.request<T>(subject, { viewer: viewerOf(req), ...data }, requestIdOf(req));
-  }
-
   @Get('payouts/tx/:hash')
   @RequireScope('payouts:read')
   async byTx(@Req() req: AuthenticatedRequest, @Res() res: Response, @Param('hash', new ContractPipe(txHash())) hash: string): Promise<void> {
-    sendJson(res, 200, await this.ask(req, PAYOUT_ENTRIES_BY_TX, { body: { hash } }));
+    sendJson(res, 200, await this.services.forward(NATS_ROUTES.payoutEntriesByTx, { viewer: viewerOf(req), body: { hash } }, requestIdOf(req)));
   }
 
   @Get('payouts')
   @RequireScope('payouts:read')
-  async list(@Req() req: AuthenticatedRequest, @Res() res: Response, @Query(new ContractPipe(ListEntriesQuerySchema)) _q: unknown): Promise<void> {
-    sendJson(res, 200, await this.ask(req, PAYOUT_ENTRIES_LIST, { body: req.query }));
+  async list(@Req() req: AuthenticatedRequest, @Res() res: Response, @Query(new ContractPipe(ListEntriesQuerySchema)) query: ListEntriesQuery): Promise<void> {
+    sendJson(res, 200, await this.services.forward(NATS_ROUTES.payoutEntriesList, { viewer: viewerOf(req), body: query }, requestIdOf(req)));
   }
 
   /** Operators record an entry by hand: the body is a MEV-capture event (its id makes it idempotent). */
   @Post('payouts/entries')
   @RequireScope('admin')
-  async record(@Req() req: AuthenticatedRequest, @Res() res: Response, @Body(new ContractPipe(MevCaptureEventSchema)) _e: unknown): Promise<void> {
-    const reply = await this.ask<{ json: string; created: boolean }>(req, PAYOUT_ENTRY_RECORD, { body: req.body });
+  async record(@Req() req: AuthenticatedRequest, @Res() res: Response, @Body(new ContractPipe(MevCaptureEventSchema)) event: MevCaptureEvent): Promise<void> {
+    const reply = await this.services.forward(NATS_ROUTES.payoutEntryRecord, { viewer: viewerOf(req), body: event }, requestIdOf(req));
     sendJson(res, reply.created ? 201 : 200, reply);
   }
 
@@ -81,7 +73,7 @@ export class PayoutsController {
   @RequireScope('payouts:read')
   @AllowDashboardToken({ source: true })
   async cashback(@Req() req: AuthenticatedRequest, @Res() res: Response, @Param('id', new ContractPipe(sourceId())) id: string): Promise<void> {
-    sendJson(res, 200, await this.ask(req, PAYOUT_SOURCE_CASHBACK, { id }));
+    sendJson(res, 200, await this.services.forward(NATS_ROUTES.payoutSourceCashback, { viewer: viewerOf(req), id }, requestIdOf(req)));
   }
 
   /** The source's latest 100 payouts, newest first. */
@@ -89,7 +81,7 @@ export class PayoutsController {
   @RequireScope('payouts:read')
   @AllowDashboardToken({ source: true })
   async sourcePayouts(@Req() req: AuthenticatedRequest, @Res() res: Response, @Param('id', new ContractPipe(sourceId())) id: string): Promise<void> {
-    sendJson(res, 200, await this.ask(req, PAYOUT_SOURCE_PAYOUTS, { id }));
+    sendJson(res, 200, await this.services.forward(NATS_ROUTES.payoutSourcePayouts, { viewer: viewerOf(req), id }, requestIdOf(req)));
   }
 
   @Post('cashback/source/:id/payout')
@@ -99,15 +91,15 @@ export class PayoutsController {
     @Req() req: AuthenticatedRequest,
     @Res() res: Response,
     @Param('id', new ContractPipe(sourceId())) id: string,
-    @Body(new ContractPipe(RequestPayoutSchema)) _b: unknown,
+    @Body(new ContractPipe(RequestPayoutSchema)) body: RequestPayout,
   ): Promise<void> {
-    sendJson(res, 201, await this.ask(req, PAYOUT_REQUEST, { id, body: req.body }));
+    sendJson(res, 201, await this.services.forward(NATS_ROUTES.payoutRequest, { viewer: viewerOf(req), id, body }, requestIdOf(req)));
   }
 
   @Get('cashback/payout/:id')
   @RequireScope('payouts:read')
   async payout(@Req() req: AuthenticatedRequest, @Res() res: Response, @Param('id', new ContractPipe(uuid('a payout id'))) id: string): Promise<void> {
-    sendJson(res, 200, await this.ask(req, PAYOUT_GET, { id }));
+    sendJson(res, 200, await this.services.forward(NATS_ROUTES.payoutGet, { viewer: viewerOf(req), id }, requestIdOf(req)));
   }
 
   @Post('cashback/payout/:id/status')
@@ -116,9 +108,9 @@ export class PayoutsController {
     @Req() req: AuthenticatedRequest,
     @Res() res: Response,
     @Param('id', new ContractPipe(uuid('a payout id'))) id: string,
-    @Body(new ContractPipe(PayoutTransitionSchema)) _b: unknown,
+    @Body(new ContractPipe(PayoutTransitionSchema)) body: PayoutTransition,
   ): Promise<void> {
-    sendJson(res, 200, await this.ask(req, PAYOUT_TRANSITION, { id, body: req.body }));
+    sendJson(res, 200, await this.services.forward(NATS_ROUTES.payoutTransition, { viewer: viewerOf(req), id, body }, requestIdOf(req)));
   }
 
   /** Operators register a source to a tenant (by its name). */
@@ -131,7 +123,7 @@ export class PayoutsController {
   ): Promise<void> {
     const tenantId = await this.keys.findTenantByName(body.tenant);
     if (!tenantId) throw new GatewayError(ErrorName.NotFound, `Tenant ${body.tenant} not found`, [{ path: 'tenant', message: 'no such tenant' }]);
-    const source = await this.services.request<{ id: string; tenantId: string }>(PAYOUT_SOURCE_REGISTER, { id: body.id, tenantId }, requestIdOf(req));
+    const source = await this.services.forward(NATS_ROUTES.payoutSourceRegister, { id: body.id, tenantId }, requestIdOf(req));
     const registered: RegisteredSource = { id: source.id, tenant: body.tenant };
     res.status(201).json(registered);
   }

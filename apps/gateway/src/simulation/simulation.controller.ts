@@ -1,9 +1,10 @@
-import { Controller, HttpCode, Inject, Post, Req, UseGuards } from '@nestjs/common';
-import { SIMULATION_SIMULATE, type SimulationResult } from '@tradeinfra/contracts';
+import { Body, Controller, HttpCode, Inject, Post, Req, UseGuards } from '@nestjs/common';
+import { NATS_ROUTES, SimulateRequestSchema, type SimulateRequest, type SimulationResult } from '@tradeinfra/contracts';
 import { AuthGuard, type AuthenticatedRequest } from '../auth/auth.guard.js';
 import { RequireScope } from '../auth/scopes.js';
 import { ENV, type GatewayEnv } from '../config/env.js';
 import { requestIdOf } from '../http/request-context.js';
+import { ContractPipe } from '../http/zod.pipe.js';
 import { ServiceClient } from '../nats/service-client.js';
 
 @Controller('v1')
@@ -14,15 +15,11 @@ export class SimulationController {
     @Inject(ENV) private readonly env: GatewayEnv,
   ) {}
 
-  /**
-   * Handed to the simulation service as it came (read exactly by the body parser): the service
-   * validates it with the contracts' `SimulateRequestSchema`, and its ValidationError answers
-   * 400 here like any other, so the body is checked once, not twice on the hot path.
-   */
+  /** Checked here with the contracts' schema; the simulation service checks the forwarded value again. */
   @Post('simulate')
   @HttpCode(200)
   @RequireScope('simulate')
-  simulate(@Req() req: AuthenticatedRequest): Promise<SimulationResult> {
-    return this.services.request<SimulationResult>(SIMULATION_SIMULATE, { body: req.body }, requestIdOf(req), this.env.SIMULATE_TIMEOUT_MS);
+  simulate(@Req() req: AuthenticatedRequest, @Body(new ContractPipe(SimulateRequestSchema)) body: SimulateRequest): Promise<SimulationResult> {
+    return this.services.forward(NATS_ROUTES.simulationSimulate, { body }, requestIdOf(req), this.env.SIMULATE_TIMEOUT_MS);
   }
 }

@@ -1,5 +1,5 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { REQUEST_ID_HEADER } from '@tradeinfra/contracts';
+import { NATS_ROUTES, REQUEST_ID_HEADER } from '@tradeinfra/contracts';
 import { natsRequest, NatsRequestFailed, ServiceReplyError } from '@tradeinfra/service-kit';
 import { TestNatsServer } from '@tradeinfra/test-support';
 import { loadEnv } from '../config/env.js';
@@ -13,7 +13,7 @@ describe('what NATS can carry (its max_payload, 1 MiB here)', () => {
 
   beforeAll(async () => {
     nats = await TestNatsServer.start();
-    client = new ServiceClient(loadEnv({ ...process.env, NATS_URL: nats.url }));
+    client = new ServiceClient(loadEnv({ ...process.env, ...nats.env }));
     await client.onModuleInit();
   });
   afterAll(async () => {
@@ -26,7 +26,7 @@ describe('what NATS can carry (its max_payload, 1 MiB here)', () => {
   });
 
   it('answers 413 for a request that would not fit in one NATS message (a retry would never help), naming both sizes', async () => {
-    const error = (await client.request('simulation.simulate', { body: 'x'.repeat(1024 * 1024) }, 'req-1').catch((e: unknown) => e)) as GatewayError;
+    const error = (await client.forward(NATS_ROUTES.simulationSimulate, { body: 'x'.repeat(1024 * 1024) }, 'req-1').catch((e: unknown) => e)) as GatewayError;
     expect(error).toBeInstanceOf(GatewayError);
     expect(httpStatusOf(error.name)).toBe(413);
     expect(error.message).toMatch(/^The request is \d+ bytes once forwarded to the simulation service; NATS carries at most 1048576 \(its max_payload\)$/);

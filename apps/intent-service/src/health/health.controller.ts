@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern } from '@nestjs/microservices';
-import { INTENT_HEALTH, type HealthReply } from '@tradeinfra/contracts';
+import { NATS_ROUTES, type HealthReply } from '@tradeinfra/contracts';
+import { Handles } from '@tradeinfra/service-kit';
 import { ChainNodes } from '../common/chain-nodes.js';
 import { IntentsRepository } from '../intents/intents.repository.js';
 
@@ -12,7 +12,7 @@ export class HealthController {
   ) {}
 
   /** Answers only when this replica can reach its database; with each watched chain's endpoints. */
-  @MessagePattern(INTENT_HEALTH)
+  @Handles(NATS_ROUTES.intentHealth)
   async health(): Promise<HealthReply> {
     const [, chains] = await Promise.all([this.intents.ping(), this.nodes.health()]);
     return chains.length > 0 ? { ok: true, chains } : { ok: true };

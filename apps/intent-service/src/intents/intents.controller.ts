@@ -1,12 +1,6 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
-  INTENT_CANCEL,
-  INTENT_CANCEL_BATCH,
-  INTENT_CREATE,
-  INTENT_CREATE_BATCH,
-  INTENT_GET,
-  INTENT_SEARCH,
+  NATS_ROUTES,
   type CancelIntentMessage,
   type CancelIntentsMessage,
   type CancelIntentsReply,
@@ -19,39 +13,40 @@ import {
   type SearchIntentsMessage,
   type SearchIntentsReply,
 } from '@tradeinfra/contracts';
+import { Handles, RouteMessage } from '@tradeinfra/service-kit';
 import { IntentsService } from './intents.service.js';
 
 @Controller()
 export class IntentsController {
   constructor(private readonly intents: IntentsService) {}
 
-  @MessagePattern(INTENT_CREATE)
-  create(@Payload() message: CreateIntentMessage): Promise<CreateIntentReply> {
+  @Handles(NATS_ROUTES.intentCreate)
+  create(@RouteMessage(NATS_ROUTES.intentCreate) message: CreateIntentMessage): Promise<CreateIntentReply> {
     return this.intents.create(message);
   }
 
-  @MessagePattern(INTENT_GET)
-  get(@Payload() message: GetIntentMessage): Promise<IntentRecord> {
+  @Handles(NATS_ROUTES.intentGet)
+  get(@RouteMessage(NATS_ROUTES.intentGet) message: GetIntentMessage): Promise<IntentRecord> {
     return this.intents.get(message);
   }
 
-  @MessagePattern(INTENT_SEARCH)
-  search(@Payload() message: SearchIntentsMessage): Promise<SearchIntentsReply> {
+  @Handles(NATS_ROUTES.intentSearch)
+  search(@RouteMessage(NATS_ROUTES.intentSearch) message: SearchIntentsMessage): Promise<SearchIntentsReply> {
     return this.intents.search(message);
   }
 
-  @MessagePattern(INTENT_CANCEL)
-  cancel(@Payload() message: CancelIntentMessage): Promise<IntentRecord> {
+  @Handles(NATS_ROUTES.intentCancel)
+  cancel(@RouteMessage(NATS_ROUTES.intentCancel) message: CancelIntentMessage): Promise<IntentRecord> {
     return this.intents.cancel(message);
   }
 
-  @MessagePattern(INTENT_CREATE_BATCH)
-  createBatch(@Payload() message: CreateIntentsMessage): Promise<CreateIntentsReply> {
+  @Handles(NATS_ROUTES.intentCreateBatch)
+  createBatch(@RouteMessage(NATS_ROUTES.intentCreateBatch) message: CreateIntentsMessage): Promise<CreateIntentsReply> {
     return this.intents.createBatch(message);
   }
 
-  @MessagePattern(INTENT_CANCEL_BATCH)
-  cancelBatch(@Payload() message: CancelIntentsMessage): Promise<CancelIntentsReply> {
+  @Handles(NATS_ROUTES.intentCancelBatch)
+  cancelBatch(@RouteMessage(NATS_ROUTES.intentCancelBatch) message: CancelIntentsMessage): Promise<CancelIntentsReply> {
     return this.intents.cancelBatch(message);
   }
 }

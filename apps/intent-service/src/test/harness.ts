@@ -30,7 +30,7 @@ export async function startIntentService(overrides: Record<string, string> = {})
   const nats = await TestNatsServer.start();
   const { db, ds } = await migratedDatabase();
   await ds.destroy();
-  const env = loadEnv({ ...process.env, INTENT_DB_POOL_SIZE: '8', ...db.env, NATS_URL: nats.url, ...overrides });
+  const env = loadEnv({ ...process.env, INTENT_DB_POOL_SIZE: '8', ...db.env, ...nats.env, ...overrides });
   const replicas: INestMicroservice[] = [];
   const addReplica = async () => {
     const app = await createIntentService(env, false);

@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { ORDERFLOW_HEALTH, ORDERFLOW_RPC, type HealthReply, type OrderflowReply, type OrderflowRpcMessage } from '@tradeinfra/contracts';
+import { NATS_ROUTES, type HealthReply, type OrderflowReply, type OrderflowRpcMessage } from '@tradeinfra/contracts';
+import { Handles, RouteMessage } from '@tradeinfra/service-kit';
 import { Chains } from '../common/chains.js';
 import { IntakeService } from './intake.service.js';
 import { PrivateTxsRepository } from './private-txs.repository.js';
@@ -13,13 +13,13 @@ export class IntakeController {
     private readonly chains: Chains,
   ) {}
 
-  @MessagePattern(ORDERFLOW_RPC)
-  rpc(@Payload() message: OrderflowRpcMessage): Promise<OrderflowReply> {
+  @Handles(NATS_ROUTES.orderflowRpc)
+  rpc(@RouteMessage(NATS_ROUTES.orderflowRpc) message: OrderflowRpcMessage): Promise<OrderflowReply> {
     return this.intake.rpc(message);
   }
 
   /** Answers only when this replica can reach its database; with each chain's endpoints. */
-  @MessagePattern(ORDERFLOW_HEALTH)
+  @Handles(NATS_ROUTES.orderflowHealth)
   async health(): Promise<HealthReply> {
     const [, chains] = await Promise.all([this.txs.ping(), this.chains.health()]);
     return chains.length > 0 ? { ok: true, chains } : { ok: true };

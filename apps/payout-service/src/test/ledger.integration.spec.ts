@@ -68,7 +68,7 @@ describe('payout service on Postgres and NATS', () => {
   beforeAll(async () => {
     nats = await TestNatsServer.start();
     db = await TestDatabase.create('payout');
-    env = loadEnv({ ...process.env, ...db.env, NATS_URL: nats.url, PAYOUT_DB_POOL_SIZE: '4' });
+    env = loadEnv({ ...process.env, ...db.env, ...nats.env, PAYOUT_DB_POOL_SIZE: '4' });
     const ds = await createDataSource(env).initialize();
     await runMigrations(ds);
     await ds.destroy();

@@ -1,4 +1,4 @@
-import type { SimulateRequest, SimulationCall } from '@tradeinfra/contracts';
+import { callGas, type SimulateRequest, type SimulationCall } from '@tradeinfra/contracts';
 import type { BlockEnv } from '../chain/chain-state.js';
 import { invalid } from '../simulation/simulation.errors.js';
 import type { ChainRules } from './hardforks.js';
@@ -96,8 +96,9 @@ export function validateCalls(calls: SimulationCall[], rules: ChainRules, block:
     why = 'the per-call gas cap of this service (SIM_MAX_CALL_GAS)';
   }
   calls.forEach((call, index) => {
-    if (call.gas !== undefined && call.gas > cap) {
-      throw invalid(`calls.${index}.${call.gasField ?? 'gas'}`, `must be at most ${cap}: ${why}`);
+    const { gas, field } = callGas(call);
+    if (gas !== undefined && gas > cap) {
+      throw invalid(`calls.${index}.${field}`, `must be at most ${cap}: ${why}`);
     }
     const initCode = (call.data.length - 2) / 2;
     if (call.to === null && rules.maxInitCodeSize !== null && BigInt(initCode) > rules.maxInitCodeSize) {

@@ -2,7 +2,7 @@ import type { Block } from '@ethereumjs/block';
 import { Account, bytesToHex, createAddressFromString, hexToBytes } from '@ethereumjs/util';
 import { createLegacyTx } from '@ethereumjs/tx';
 import { runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
-import type { SimulatedCall, SimulationCall, SimulationOverrides } from '@tradeinfra/contracts';
+import { callGas, type SimulatedCall, type SimulationCall, type SimulationOverrides } from '@tradeinfra/contracts';
 import { stripWord } from '../chain/chain-state.js';
 import { ChainError } from '../chain/chain.errors.js';
 import { SimulationError, SimulationErrorCode } from '../simulation/simulation.errors.js';
@@ -45,7 +45,7 @@ export async function runCall(
       {
         nonce,
         gasPrice: 0n,
-        gasLimit: call.gas ?? gasCap,
+        gasLimit: callGas(call).gas ?? gasCap,
         to: (call.to ?? undefined) as `0x${string}` | undefined,
         value: call.value ?? 0n,
         data: hexToBytes(call.data as `0x${string}`),

@@ -1,17 +1,16 @@
 import { Controller } from '@nestjs/common';
-import { Ctx, MessagePattern, NatsContext, Payload } from '@nestjs/microservices';
+import { Ctx, NatsContext } from '@nestjs/microservices';
 import { Observable } from 'rxjs';
 import {
+  NATS_ROUTES,
   REQUEST_ID_HEADER,
-  SIMULATION_HEALTH,
-  SIMULATION_SIMULATE,
-  SIMULATION_SIMULATE_STREAM,
   type HealthReply,
   type SimulatedCall,
   type SimulateMessage,
   type SimulationResult,
   type SimulationStreamed,
 } from '@tradeinfra/contracts';
+import { Handles, RouteMessage } from '@tradeinfra/service-kit';
 import { ChainRegistry } from '../chain/chain-registry.js';
 import { SimulationService } from './simulation.service.js';
 
@@ -22,8 +21,8 @@ export class SimulationController {
     private readonly chains: ChainRegistry,
   ) {}
 
-  @MessagePattern(SIMULATION_SIMULATE)
-  simulate(@Payload() message: SimulateMessage, @Ctx() context: NatsContext): Promise<SimulationResult> {
+  @Handles(NATS_ROUTES.simulationSimulate)
+  simulate(@RouteMessage(NATS_ROUTES.simulationSimulate) message: SimulateMessage, @Ctx() context: NatsContext): Promise<SimulationResult> {
     return this.simulations.simulate(message, context.getHeaders()?.get(REQUEST_ID_HEADER) || '-');
   }
 
@@ -32,8 +31,8 @@ export class SimulationController {
    * result (see SimulationStreamed). The intent service recognises a pending launch on its first
    * call while the token probe behind it still runs.
    */
-  @MessagePattern(SIMULATION_SIMULATE_STREAM)
-  simulateStream(@Payload() message: SimulateMessage, @Ctx() context: NatsContext): Observable<SimulationStreamed> {
+  @Handles(NATS_ROUTES.simulationSimulateStream)
+  simulateStream(@RouteMessage(NATS_ROUTES.simulationSimulateStream) message: SimulateMessage, @Ctx() context: NatsContext): Observable<SimulationStreamed> {
     return new Observable<SimulationStreamed>((subscriber) => {
       let done = false;
       const onFirstCall = (first: SimulatedCall, blockNumber: bigint) => {
@@ -54,7 +53,7 @@ export class SimulationController {
   }
 
   /** Answers while the service runs; with each chain's endpoints (head, lag, state). */
-  @MessagePattern(SIMULATION_HEALTH)
+  @Handles(NATS_ROUTES.simulationHealth)
   async health(): Promise<HealthReply> {
     const chains = await this.chains.health();
     return chains.length > 0 ? { ok: true, chains } : { ok: true };

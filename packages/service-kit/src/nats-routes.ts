@@ -1,0 +1,118 @@
+import { Injectable, type OnApplicationShutdown, type PipeTransform } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import type { ConnectionOptions, NatsConnection } from '@nats-io/transport-node';
+import { parseInput, toFieldIssues, type MessageOf, type NatsRoute, type ReplyOf, type RequestOf } from '@tradeinfra/contracts';
+import { connectNats, type NatsEnv } from './nats-connect.js';
+import { natsRequest, natsRequestStream, type NatsRequestOptions } from './nats-request.js';
+
+/** A message or reply that does not match its route's schema (checked with NATS_CHECK_MESSAGES only). */
+export class RouteMessageMismatch extends Error {
+  constructor(route: NatsRoute, what: 'request' | 'reply', issues: readonly { path: string; message: string }[]) {
+    super(`${route.subject}: the ${what} does not match NATS_ROUTES' ${what} schema: ${issues.map((i) => `${i.path || '(root)'} ${i.message}`).join('; ')}`);
+    this.name = 'RouteMessageMismatch';
+  }
+}
+
+/** Throws RouteMessageMismatch unless `value` matches the route's `what` schema. */
+export function checkRouteMessage(route: NatsRoute, what: 'request' | 'reply', value: unknown): void {
+  const result = route[what].safeParse(value);
+  if (!result.success) throw new RouteMessageMismatch(route, what, toFieldIssues(result.error.issues));
+}
+
+export interface RouteRequestOptions extends NatsRequestOptions {
+  /** Check the request and the reply against the route's schemas (NATS_CHECK_MESSAGES). */
+  check?: boolean;
+}
+
+/** natsRequest on a route: the message and reply typed (and, with `check`, checked) by its schemas. */
+export async function routeRequest<R extends NatsRoute>(
+  nc: NatsConnection,
+  route: R,
+  message: RequestOf<R>,
+  options: RouteRequestOptions,
+): Promise<ReplyOf<R>> {
+  if (options.check) checkRouteMessage(route, 'request', message);
+  const reply = await natsRequest<ReplyOf<R>>(nc, route.subject, message, options);
+  if (options.check) checkRouteMessage(route, 'reply', reply);
+  return reply;
+}
+
+/** natsRequestStream on a stream route: each value typed (and, with `check`, checked) by the reply schema. */
+export async function routeRequestStream<R extends NatsRoute>(
+  nc: NatsConnection,
+  route: R,
+  message: RequestOf<R>,
+  options: RouteRequestOptions,
+  onValue: (value: ReplyOf<R>) => boolean,
+): Promise<void> {
+  if (options.check) checkRouteMessage(route, 'request', message);
+  await natsRequestStream<ReplyOf<R>>(nc, route.subject, message, options, (value) => {
+    if (options.check) checkRouteMessage(route, 'reply', value);
+    return onValue(value);
+  });
+}
+
+/** The NATS handler of `route` (its subject from the table). */
+export function Handles(route: NatsRoute): MethodDecorator {
+  return MessagePattern(route.subject);
+}
+
+/** The handler's message, parsed with the route's request schema (a mismatch answers ValidationError). */
+export function RouteMessage(route: NatsRoute): ParameterDecorator {
+  return Payload(new RouteMessagePipe(route));
+}
+
+class RouteMessagePipe implements PipeTransform {
+  constructor(private readonly route: NatsRoute) {}
+
+  transform(value: unknown): MessageOf<NatsRoute> {
+    return parseInput(this.route.request, value);
+  }
+}
+
+/**
+ * The process's one NATS connection for requests, publishing and subscriptions (the microservice
+ * transport shares it too: see startMicroservice), opened on first use with natsConnectionOptions.
+ */
+@Injectable()
+export class NatsConnections implements OnApplicationShutdown {
+  private nc: Promise<NatsConnection> | null = null;
+
+  constructor(
+    readonly env: NatsEnv,
+    /** The connection's name (the process's), as the NATS server lists it. */
+    readonly name: string,
+    private readonly extra: Partial<ConnectionOptions> = {},
+  ) {}
+
+  /** The connection, opened on first call (a failed open is retried on the next). */
+  connection(): Promise<NatsConnection> {
+    this.nc ??= connectNats(this.env, this.name, this.extra).catch((err: unknown) => {
+      this.nc = null;
+      throw err;
+    });
+    return this.nc;
+  }
+
+  /** routeRequest on this connection, checked when NATS_CHECK_MESSAGES is on. */
+  async request<R extends NatsRoute>(route: R, message: RequestOf<R>, options: NatsRequestOptions): Promise<ReplyOf<R>> {
+    return routeRequest(await this.connection(), route, message, { ...options, check: this.env.NATS_CHECK_MESSAGES });
+  }
+
+  /** routeRequestStream on this connection, checked when NATS_CHECK_MESSAGES is on. */
+  async requestStream<R extends NatsRoute>(
+    route: R,
+    message: RequestOf<R>,
+    options: NatsRequestOptions,
+    onValue: (value: ReplyOf<R>) => boolean,
+  ): Promise<void> {
+    return routeRequestStream(await this.connection(), route, message, { ...options, check: this.env.NATS_CHECK_MESSAGES }, onValue);
+  }
+
+  /** Closes the connection (drained first): after the transport and every other user have stopped. */
+  async onApplicationShutdown(): Promise<void> {
+    const nc = await this.nc?.catch(() => null);
+    this.nc = null;
+    if (nc && !nc.isClosed()) await nc.drain().catch(() => nc.close());
+  }
+}
