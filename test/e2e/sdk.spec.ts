@@ -178,6 +178,19 @@ describe('@tradeinfra/sdk against the running suite', () => {
     expect(onlyCancelled).toEqual({ items: [cancelled], nextCursor: null });
   });
 
+  it('creates a batch of intents and cancels several at once', async () => {
+    const sdk = await client();
+    const wallet = randomWallet();
+    const intent = (i: number) => ({ chainId: 1, wallet, tokenAddress: TOKEN, bribe: 1000n, buyAmount: 10n ** 18n + BigInt(i), expiry: expiry() });
+    const batch = await sdk.intents.createBatch([intent(0), intent(1)]);
+    expect(batch.map((i) => i.buyAmount)).toEqual(['1000000000000000000', '1000000000000000001']);
+    const results = await sdk.intents.cancelMany([batch[1]!.id, batch[0]!.id]);
+    expect(results.map((r) => [r.id, r.status])).toEqual([
+      [batch[1]!.id, 'cancelled'],
+      [batch[0]!.id, 'cancelled'],
+    ]);
+  });
+
   it('retries a create whose answer was lost with the same Idempotency-Key: exactly one intent, and it is the one returned', async () => {
     const p = await proxy();
     p.plan.push('drop-answer');
@@ -436,6 +449,7 @@ describe('@tradeinfra/sdk against the running suite', () => {
     expect(payout).toMatchObject({ sourceId, chainId: 1, asset: 'ETH', amount: '123456789.123456789012345678', status: 'PENDING' });
     expect(payout.address.toLowerCase()).toBe(address); // returned checksummed
     expect(await owner.cashback.payout(payout.id)).toEqual(payout);
+    expect(await owner.cashback.sourcePayouts(sourceId)).toEqual([payout]);
     const settleHash = `0x${'b'.repeat(64)}`;
     expect(await admin.cashback.setPayoutStatus(payout.id, { status: 'TX_PENDING', txHash: settleHash })).toMatchObject({
       status: 'TX_PENDING',

@@ -35,7 +35,7 @@ import {
   SIMULATION_SIMULATE,
   SIMULATION_SIMULATE_STREAM,
 } from '@tradeinfra/contracts';
-import { connectNats, ensureConsumer, ensureStream, plainNatsEnv, type NatsEnv } from '@tradeinfra/service-kit';
+import { connectNats, ensureConsumer, ensureStream, NatsConnections, plainNatsEnv, type NatsEnv } from '@tradeinfra/service-kit';
 import { TestNatsServer } from '@tradeinfra/test-support';
 import { EventsPublisher } from '../../apps/intent-service/src/outbox/events.publisher.js';
 import type { IntentServiceEnv } from '../../apps/intent-service/src/config/env.js';
@@ -275,13 +275,15 @@ describe('NATS identities (infra/nats/nats.conf as shipped)', () => {
     const live = clients.gateway.nc.subscribe('intent.events.>', { max: 1 });
     await clients.gateway.nc.flush();
     // The outbox's own publisher: creates INTENT_EVENTS and publishes with the stream's ack.
-    const publisher = new EventsPublisher({ ...clients.intent.env, INTENT_EVENTS_MAX_AGE_HOURS: 1 } as IntentServiceEnv);
+    const env = { ...clients.intent.env, INTENT_EVENTS_MAX_AGE_HOURS: 1 } as IntentServiceEnv;
+    const nats = new NatsConnections(env, 'intent-service');
+    const publisher = new EventsPublisher(env, nats);
     await publisher.onModuleInit();
     try {
       await publisher.publish('intent.events.created', { id: 'e1' }, 'e1');
       await publisher.ensureStream();
     } finally {
-      await publisher.onApplicationShutdown();
+      await nats.close();
     }
     for await (const m of live) expect(m.json()).toEqual({ id: 'e1' });
 

@@ -1,6 +1,6 @@
 import { MaxUint256 } from 'ethers';
 import type { INestMicroservice } from '@nestjs/common';
-import { ChainRpc, NatsSimulationClient, plainNatsEnv } from '@tradeinfra/service-kit';
+import { ChainRpc, NatsConnections, NatsSimulationClient, plainNatsEnv } from '@tradeinfra/service-kit';
 import { HardhatNode, LocalDex, mined, TestNatsServer, within } from '@tradeinfra/test-support';
 import { createSimulationService } from '../../apps/simulation-service/src/bootstrap.js';
 import { loadEnv as loadSimulationEnv } from '../../apps/simulation-service/src/config/env.js';
@@ -34,7 +34,7 @@ describe('pending launches, detected before they are mined', () => {
     [node, nats] = await Promise.all([HardhatNode.start({ chainId: 1 }), TestNatsServer.start()]);
     dex = await LocalDex.deploy(node);
     simulation = await createSimulationService(loadSimulationEnv({ NATS_URL: nats.url, RPC_URL_1: node.url, HARDFORK_1: 'prague', SIM_WORKERS: '1' }), false);
-    simulations = new NatsSimulationClient(plainNatsEnv(nats.url), 'pending-launch-test');
+    simulations = new NatsSimulationClient(new NatsConnections(plainNatsEnv(nats.url), 'pending-launch-test'));
     const detector = new PendingLaunchDetector({
       chainId: 1,
       rpc: new ChainRpc(node.url),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoDateTime, text, textProblem, typeError } from './validation.js';
+import { integer, isoDateTime, text, textProblem, typeError } from './validation.js';
 
 export const ENTRY_STATUSES = ['PENDING', 'PAID'] as const;
 export type EntryStatus = (typeof ENTRY_STATUSES)[number];
@@ -178,6 +178,12 @@ export const ListEntriesQuerySchema = z.strictObject({
     .optional(),
 });
 export type ListEntriesQuery = z.output<typeof ListEntriesQuerySchema>;
+
+/** The query of `GET /v1/payouts` once checked (what the gateway forwards): the same rules, integers as numbers. */
+export const ListEntriesFilterSchema = ListEntriesQuerySchema.extend({
+  chainId: chainId().optional(),
+  limit: integer(1, PAYOUTS_MAX_LIMIT, 'an integer').optional(),
+});
 
 /**
  * Body of `POST /v1/cashback/source/:id/payout`: `{address, chainId, asset}` pays one (chain,

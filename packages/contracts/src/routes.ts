@@ -157,7 +157,7 @@ export const NATS_ROUTES = {
     service: 'simulation',
     request: SimulateMessageSchema,
     reply: SimulationResultSchema,
-    callers: ['gateway', 'intent', 'payout'],
+    callers: ['gateway', 'intent', 'payout', 'orderflow'],
     http: ['POST /v1/simulate'],
   }),
   /** The first call's result as soon as it is final (`first`), then the whole result. */
@@ -183,6 +183,7 @@ export const NATS_ROUTES = {
   payoutEntriesList: defineRoute({
     subject: 'payout.entries.list',
     service: 'payout',
+    /** `body`: the checked query (ListEntriesFilterSchema). */
     request: PayoutBodySchema,
     reply: RawJsonReplySchema,
     callers: ['gateway'],

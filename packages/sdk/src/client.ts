@@ -1,4 +1,4 @@
-import type { IntentRecord, SimulationResult } from '@tradeinfra/contracts';
+import type { BulkCancelResult, IntentRecord, SimulationResult } from '@tradeinfra/contracts';
 import { IntentEventStream, type EventStreamOptions } from './events.js';
 import type {
   CashbackSource,
@@ -95,6 +95,19 @@ export class IntentsApi {
   private async createAt(path: string, body: unknown, options: CreateOptions): Promise<IntentRecord> {
     const idempotencyKey = options.idempotencyKey ?? newIdempotencyKey();
     return (await this.transport.request<IntentRecord>({ ...options, method: 'POST', path, body, idempotent: true, idempotencyKey })).data;
+  }
+
+  /** `POST /v1/intents` (scope `intents:write`): 1 to 100 intents, all stored or none; the records in order. Idempotent as {@link create}. */
+  async createBatch(bodies: CreateIntentInput[], options: CreateOptions = {}): Promise<IntentRecord[]> {
+    const idempotencyKey = options.idempotencyKey ?? newIdempotencyKey();
+    return (await this.transport.request<IntentRecord[]>({ ...options, method: 'POST', path: '/v1/intents', body: bodies, idempotent: true, idempotencyKey }))
+      .data;
+  }
+
+  /** `POST /v1/intents/cancel` (scope `intents:write`): cancels every pending intent among `ids`; one result per id, in order. Not retried after an ambiguous failure. */
+  async cancelMany(ids: string[], options: RequestOptions = {}): Promise<BulkCancelResult[]> {
+    return (await this.transport.request<BulkCancelResult[]>({ ...options, method: 'POST', path: '/v1/intents/cancel', body: { ids }, idempotent: false }))
+      .data;
   }
 
   /** `GET /v1/intent/:id` (scope `intents:read`). Another tenant's id is a 404 `ApiError`. */
@@ -213,6 +226,19 @@ export class CashbackApi {
         ...options,
         method: 'GET',
         path: `/v1/cashback/source/${segment(sourceId)}`,
+        idempotent: true,
+        exact: true,
+      })
+    ).data;
+  }
+
+  /** `GET /v1/cashback/source/:id/payouts` (scope `payouts:read`): the source's latest 100 payouts, newest first. */
+  async sourcePayouts(sourceId: string, options: RequestOptions = {}): Promise<Payout[]> {
+    return (
+      await this.transport.request<Payout[]>({
+        ...options,
+        method: 'GET',
+        path: `/v1/cashback/source/${segment(sourceId)}/payouts`,
         idempotent: true,
         exact: true,
       })

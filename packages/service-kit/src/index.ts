@@ -2,8 +2,9 @@ import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 export { createServiceDataSource, DatabaseModule, runMigrations, SafeQueryLogger, type ServiceDatabaseOptions } from './database.js';
 export { checkNatsServer, MIN_NATS_SERVER_VERSION, NATS_TERM_REASON_VERSION, natsVersionAtLeast, requireNatsServerVersion } from './nats-server.js';
-import { checkNatsServer } from './nats-server.js';
-import { natsConnectionOptions, type NatsEnv } from './nats-connect.js';
+import { requireNatsServerVersion } from './nats-server.js';
+import { NatsConnections, NatsConnectionsModule, SharedConnectionNatsServer } from './nats-routes.js';
+import type { NatsEnv } from './nats-connect.js';
 import { startHealthServer, type HealthServerSettings } from './health-server.js';
 export { HEALTH_ENV, startHealthServer, type HealthServerSettings } from './health-server.js';
 import {
@@ -21,7 +22,7 @@ import {
   type RpcExceptionFilter,
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { IncomingRequestDeserializer, NatsContext, Transport, type MicroserviceOptions } from '@nestjs/microservices';
+import { IncomingRequestDeserializer, NatsContext, type MicroserviceOptions } from '@nestjs/microservices';
 import {
   ContractValidationError,
   ErrorName,
@@ -222,25 +223,34 @@ export interface MicroserviceSettings {
 }
 
 /**
- * Starts a NATS microservice in its queue group (so replicas share the load), reconnecting
- * forever, with the shared error filter and request log. Refuses to start on a nats-server
- * older than MIN_NATS_SERVER_VERSION. With `health`, serves its probes over HTTP. Every Keccak-256 of the process is the fast one (useFastKeccak).
+ * Starts a NATS microservice in its queue group on the process's one connection (NatsConnections,
+ * injectable everywhere), with the shared error filter and request log. Refuses a nats-server older
+ * than MIN_NATS_SERVER_VERSION. With `health`, serves its probes over HTTP. Keccak-256 is the fast one.
  */
 export async function startMicroservice(module: DynamicModule, settings: MicroserviceSettings, logger: ConsoleLogger | false): Promise<INestMicroservice> {
   useFastKeccak();
-  await checkNatsServer(settings.nats, settings.name);
-  const app = await NestFactory.createMicroservice<MicroserviceOptions>(module, {
-    transport: Transport.NATS,
-    options: {
-      ...natsConnectionOptions(settings.nats, settings.name),
-      queue: settings.queue,
-      gracefulShutdown: true,
-      gracePeriod: 1_000,
-      deserializer: new ExactJsonDeserializer(),
-    },
-    logger,
-    bufferLogs: false,
-  });
+  // The process's one NATS connection: the transport below and every provider share it. Without
+  // noAsyncTraces each request (a JetStream publish too) allocates two errors up front for a
+  // failure's stack trace, which nothing logs; failures keep their class, message and cause.
+  const nats = new NatsConnections(settings.nats, settings.name, { noAsyncTraces: true });
+  let app: INestMicroservice;
+  try {
+    requireNatsServerVersion((await nats.connection()).info?.version, settings.name);
+    const withNats: DynamicModule = { ...module, imports: [...(module.imports ?? []), NatsConnectionsModule.forRoot(nats)] };
+    app = await NestFactory.createMicroservice<MicroserviceOptions>(withNats, {
+      strategy: new SharedConnectionNatsServer(nats, {
+        queue: settings.queue,
+        gracefulShutdown: true,
+        gracePeriod: 1_000,
+        deserializer: new ExactJsonDeserializer(),
+      }),
+      logger,
+      bufferLogs: false,
+    });
+  } catch (err) {
+    await nats.close();
+    throw err;
+  }
   app.useGlobalFilters(new AllRpcExceptionsFilter());
   app.useGlobalInterceptors(new RequestLogInterceptor(settings.logRequests), new RefuseUnreadableInterceptor());
   app.enableShutdownHooks();

@@ -1,5 +1,5 @@
-import { Injectable, type OnApplicationShutdown, type PipeTransform } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Injectable, Module, type DynamicModule, type OnApplicationShutdown, type PipeTransform } from '@nestjs/common';
+import { MessagePattern, Payload, ServerNats } from '@nestjs/microservices';
 import type { ConnectionOptions, NatsConnection } from '@nats-io/transport-node';
 import { parseInput, toFieldIssues, type MessageOf, type NatsRoute, type ReplyOf, type RequestOf } from '@tradeinfra/contracts';
 import { connectNats, type NatsEnv } from './nats-connect.js';
@@ -110,9 +110,42 @@ export class NatsConnections implements OnApplicationShutdown {
   }
 
   /** Closes the connection (drained first): after the transport and every other user have stopped. */
-  async onApplicationShutdown(): Promise<void> {
+  onApplicationShutdown(): Promise<void> {
+    return this.close();
+  }
+
+  async close(): Promise<void> {
     const nc = await this.nc?.catch(() => null);
     this.nc = null;
     if (nc && !nc.isClosed()) await nc.drain().catch(() => nc.close());
+  }
+}
+
+/** Provides the process's NatsConnections to every module (startMicroservice adds it; the gateway's NatsModule too). */
+@Module({})
+export class NatsConnectionsModule {
+  static forRoot(nats: NatsConnections): DynamicModule {
+    return { module: NatsConnectionsModule, global: true, providers: [{ provide: NatsConnections, useValue: nats }], exports: [NatsConnections] };
+  }
+}
+
+/** Nest's NATS transport on the process's one connection: its close unsubscribes (after the grace period) and leaves the connection to NatsConnections. */
+export class SharedConnectionNatsServer extends ServerNats {
+  constructor(
+    private readonly nats: NatsConnections,
+    options: ConstructorParameters<typeof ServerNats>[0],
+  ) {
+    super(options);
+  }
+
+  override async createNatsClient(): Promise<NatsConnection> {
+    const nc = await this.nats.connection();
+    return new Proxy(nc, {
+      get(target, prop) {
+        if (prop === 'close') return () => Promise.resolve();
+        const value: unknown = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
   }
 }

@@ -1,14 +1,6 @@
-import type { NatsConnection } from '@nats-io/transport-node';
-import {
-  SIMULATION_SIMULATE,
-  SIMULATION_SIMULATE_STREAM,
-  type SimulatedCall,
-  type SimulationResult,
-  type SimulationStreamed,
-  type StateUpdate,
-} from '@tradeinfra/contracts';
-import { connectNats, type NatsEnv } from './nats-connect.js';
-import { natsRequest, natsRequestStream, ServiceReplyError } from './nats-request.js';
+import { NATS_ROUTES, type SimulatedCall, type SimulationResult, type StateUpdate } from '@tradeinfra/contracts';
+import { ServiceReplyError } from './nats-request.js';
+import type { NatsConnections } from './nats-routes.js';
 
 export interface SimulationRequest {
   chainId: number;
@@ -24,19 +16,12 @@ export interface SimulationRequest {
  * read chain state through it: the executor's token probes, the payout service's prices.
  */
 export class NatsSimulationClient {
-  private nc: Promise<NatsConnection> | null = null;
-
-  constructor(
-    private readonly nats: NatsEnv,
-    private readonly name: string,
-  ) {}
+  constructor(private readonly nats: NatsConnections) {}
 
   /** `requestId`: what the simulation service logs the request under (default: a fresh one). */
   async simulate(request: SimulationRequest, timeoutMs = 5_000, requestId?: string): Promise<SimulationResult> {
-    this.nc ??= connectNats(this.nats, this.name);
-    const nc = await this.nc;
     try {
-      return await natsRequest<SimulationResult>(nc, SIMULATION_SIMULATE, { body: request }, { timeoutMs, requestId });
+      return await this.nats.request(NATS_ROUTES.simulationSimulate, { body: request }, { timeoutMs, requestId });
     } catch (err) {
       if (err instanceof ServiceReplyError) throw new Error(`simulation: ${err.message}`);
       throw err;
@@ -55,12 +40,10 @@ export class NatsSimulationClient {
     timeoutMs = 5_000,
     requestId?: string,
   ): Promise<SimulationResult> {
-    this.nc ??= connectNats(this.nats, this.name);
-    const nc = await this.nc;
     let result: SimulationResult | undefined;
     try {
       // The service sends the first call once, always before the result (SimulationStreamed).
-      await natsRequestStream<SimulationStreamed>(nc, SIMULATION_SIMULATE_STREAM, { body: request }, { timeoutMs, requestId }, (value) => {
+      await this.nats.requestStream(NATS_ROUTES.simulationSimulateStream, { body: request }, { timeoutMs, requestId }, (value) => {
         if ('result' in value) {
           result = value.result;
           return true;
@@ -75,9 +58,8 @@ export class NatsSimulationClient {
     return result!;
   }
 
-  async close(): Promise<void> {
-    const nc = await this.nc?.catch(() => null);
-    this.nc = null;
-    await nc?.drain().catch(() => nc.close());
+  /** Closes the connection (for a tool or test that made its NatsConnections for this client alone). */
+  close(): Promise<void> {
+    return this.nats.close();
   }
 }

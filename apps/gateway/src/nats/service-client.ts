@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { ErrorName, type NatsRoute, type ReplyOf, type RequestOf } from '@tradeinfra/contracts';
-import { checkRouteMessage, connectNats, natsRequest, NatsRequestFailed, ServiceReplyError } from '@tradeinfra/service-kit';
+import { checkRouteMessage, NatsConnections, natsRequest, NatsRequestFailed, ServiceReplyError } from '@tradeinfra/service-kit';
 import { ENV, type GatewayEnv } from '../config/env.js';
 import { GatewayError } from '../http/gateway-error.js';
 
@@ -23,15 +23,13 @@ export class ServiceClient implements OnModuleInit, OnModuleDestroy {
   /** The NATS server's max_payload (from its INFO at connect): no message, headers included, may be larger. */
   maxPayload = 1024 * 1024;
 
-  constructor(@Inject(ENV) private readonly env: GatewayEnv) {}
+  constructor(
+    @Inject(ENV) private readonly env: GatewayEnv,
+    private readonly nats: NatsConnections,
+  ) {}
 
   async onModuleInit(): Promise<void> {
-    this.nc = await connectNats(this.env, 'gateway', {
-      // Otherwise every request allocates two errors up front (a RequestError and a TimeoutError,
-      // each capturing a stack) for the stack trace of a failure this client never logs: 6% of the
-      // gateway's CPU per create. Failures keep their class, message and cause.
-      noAsyncTraces: true,
-    });
+    this.nc = await this.nats.connection();
     this.connected = true;
     this.members = clusterMembers(this.nc);
     this.membersTimer = setInterval(() => this.noteMembers(), 250);
@@ -128,10 +126,9 @@ export class ServiceClient implements OnModuleInit, OnModuleDestroy {
   private members = '';
   private membersTimer: NodeJS.Timeout | null = null;
 
-  async onModuleDestroy(): Promise<void> {
+  onModuleDestroy(): void {
     if (this.membersTimer) clearInterval(this.membersTimer);
-    await this.nc?.close();
-    this.nc = null;
+    this.nc = null; // closed by NatsConnections at shutdown
   }
 }
 

@@ -1,6 +1,6 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { NATS_ROUTES, REQUEST_ID_HEADER } from '@tradeinfra/contracts';
-import { natsRequest, NatsRequestFailed, ServiceReplyError } from '@tradeinfra/service-kit';
+import { NatsConnections, natsRequest, NatsRequestFailed, ServiceReplyError } from '@tradeinfra/service-kit';
 import { TestNatsServer } from '@tradeinfra/test-support';
 import { loadEnv } from '../config/env.js';
 import { GatewayError, httpStatusOf } from '../http/gateway-error.js';
@@ -10,14 +10,18 @@ import { ServiceClient } from '../nats/service-client.js';
 describe('what NATS can carry (its max_payload, 1 MiB here)', () => {
   let nats: TestNatsServer;
   let client: ServiceClient;
+  let connections: NatsConnections;
 
   beforeAll(async () => {
     nats = await TestNatsServer.start();
-    client = new ServiceClient(loadEnv({ ...process.env, ...nats.env }));
+    const env = loadEnv({ ...process.env, ...nats.env });
+    connections = new NatsConnections(env, 'gateway');
+    client = new ServiceClient(env, connections);
     await client.onModuleInit();
   });
   afterAll(async () => {
-    await client?.onModuleDestroy();
+    client?.onModuleDestroy();
+    await connections?.close();
     await nats?.dispose();
   });
 

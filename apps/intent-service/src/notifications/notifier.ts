@@ -1,8 +1,8 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type ConsumerConfig, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { INTENT_EVENTS_STREAM, MAX_NATS_JSON_DEPTH, parsePlainJson, type IntentEvent } from '@tradeinfra/contracts';
-import { connectNats, ensureConsumer, NATS_TERM_REASON_VERSION, natsVersionAtLeast, requireNatsServerVersion } from '@tradeinfra/service-kit';
+import { ensureConsumer, NatsConnections, NATS_TERM_REASON_VERSION, natsVersionAtLeast, requireNatsServerVersion } from '@tradeinfra/service-kit';
 import { CLOCK, type Clock } from '../common/clock.js';
 import { WebhookClient, WebhookRefused } from '../common/webhook-client.js';
 import { ENV, type IntentServiceEnv } from '../config/env.js';
@@ -27,7 +27,7 @@ export function notifierConsumerLimits(
  * NOTIFY_MAX_ATTEMPTS attempts. Receivers dedupe on `x-notification-id` (docs/design/webhooks.md).
  */
 @Injectable()
-export class Notifier implements OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {
+export class Notifier implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(Notifier.name);
   private nc: NatsConnection | null = null;
   private messages: ConsumerMessages | null = null;
@@ -42,10 +42,11 @@ export class Notifier implements OnApplicationBootstrap, OnModuleDestroy, OnAppl
     private readonly webhooks: WebhookClient,
     @Inject(ENV) private readonly env: IntentServiceEnv,
     @Inject(CLOCK) private readonly now: Clock,
+    private readonly nats: NatsConnections,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    this.nc = await connectNats(this.env, 'intent-notifier');
+    this.nc = await this.nats.connection();
     requireNatsServerVersion(this.nc.info?.version, 'intent-service');
     this.termReasons = natsVersionAtLeast(this.nc.info?.version, NATS_TERM_REASON_VERSION);
     await this.publisher.ensureStream();
@@ -78,10 +79,6 @@ export class Notifier implements OnApplicationBootstrap, OnModuleDestroy, OnAppl
     await this.messages?.close().catch(() => undefined);
     await this.running?.catch(() => undefined);
     await Promise.allSettled(this.inFlight);
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.nc?.drain().catch(() => this.nc?.close());
   }
 
   /** Ends a message for good (the reason goes with it where the server understands one). */

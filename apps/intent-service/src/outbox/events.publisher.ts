@@ -1,8 +1,8 @@
-import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { INTENT_EVENTS_STREAM, INTENT_EVENTS_SUBJECTS } from '@tradeinfra/contracts';
-import { connectNats, ensureStream } from '@tradeinfra/service-kit';
+import { ensureStream, NatsConnections } from '@tradeinfra/service-kit';
 import { ENV, type IntentServiceEnv } from '../config/env.js';
 
 const NANOS_PER_MS = 1_000_000;
@@ -11,22 +11,20 @@ const DUPLICATE_WINDOW_MS = 10 * 60 * 1000;
 
 /** JetStream I/O for intent events: its own connection, reconnecting forever. */
 @Injectable()
-export class EventsPublisher implements OnModuleInit, OnApplicationShutdown {
+export class EventsPublisher implements OnModuleInit {
   private readonly logger = new Logger(EventsPublisher.name);
   private nc: NatsConnection | null = null;
   private js: JetStreamClient | null = null;
   private streamReady = false;
 
-  constructor(@Inject(ENV) private readonly env: IntentServiceEnv) {}
+  constructor(
+    @Inject(ENV) private readonly env: IntentServiceEnv,
+    private readonly nats: NatsConnections,
+  ) {}
 
   /** Connected (and the stream ensured) before any bootstrap hook runs: the relay and the notifier both need it. */
   async onModuleInit(): Promise<void> {
-    this.nc = await connectNats(this.env, 'intent-service-outbox', {
-      // A JetStream publish is a request: without this each one allocates two errors up front
-      // (stack captures) for a failure's trace, which the relay never logs. Failures keep their
-      // class, message and cause.
-      noAsyncTraces: true,
-    });
+    this.nc = await this.nats.connection();
     this.js = jetstream(this.nc);
     await this.ensureStream();
   }
@@ -60,10 +58,6 @@ export class EventsPublisher implements OnModuleInit, OnApplicationShutdown {
   }
 
   /** Last shutdown phase, after the relay has stopped. */
-  async onApplicationShutdown(): Promise<void> {
-    await this.nc?.drain().catch(() => this.nc?.close());
-    this.nc = null;
-  }
 
   private connection(): NatsConnection {
     if (!this.nc) throw new Error('EventsPublisher is not connected');

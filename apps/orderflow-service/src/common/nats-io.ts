@@ -1,8 +1,8 @@
-import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { MEV_CAPTURE_STREAM, MEV_CAPTURE_SUBJECTS, orderflowHintSubject, PAYOUT_TREASURY } from '@tradeinfra/contracts';
-import { connectNats, ensureStream, NatsSimulationClient, natsRequest } from '@tradeinfra/service-kit';
+import { MEV_CAPTURE_STREAM, MEV_CAPTURE_SUBJECTS, NATS_ROUTES, orderflowHintSubject } from '@tradeinfra/contracts';
+import { ensureStream, NatsConnections, NatsSimulationClient } from '@tradeinfra/service-kit';
 import { ENV, type OrderflowServiceEnv } from '../config/env.js';
 
 const NANOS_PER_MS = 1_000_000;
@@ -12,16 +12,19 @@ const NANOS_PER_MS = 1_000_000;
  * events (JetStream, acked, deduplicated on their id), and requests to the payout service.
  */
 @Injectable()
-export class NatsIo implements OnModuleInit, OnApplicationShutdown {
+export class NatsIo implements OnModuleInit {
   private readonly logger = new Logger(NatsIo.name);
   private nc: NatsConnection | null = null;
   private js: JetStreamClient | null = null;
   private streamReady = false;
 
-  constructor(@Inject(ENV) private readonly env: OrderflowServiceEnv) {}
+  constructor(
+    @Inject(ENV) private readonly env: OrderflowServiceEnv,
+    private readonly nats: NatsConnections,
+  ) {}
 
   async onModuleInit(): Promise<void> {
-    this.nc = await connectNats(this.env, 'orderflow-service-io');
+    this.nc = await this.nats.connection();
     this.js = jetstream(this.nc);
   }
 
@@ -44,7 +47,7 @@ export class NatsIo implements OnModuleInit, OnApplicationShutdown {
   /** The payout treasury's address on `chainId`, or null when the payout service does not settle that chain. */
   async payoutTreasury(chainId: number): Promise<string | null> {
     try {
-      const reply = await natsRequest<{ address: string }>(this.connection(), PAYOUT_TREASURY, { chainId }, { timeoutMs: 2_000 });
+      const reply = await this.nats.request(NATS_ROUTES.payoutTreasury, { chainId }, { timeoutMs: 2_000 });
       return reply.address;
     } catch {
       return null;
@@ -65,21 +68,12 @@ export class NatsIo implements OnModuleInit, OnApplicationShutdown {
     if (!this.nc) throw new Error('NatsIo is not connected');
     return this.nc;
   }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.nc?.drain().catch(() => this.nc?.close());
-    this.nc = null;
-  }
 }
 
 /** The simulation service, for hints (the transaction alone) and bids (the bundle behind it). */
 @Injectable()
-export class SimulationClient extends NatsSimulationClient implements OnApplicationShutdown {
-  constructor(@Inject(ENV) env: OrderflowServiceEnv) {
-    super(env, 'orderflow-service-simulation');
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.close();
+export class SimulationClient extends NatsSimulationClient {
+  constructor(nats: NatsConnections) {
+    super(nats);
   }
 }

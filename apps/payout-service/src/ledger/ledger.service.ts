@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   decodeSearchCursor,
   encodeSearchCursor,
-  ListEntriesQuerySchema,
+  ListEntriesFilterSchema,
   MevCaptureEventSchema,
   parseInput,
   sourceId as sourceIdSchema,
@@ -74,7 +74,7 @@ export class LedgerService {
   }
 
   async list(viewer: PayoutViewer, query: unknown): Promise<RawJsonReply> {
-    const q = parseInput(ListEntriesQuerySchema, query);
+    const q = parseInput(ListEntriesFilterSchema, query);
     const beforeId = q.cursor === undefined ? null : decodeSearchCursor(q.cursor);
     if (q.cursor !== undefined && beforeId === null) {
       throw invalidField('cursor', 'must be the x-next-cursor value of the previous page');

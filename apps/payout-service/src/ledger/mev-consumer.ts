@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { AckPolicy, jetstream, jetstreamManager, type Consumer, type JetStreamClient, type JsMsg } from '@nats-io/jetstream';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import {
@@ -11,7 +11,7 @@ import {
   type MevCaptureEvent,
   parsePlainJson,
 } from '@tradeinfra/contracts';
-import { connectNats, ensureConsumer, ensureStream, NATS_TERM_REASON_VERSION, natsVersionAtLeast, requireNatsServerVersion } from '@tradeinfra/service-kit';
+import { ensureConsumer, NatsConnections, ensureStream, NATS_TERM_REASON_VERSION, natsVersionAtLeast, requireNatsServerVersion } from '@tradeinfra/service-kit';
 import { ENV, type PayoutServiceEnv } from '../config/env.js';
 import { LedgerError } from './ledger.errors.js';
 import { LedgerService } from './ledger.service.js';
@@ -41,7 +41,7 @@ const NANOS_PER_MS = 1_000_000;
  * event goes to `mev.dlq` with its reason and is terminated, so it never blocks the stream.
  */
 @Injectable()
-export class MevConsumer implements OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {
+export class MevConsumer implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(MevConsumer.name);
   private nc: NatsConnection | null = null;
   private js: JetStreamClient | null = null;
@@ -55,10 +55,11 @@ export class MevConsumer implements OnApplicationBootstrap, OnModuleDestroy, OnA
   constructor(
     private readonly ledger: LedgerService,
     @Inject(ENV) private readonly env: PayoutServiceEnv,
+    private readonly nats: NatsConnections,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    this.nc = await connectNats(this.env, 'payout-service-ingest');
+    this.nc = await this.nats.connection();
     requireNatsServerVersion(this.nc.info?.version, 'payout-service');
     this.termReasons = natsVersionAtLeast(this.nc.info?.version, NATS_TERM_REASON_VERSION);
     this.js = jetstream(this.nc);
@@ -69,10 +70,6 @@ export class MevConsumer implements OnApplicationBootstrap, OnModuleDestroy, OnA
   async onModuleDestroy(): Promise<void> {
     this.stopped = true;
     await this.running;
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.nc?.drain().catch(() => this.nc?.close());
   }
 
   private async ensureStreamsAndConsumer(): Promise<Consumer> {

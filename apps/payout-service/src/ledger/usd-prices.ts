@@ -1,6 +1,6 @@
-import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { abiWord, DECIMALS, GET_RESERVES, TOKEN0, TOKEN1 } from '@tradeinfra/contracts';
-import { NatsSimulationClient } from '@tradeinfra/service-kit';
+import { NatsConnections, NatsSimulationClient } from '@tradeinfra/service-kit';
 import { ENV, type PayoutServiceEnv, type PricedChain } from '../config/env.js';
 
 const ZERO = '0x0000000000000000000000000000000000000000';
@@ -38,14 +38,17 @@ export interface Balance {
  * that cannot be read, is left out and named in `unpricedAssets`.
  */
 @Injectable()
-export class UsdPrices implements OnApplicationShutdown {
+export class UsdPrices {
   private readonly logger = new Logger(UsdPrices.name);
   private readonly simulation: NatsSimulationClient;
   private readonly chains: Map<number, PricedChain>;
   private readonly cache = new Map<number, { at: number; price: Promise<bigint | null> }>();
 
-  constructor(@Inject(ENV) private readonly env: PayoutServiceEnv) {
-    this.simulation = new NatsSimulationClient(env, 'payout-prices');
+  constructor(
+    @Inject(ENV) private readonly env: PayoutServiceEnv,
+    nats: NatsConnections,
+  ) {
+    this.simulation = new NatsSimulationClient(nats);
     this.chains = new Map(env.pricedChains.map((c) => [c.chainId, c]));
   }
 
@@ -101,9 +104,5 @@ export class UsdPrices implements OnApplicationShutdown {
     if (reserveNative === 0n) return null;
     // reserveStable / 10^d USD for reserveNative / 10^18 native (wrapped native tokens have 18 decimals).
     return (reserveStable * SCALE * SCALE) / (reserveNative * 10n ** BigInt(stableDecimals));
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.simulation.close();
   }
 }

@@ -4,7 +4,7 @@ import { parseInput, SimulateRequestSchema, type SimulateMessage, type Simulated
 import { ChainRegistry } from '../chain/chain-registry.js';
 import { ReadBudget } from '../chain/chain-state.js';
 import { ENV, type SimulationEnv } from '../config/env.js';
-import { connectNats } from '@tradeinfra/service-kit';
+import { NatsConnections } from '@tradeinfra/service-kit';
 import type { SimulationStats } from '../engine/simulator.js';
 import { SimulationPool } from '../workers/simulation-pool.js';
 import { asSimulationError, SimulationError, SimulationErrorCode } from './simulation.errors.js';
@@ -24,15 +24,11 @@ export class SimulationService implements OnModuleInit, OnModuleDestroy {
     private readonly chains: ChainRegistry,
     @Inject(ENV) private readonly env: SimulationEnv,
     @Inject(CLOCK) private readonly now: Clock,
+    private readonly nats: NatsConnections,
   ) {}
 
   async onModuleInit(): Promise<void> {
-    const nc = await connectNats(this.env, 'simulation-service-info');
-    try {
-      this.maxPayload = nc.info?.max_payload ?? this.maxPayload;
-    } finally {
-      await nc.close();
-    }
+    this.maxPayload = (await this.nats.connection()).info?.max_payload ?? this.maxPayload;
     this.pool = new SimulationPool({
       workers: this.env.SIM_WORKERS,
       timeoutMs: this.env.SIM_TIMEOUT_MS,

@@ -1,7 +1,7 @@
 import type { INestMicroservice } from '@nestjs/common';
 import { connect } from '@nats-io/transport-node';
 import { SIMULATION_SIMULATE_STREAM, type SimulatedCall, type SimulationResult, type SimulationStreamed } from '@tradeinfra/contracts';
-import { NatsRequestFailed, natsRequestStream, NatsSimulationClient, plainNatsEnv } from '@tradeinfra/service-kit';
+import { NatsRequestFailed, natsRequestStream, NatsConnections, NatsSimulationClient, plainNatsEnv } from '@tradeinfra/service-kit';
 import { TestNatsServer } from '@tradeinfra/test-support';
 import { createSimulationService } from '../bootstrap.js';
 import { loadEnv } from '../config/env.js';
@@ -34,7 +34,7 @@ describe('the first call of a simulation, streamed ahead of the answer', () => {
     });
     await chain.start();
     service = await createSimulationService(loadEnv({ NATS_URL: nats.url, RPC_URL_1: chain.url, HARDFORK_1: 'prague', SIM_WORKERS: '1' }), false);
-    client = new NatsSimulationClient(plainNatsEnv(nats.url), 'stream-test');
+    client = new NatsSimulationClient(new NatsConnections(plainNatsEnv(nats.url), 'stream-test'));
   }, 120_000);
 
   afterAll(async () => {
@@ -113,7 +113,7 @@ describe('the first call of a simulation, streamed ahead of the answer', () => {
 
   it('fails at once when no simulation service listens', async () => {
     const empty = await TestNatsServer.start();
-    const alone = new NatsSimulationClient(plainNatsEnv(empty.url), 'stream-test-alone');
+    const alone = new NatsSimulationClient(new NatsConnections(plainNatsEnv(empty.url), 'stream-test-alone'));
     try {
       const failed = alone.simulateStream({ chainId: 1, calls: [{ from: USER, to: READER, data: '0x' }] }, () => undefined, 60_000);
       await expect(failed).rejects.toBeInstanceOf(NatsRequestFailed);
