@@ -99,10 +99,10 @@ export async function deployExecutor(options: DeployOptions): Promise<Deployment
  * before ethers' cached block number caught up and no later block comes (an automining dev node).
  */
 async function minedReceipt(provider: JsonRpcProvider, hash: string, timeoutMs: number): Promise<TransactionReceipt | null> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = performance.now() + timeoutMs;
   for (;;) {
     const receipt = await provider.getTransactionReceipt(hash);
-    if (receipt || Date.now() > deadline) return receipt;
+    if (receipt || performance.now() > deadline) return receipt;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
 }

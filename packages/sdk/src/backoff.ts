@@ -1,3 +1,5 @@
+/** The wall clock, ms since the epoch: the SDK's one read of the time of day (ClientOptions.now replaces it). */
+export const systemClock = (): number => Date.now();
 /** How long to wait between attempts: exponential, capped, with jitter. */
 export interface BackoffOptions {
   /** Delay before the first retry, ms (before jitter). Default 250. */
@@ -27,7 +29,7 @@ export function backoffDelay(retry: number, options: BackoffOptions = {}, random
  * (`"Wed, 21 Oct 2015 07:28:00 GMT"`, counted from `now`); null when absent or unreadable.
  * A date in the past is 0.
  */
-export function parseRetryAfter(value: string | null | undefined, now: number = Date.now()): number | null {
+export function parseRetryAfter(value: string | null | undefined, now: number = systemClock()): number | null {
   if (value === null || value === undefined) return null;
   const text = value.trim();
   if (text === '') return null;

@@ -24,7 +24,18 @@ export class ApiError extends Error {
   readonly method: string;
   readonly path: string;
 
-  constructor(init: { status: number; name: ApiErrorName; message: string; details: unknown; headers: Headers; body: string; method: string; path: string }) {
+  constructor(init: {
+    status: number;
+    name: ApiErrorName;
+    message: string;
+    details: unknown;
+    headers: Headers;
+    body: string;
+    method: string;
+    path: string;
+    /** The wall clock when the answer came (ms), for a `Retry-After` date. */
+    now?: number;
+  }) {
     super(init.message);
     this.name = init.name;
     this.status = init.status;
@@ -34,7 +45,7 @@ export class ApiError extends Error {
     this.method = init.method;
     this.path = init.path;
     this.requestId = init.headers.get('x-request-id') ?? requestIdOf(init.details);
-    this.retryAfterMs = parseRetryAfter(init.headers.get('retry-after'));
+    this.retryAfterMs = parseRetryAfter(init.headers.get('retry-after'), init.now);
   }
 
   /** The per-field problems of a `ValidationError` (empty for other errors). */
@@ -47,7 +58,7 @@ export class ApiError extends Error {
    * Builds the error from an answer: the API's error object when the body is one, else a
    * generic `HttpError` naming the status (a proxy's HTML page, an empty body).
    */
-  static fromResponse(status: number, headers: Headers, text: string, method: string, path: string): ApiError {
+  static fromResponse(status: number, headers: Headers, text: string, method: string, path: string, now?: number): ApiError {
     let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
@@ -64,6 +75,7 @@ export class ApiError extends Error {
         body: text,
         method,
         path,
+        now,
       });
     }
     const snippet = text.trim().slice(0, 200);
@@ -76,6 +88,7 @@ export class ApiError extends Error {
       body: text,
       method,
       path,
+      now,
     });
   }
 }

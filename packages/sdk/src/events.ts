@@ -1,5 +1,5 @@
 import type { IntentEvent } from '@tradeinfra/contracts';
-import { abortReason, backoffDelay, sleep, type BackoffOptions } from './backoff.js';
+import { abortReason, backoffDelay, sleep, systemClock, type BackoffOptions } from './backoff.js';
 import { ApiError, ConnectionError } from './errors.js';
 import { SseParser } from './sse.js';
 import { errorCode, type Transport } from './transport.js';
@@ -80,7 +80,7 @@ async function* run(transport: Transport, options: EventStreamOptions, signal: A
     signal.addEventListener('abort', onAbort, { once: true });
     let error: unknown = null;
     let retryAfterMs: number | null = null;
-    const openedAt = Date.now();
+    const openedAt = performance.now();
     try {
       const res = await open(transport, parser.lastId, connection);
       connections++;
@@ -121,7 +121,7 @@ async function* run(transport: Transport, options: EventStreamOptions, signal: A
     }
     if (signal.aborted) return;
     parser.reset();
-    if (Date.now() - openedAt >= HEALTHY_CONNECTION_MS) failures = 0;
+    if (performance.now() - openedAt >= HEALTHY_CONNECTION_MS) failures = 0;
     failures++;
     if (!reconnect || failures > maxFailures) throw asError(error);
     const backoff = { ...STREAM_BACKOFF, ...options.backoff };
@@ -151,7 +151,7 @@ async function open(transport: Transport, lastEventId: string, connection: Abort
   } finally {
     clearTimeout(timer);
   }
-  if (!res.ok) throw ApiError.fromResponse(res.status, res.headers, await res.text(), 'GET', path);
+  if (!res.ok) throw ApiError.fromResponse(res.status, res.headers, await res.text(), 'GET', path, (transport.options.now ?? systemClock)());
   const type = res.headers.get('content-type') ?? '';
   if (!type.startsWith('text/event-stream') || !res.body) {
     await res.body?.cancel();

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { abortReason, retryDelay, sleep, type BackoffOptions } from './backoff.js';
+import { abortReason, retryDelay, sleep, systemClock, type BackoffOptions } from './backoff.js';
 import { ApiError, ConnectionError } from './errors.js';
 import { parseExact, stringifyBody } from './json.js';
 
@@ -24,6 +24,8 @@ export interface ClientOptions {
   headers?: Record<string, string>;
   /** Called before each retry (for logs and metrics). */
   onRetry?: (info: RetryInfo) => void;
+  /** The wall clock, ms since the epoch (tests move it). Default: the system clock. */
+  now?: () => number;
 }
 
 export interface RetryInfo {
@@ -181,7 +183,7 @@ export class Transport {
           const data = (text === '' ? undefined : call.exact ? parseExact(text) : JSON.parse(text)) as T;
           return { status: res.status, headers: res.headers, data };
         }
-        failure = ApiError.fromResponse(res.status, res.headers, text, call.method, call.path);
+        failure = ApiError.fromResponse(res.status, res.headers, text, call.method, call.path, (this.options.now ?? systemClock)());
       } catch (err) {
         if (call.signal?.aborted) throw abortReason(call.signal);
         if (err instanceof SyntaxError)

@@ -35,6 +35,7 @@ import {
 import { tap, throwError, type Observable } from 'rxjs';
 import { infrastructureErrorPayload, infrastructureFailure, type InfrastructureFailure } from './infrastructure-errors.js';
 import { useFastKeccak } from './keccak.js';
+import { systemClock, type Clock } from './clock.js';
 
 export interface LogSettings {
   LOG_FORMAT: 'pretty' | 'json';
@@ -47,7 +48,11 @@ export interface LogSettings {
 export class ServiceLogger extends ConsoleLogger {
   readonly service: string;
 
-  constructor(service: string, options: ConsoleLoggerOptions = {}) {
+  constructor(
+    service: string,
+    options: ConsoleLoggerOptions = {},
+    private readonly clock: Clock = systemClock,
+  ) {
     super({ ...options, prefix: service });
     this.service = service;
   }
@@ -57,7 +62,7 @@ export class ServiceLogger extends ConsoleLogger {
    * every line: with LOG_REQUESTS (`npm start`'s default) that is one Intl call per request.
    */
   protected override getTimestamp(): string {
-    const second = Math.floor(Date.now() / 1000);
+    const second = Math.floor(this.clock() / 1000);
     if (second !== this.stampSecond) {
       this.stamp = super.getTimestamp();
       this.stampSecond = second;
@@ -311,3 +316,4 @@ export { ethersTransaction, matchSigned, signedTransaction, signingHash, unsigne
 export { personalSign, recoverAddress, recoverSigner } from './secp256k1.js';
 export { BundleRelays, flashbotsSignature, verifyFlashbotsSignature, type RelayBundle } from './bundle-relays.js';
 export { PeriodicTask } from './periodic-task.js';
+export { CLOCK, systemClock, type Clock } from './clock.js';

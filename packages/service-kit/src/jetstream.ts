@@ -42,12 +42,12 @@ function isTransient(err: unknown): boolean {
 
 /** `work`, again while it fails transiently, for up to `withinMs`. */
 async function retrying<T>(work: () => Promise<T>, withinMs = 20_000): Promise<T> {
-  const until = Date.now() + withinMs;
+  const until = performance.now() + withinMs;
   for (let delay = 100; ; delay = Math.min(delay * 2, 1_000)) {
     try {
       return await work();
     } catch (err) {
-      if (!isTransient(err) || Date.now() + delay > until) throw err;
+      if (!isTransient(err) || performance.now() + delay > until) throw err;
       await new Promise((r) => setTimeout(r, delay));
     }
   }

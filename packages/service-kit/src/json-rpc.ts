@@ -88,7 +88,7 @@ export class RpcEndpoint {
   private readonly http: HttpJsonClient;
   private readonly autoBatch: boolean;
   private readonly maxBatch: number;
-  /** The newest head this node gave (`eth_blockNumber`, or the `latest` block), and when. */
+  /** The newest head this node gave (`eth_blockNumber`, or the `latest` block), and when (performance.now()). */
   head: bigint | null = null;
   headAt = 0;
 
@@ -151,7 +151,7 @@ export class RpcEndpoint {
   /** Notes a head the node gave. */
   sawHead(head: bigint): void {
     this.head = head;
-    this.headAt = Date.now();
+    this.headAt = performance.now();
   }
 
   private async single<T>(method: string, params: unknown[]): Promise<T> {

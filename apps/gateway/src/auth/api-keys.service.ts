@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
+import { CLOCK, systemClock, type Clock } from '@tradeinfra/service-kit';
 import { uuidv7 } from 'uuidv7';
 import { ENV, type GatewayEnv } from '../config/env.js';
 import { ApiKeysRepository } from './api-keys.repository.js';
@@ -49,19 +50,20 @@ export class ApiKeysService {
   constructor(
     private readonly keys: ApiKeysRepository,
     @Inject(ENV) private readonly env: KeyCacheSettings,
+    @Inject(CLOCK) private readonly now: Clock = systemClock,
   ) {}
 
   /** True when `key` authenticated on this replica within the last KNOWN_KEY_MS (and was not refused since). */
   isKnown(key: string): boolean {
     if (!KEY_SHAPE.test(key)) return false;
-    return (this.known.get(this.hashOf(key)) ?? 0) > Date.now();
+    return (this.known.get(this.hashOf(key)) ?? 0) > this.now();
   }
 
   async authenticate(key: string): Promise<Principal | null> {
     if (!KEY_SHAPE.test(key)) return null;
     const hash = this.hashOf(key);
     this.last = NO_KEY; // the key itself is not kept past the request's guard
-    const now = Date.now();
+    const now = this.now();
     const cached = this.found.get(hash);
     if (cached && cached.expiresAt > now) return cached.principal;
     if ((this.missing.get(hash) ?? 0) > now) return null;

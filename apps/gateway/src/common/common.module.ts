@@ -1,9 +1,9 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
-import { DatabaseModule } from '@tradeinfra/service-kit';
+import { CLOCK, DatabaseModule, systemClock } from '@tradeinfra/service-kit';
 import { ENV, type GatewayEnv } from '../config/env.js';
 import { createDataSource } from '../database/data-source.js';
 
-/** What every feature uses: the env and the database. */
+/** What every feature uses: the env, the clock and the database. */
 @Global()
 @Module({})
 export class CommonModule {
@@ -11,8 +11,11 @@ export class CommonModule {
     return {
       module: CommonModule,
       imports: [DatabaseModule.forRoot(() => createDataSource(env))],
-      providers: [{ provide: ENV, useValue: env }],
-      exports: [ENV],
+      providers: [
+        { provide: ENV, useValue: env },
+        { provide: CLOCK, useValue: systemClock },
+      ],
+      exports: [ENV, CLOCK],
     };
   }
 }

@@ -26,7 +26,7 @@ export type TokenCheck = { ok: true; claims: DashboardClaims } | { ok: false; re
  * Checks a token's shape, its signature (constant time) and its expiry; only then are its claims
  * read. The header must be exactly ours: no `alg` other than HS256 is ever considered.
  */
-export function verifyDashboardToken(token: string, secret: string, nowSeconds = Math.floor(Date.now() / 1000)): TokenCheck {
+export function verifyDashboardToken(token: string, secret: string, nowSeconds: number): TokenCheck {
   if (token.length > 2048) return { ok: false, reason: 'malformed' };
   const parts = token.split('.');
   if (parts.length !== 3 || parts[0] !== HEADER || !/^[A-Za-z0-9_-]+$/.test(parts[1]!) || !/^[A-Za-z0-9_-]{43}$/.test(parts[2]!)) {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { CLOCK, type Clock } from '@tradeinfra/service-kit';
 import { ENV, type GatewayEnv } from '../config/env.js';
 import { signDashboardToken, verifyDashboardToken, type DashboardClaims, type TokenCheck } from './dashboard-token.js';
 
@@ -18,7 +19,10 @@ export class DashboardTokens {
   readonly ttlSeconds: number;
   readonly baseUrl: string;
 
-  constructor(@Inject(ENV) env: GatewayEnv) {
+  constructor(
+    @Inject(ENV) env: GatewayEnv,
+    @Inject(CLOCK) private readonly now: Clock,
+  ) {
     this.secret = env.DASHBOARD_TOKEN_SECRET ?? DEVELOPMENT_DASHBOARD_TOKEN_SECRET;
     if (!env.DASHBOARD_TOKEN_SECRET) {
       new Logger('Dashboard').warn(
@@ -31,7 +35,7 @@ export class DashboardTokens {
   }
 
   /** A URL of the dashboard page for these claims, valid for DASHBOARD_TOKEN_TTL_SECONDS. */
-  url(claims: Omit<DashboardClaims, 'exp'>, port?: number, nowSeconds = Math.floor(Date.now() / 1000)): { url: string; expiresAt: string } {
+  url(claims: Omit<DashboardClaims, 'exp'>, port?: number, nowSeconds = Math.floor(this.now() / 1000)): { url: string; expiresAt: string } {
     const exp = nowSeconds + this.ttlSeconds;
     const token = signDashboardToken({ ...claims, exp }, this.secret);
     // With PORT=0 the port is only known once listening.
@@ -40,6 +44,6 @@ export class DashboardTokens {
   }
 
   verify(token: string): TokenCheck {
-    return verifyDashboardToken(token, this.secret);
+    return verifyDashboardToken(token, this.secret, Math.floor(this.now() / 1000));
   }
 }

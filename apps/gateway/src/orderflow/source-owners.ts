@@ -1,5 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { NATS_ROUTES, type PayoutViewer } from '@tradeinfra/contracts';
+import { CLOCK, type Clock } from '@tradeinfra/service-kit';
 import { ServiceClient } from '../nats/service-client.js';
 
 const TTL_MS = 5_000;
@@ -13,15 +14,18 @@ const TTL_MS = 5_000;
 export class SourceOwners {
   private readonly allowed = new Map<string, number>();
 
-  constructor(private readonly services: ServiceClient) {}
+  constructor(
+    private readonly services: ServiceClient,
+    @Inject(CLOCK) private readonly now: Clock,
+  ) {}
 
   /** Resolves when allowed; rejects with the payout service's NotFound otherwise. */
   async check(viewer: PayoutViewer, source: string, requestId: string): Promise<void> {
     const key = `${viewer.keyId ?? viewer.tenantId}\u0000${source}`;
     const until = this.allowed.get(key);
-    if (until !== undefined && until > Date.now()) return;
+    if (until !== undefined && until > this.now()) return;
     await this.services.forward(NATS_ROUTES.payoutSourceGet, { viewer, id: source }, requestId);
     if (this.allowed.size > 10_000) this.allowed.clear();
-    this.allowed.set(key, Date.now() + TTL_MS);
+    this.allowed.set(key, this.now() + TTL_MS);
   }
 }

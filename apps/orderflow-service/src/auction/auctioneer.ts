@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { RelayBundle } from '@tradeinfra/service-kit';
+import { CLOCK, type Clock, type RelayBundle } from '@tradeinfra/service-kit';
 import type { Chain } from '../common/chains.js';
 import { failpoint } from '../common/failpoint.js';
 import { NatsIo } from '../common/nats-io.js';
@@ -43,10 +43,11 @@ export class Auctioneer {
     private readonly simulator: BundleSimulator,
     private readonly nats: NatsIo,
     @Inject(ENV) private readonly env: OrderflowServiceEnv,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /** One pass over the chain's pending transactions at `head`. */
-  async run(chain: Chain, head: bigint, beneficiary: string | null, now = Date.now()): Promise<void> {
+  async run(chain: Chain, head: bigint, beneficiary: string | null, now = this.clock()): Promise<void> {
     const chainId = chain.config.chainId;
     await this.followReorgs(chain, head);
     const pending = await this.txs.pending(chainId);

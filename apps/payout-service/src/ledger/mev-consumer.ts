@@ -11,7 +11,16 @@ import {
   type MevCaptureEvent,
   parsePlainJson,
 } from '@tradeinfra/contracts';
-import { ensureConsumer, NatsConnections, ensureStream, NATS_TERM_REASON_VERSION, natsVersionAtLeast, requireNatsServerVersion } from '@tradeinfra/service-kit';
+import {
+  CLOCK,
+  ensureConsumer,
+  NatsConnections,
+  type Clock,
+  ensureStream,
+  NATS_TERM_REASON_VERSION,
+  natsVersionAtLeast,
+  requireNatsServerVersion,
+} from '@tradeinfra/service-kit';
 import { ENV, type PayoutServiceEnv } from '../config/env.js';
 import { LedgerError } from './ledger.errors.js';
 import { LedgerService } from './ledger.service.js';
@@ -56,6 +65,7 @@ export class MevConsumer implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly ledger: LedgerService,
     @Inject(ENV) private readonly env: PayoutServiceEnv,
     private readonly nats: NatsConnections,
+    @Inject(CLOCK) private readonly now: Clock,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -141,7 +151,7 @@ export class MevConsumer implements OnApplicationBootstrap, OnModuleDestroy {
     h.set('x-dlq-subject', msg.subject);
     await this.js!.publish(
       MEV_CAPTURE_DLQ_SUBJECT,
-      JSON.stringify({ reason, subject: msg.subject, streamSequence: msg.seq, receivedAt: new Date().toISOString(), data: msg.string() }),
+      JSON.stringify({ reason, subject: msg.subject, streamSequence: msg.seq, receivedAt: new Date(this.now()).toISOString(), data: msg.string() }),
       { headers: h, msgID: `dlq-${msg.seq}` },
     );
     // The reason is in the dead letter; older servers ignore a `+TERM <reason>` altogether.

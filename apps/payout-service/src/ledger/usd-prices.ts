@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { abiWord, DECIMALS, GET_RESERVES, TOKEN0, TOKEN1 } from '@tradeinfra/contracts';
-import { NatsConnections, NatsSimulationClient } from '@tradeinfra/service-kit';
+import { CLOCK, NatsConnections, NatsSimulationClient, type Clock } from '@tradeinfra/service-kit';
 import { ENV, type PayoutServiceEnv, type PricedChain } from '../config/env.js';
 
 const ZERO = '0x0000000000000000000000000000000000000000';
@@ -47,6 +47,7 @@ export class UsdPrices {
   constructor(
     @Inject(ENV) private readonly env: PayoutServiceEnv,
     nats: NatsConnections,
+    @Inject(CLOCK) private readonly now: Clock,
   ) {
     this.simulation = new NatsSimulationClient(nats);
     this.chains = new Map(env.pricedChains.map((c) => [c.chainId, c]));
@@ -73,13 +74,13 @@ export class UsdPrices {
   /** USD per native coin × 10^18, or null when the pair cannot be read. */
   private nativePrice(chain: PricedChain): Promise<bigint | null> {
     const cached = this.cache.get(chain.chainId);
-    if (cached && Date.now() - cached.at < this.env.PAYOUT_PRICE_CACHE_MS) return cached.price;
+    if (cached && this.now() - cached.at < this.env.PAYOUT_PRICE_CACHE_MS) return cached.price;
     const price = this.readPrice(chain).catch((err: unknown) => {
       this.logger.warn(`no USD price on chain ${chain.chainId}: ${(err as Error).message}`);
       this.cache.delete(chain.chainId);
       return null;
     });
-    this.cache.set(chain.chainId, { at: Date.now(), price });
+    this.cache.set(chain.chainId, { at: this.now(), price });
     return price;
   }
 

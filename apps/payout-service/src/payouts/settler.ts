@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { ChainHealth } from '@tradeinfra/contracts';
-import { ChainRpc } from '@tradeinfra/service-kit';
+import { ChainRpc, CLOCK, type Clock } from '@tradeinfra/service-kit';
 import { Interface, Transaction, Wallet } from 'ethers';
 import { ENV, type PayoutServiceEnv, type SettlementChain } from '../config/env.js';
 import { PayoutsRepository, type SentPayout, type UnsentPayout } from './payouts.repository.js';
@@ -87,6 +87,7 @@ export class Settler implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
     private readonly payouts: PayoutsRepository,
     @Inject(ENV) private readonly env: PayoutServiceEnv,
+    @Inject(CLOCK) private readonly now: Clock,
   ) {
     this.chains = env.settlementChains.map((config) => ({
       config,
@@ -152,7 +153,7 @@ export class Settler implements OnApplicationBootstrap, OnModuleDestroy {
       { method: 'eth_getTransactionCount', params: [sender, 'latest'] },
       ...sent.map((s) => ({ method: 'eth_getTransactionReceipt', params: [s.txHash] })),
     ]);
-    const now = new Date();
+    const now = new Date(this.now());
     for (const [i, payout] of sent.entries()) {
       const decision = decide({
         receipt: receipts[i] as Receipt | null,

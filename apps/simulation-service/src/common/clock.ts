@@ -1,8 +1,2 @@
-/** Nest token of the wall clock (`Clock`): every production read of the current time goes through it, so tests can move time. */
-export const CLOCK = Symbol('Clock');
-
-/** Milliseconds since the epoch, like Date.now(). */
-export type Clock = () => number;
-
-/** The real clock. */
-export const systemClock: Clock = () => Date.now();
+/** The wall clock (CLOCK, Clock, systemClock): one definition for every process, in service-kit. */
+export { CLOCK, systemClock, type Clock } from '@tradeinfra/service-kit';
