@@ -1,11 +1,9 @@
 import type { LaunchType } from './intent-vocabulary.js';
 /**
- * The signing webhook: at launch the intent service POSTs a SigningRequest to the intent's
- * `webhookUrl` with headers `x-signing-request-id`, `x-signing-timestamp` (unix seconds) and
- * `x-signing-signature: v1=<hex HMAC-SHA256(secret, "<timestamp>.<body>")>` (the tenant's
- * secret, as for notifications). The webhook answers, before `deadline`, with status 2xx and
- * `{"signedTransactions": ["0x02…"]}`: each transaction of the request, in order, signed by the
- * wallet and serialised (EIP-2718). Anything else fails the intent with a reason.
+ * The signing webhook's request: POSTed at launch to the intent's `webhookUrl`, HMAC-signed
+ * (`x-signing-*` headers, the tenant's secret); answered before `deadline` with 2xx and
+ * `{"signedTransactions": [...]}`, each transaction signed by the wallet, in order
+ * (docs/design/code-notes.md#signing-webhook).
  */
 export interface SigningRequest {
   kind: 'sign';
@@ -27,12 +25,9 @@ export interface SigningRequest {
 }
 
 /**
- * The signing webhook of intents created with `webhookBatch: true`: at a launch, the buys of one
- * tenant's intents that name the same `webhookUrl` (and set `webhookBatch`) are asked for in one
- * request (at most SIGNING_BATCH_MAX of them), signed and answered like a SigningRequest.
- * The answer is `{"signedTransactions": [...]}` with one entry per `requests` item, in order:
- * the signed transaction, or `null` to decline that one buy (its intent fails `signer_refused`;
- * the others go ahead).
+ * The batch signing request (intents with `webhookBatch: true`): one tenant's buys for the same
+ * `webhookUrl` at a launch (at most SIGNING_BATCH_MAX), answered `{"signedTransactions": [...]}`
+ * with one entry per request, in order, or `null` to decline that buy (`signer_refused`).
  */
 export interface SigningBatchRequest {
   kind: 'signBatch';

@@ -12,12 +12,9 @@ export const BULK_CANCEL_REASONS = ['not_found', 'not_pending', 'executing'] as 
 export type BulkCancelReason = (typeof BULK_CANCEL_REASONS)[number];
 
 /**
- * How the launch reached the executor:
- * - `public_transaction`: its transaction was seen pending (public mempool), and the buys were
- *   placed right behind it, for its block;
- * - `private_transaction`: it was first seen in its block although the chain's mempool is
- *   followed (it was sent privately to a builder);
- * - `block`: it was seen in its block on a chain whose mempool is not followed.
+ * How the launch reached the executor: `public_transaction` (seen pending, buys placed behind it),
+ * `private_transaction` (first seen in its block on a chain whose mempool is followed), `block`
+ * (seen in its block; the mempool is not followed).
  */
 export const LAUNCH_TYPES = ['public_transaction', 'private_transaction', 'block'] as const;
 export type LaunchType = (typeof LAUNCH_TYPES)[number];

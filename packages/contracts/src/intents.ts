@@ -82,12 +82,10 @@ export const WALLET_INTENT_SIGNATURE = /^0x[0-9a-fA-F]{130}$/;
 export const MERKLE_WALLET_INTENT_UNBOUND = ['feeBps', 'feeRecipient', 'minOut', 'firstOrFail'] as const;
 
 /**
- * Body of `POST /v1/wallet/intent`: the intent (no signing webhook: the wallet signed it
- * already) and `signature`, the wallet's EIP-712 signature in the domain `{OPL, 1, chainId,
- * executor}`. Two structs are accepted: with `nonce` (one-use, any uint256 the wallet has not
- * used with the executor), our 11-field `BuyIntent`; without it, Merkle's 5-field
- * `BuyIntent{token, amount, bribe, expiry, minIn}`, which binds no fee, `minOut` or
- * `firstOrFail`, so those must then be absent (see docs/merkle.md).
+ * Body of `POST /v1/wallet/intent`: the intent and `signature`, the wallet's EIP-712 signature
+ * (domain `{OPL, 1, chainId, executor}`) of our 11-field `BuyIntent` when `nonce` is given, else
+ * of Merkle's 5-field one, which binds no fee, `minOut` or `firstOrFail`, so those must then be
+ * absent (docs/merkle.md).
  */
 export function createWalletIntentRequestSchema(options: CreateIntentOptions = {}) {
   const { webhookUrl: _noWebhook, webhookBatch: _noBatch, webhookProtocol: _noProtocol, ...fields } = intentFields(options);

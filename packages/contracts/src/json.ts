@@ -1,18 +1,9 @@
 import { parse as losslessParse, stringify as losslessStringify } from 'lossless-json';
 
 /**
- * JSON with exact integers at any size, on every hop (HTTP body → gateway → NATS → service).
- *
- * `parseJson` reads a JSON integer that a double cannot hold exactly (beyond ±2^53-1, however it
- * is written: `123456789012345678901`, `1.5e30`) as a `bigint`; every other number as a `number`
- * (fractions such as `0.05` stay doubles: they are ratios, never amounts). The schemas then
- * decide: amounts take the bigint as it is, and a field that must be a safe integer (a nonce, a
- * chain id) refuses it with a message that says so. `stringifyJson` writes bigints back as bare
- * JSON integers.
- *
- * Text nesting arrays and objects deeper than `maxDepth` is refused (JsonTooDeepError) before it
- * is parsed. Ordinary bodies take `JSON.parse`'s fast path: only a text with a long digit run or an
- * exponent where a number starts goes through the exact (slower) parser.
+ * JSON with exact integers at any size, on every hop: an integer a double cannot hold is read as a
+ * bigint, other numbers as numbers; text nested deeper than `maxDepth` is refused before parsing.
+ * Ordinary bodies take `JSON.parse`'s fast path (docs/design/code-notes.md#exact-json).
  */
 export function parseJson(text: string, maxDepth = MAX_JSON_DEPTH): unknown {
   if (nestsDeeperThan(text, maxDepth)) throw new JsonTooDeepError(maxDepth);
@@ -47,12 +38,9 @@ export function parsePlainJson(text: string, maxDepth = MAX_JSON_DEPTH): unknown
 }
 
 /**
- * Whether `text` opens more than `maxDepth` arrays/objects without closing them, brackets inside
- * strings not counted. One pass, no recursion, stopping at the first level too deep; it jumps
- * over what cannot change the depth with native searches: a string to its closing quote
- * (`indexOf`), a run of 8 or more other characters (numbers, whitespace) to the next bracket or
- * quote (a regular expression). `npm run bench:json-depth` measures it against `JSON.parse`.
- * Text that is not JSON is left to the parser to refuse.
+ * Whether `text` opens more than `maxDepth` arrays/objects without closing them (brackets in
+ * strings not counted): one pass, no recursion, jumping with native searches over what cannot
+ * change the depth (docs/design/json-depth.md). Text that is not JSON is left to the parser.
  */
 export function nestsDeeperThan(text: string, maxDepth: number): boolean {
   let depth = 0;

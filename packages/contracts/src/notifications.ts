@@ -157,18 +157,8 @@ export interface NotificationFields {
 
 /**
  * Merkle's `type`, `reason` and `data` for one of our events, from the event name and the intent
- * as of the change:
- * - `created` → `intent_created` / `created`; `cancelled` → `intent_cancelled` / `cancelled`;
- * - `tx_pending` (the buy was signed and sent) → `intent_tx_pending` / `launch_detected`, data `{txHash}`;
- * - `waiting` (the launch the buy was sent behind never happened) → `intent_waiting` / the
- *   statusReason (`launch_replaced`, `launch_dropped`), data `{txHash, launchTxHash}` (`txHash`: the buy sent);
- * - `completed` → `intent_completed` / `completed`, data `{txHash}`;
- * - `failed` → per {@link FAILURE_NOTIFICATION_TYPE} (an unknown reason: `intent_failed`), reason the
- *   statusReason under Merkle's name where it has another ({@link MERKLE_REASON_NAMES});
- * - `expired` → `intent_expired` / `expired`, or the statusReason when it says why nothing ran
- *   (`chain_unreachable`, `execution_unavailable`);
- * - `error` → `intent_error` / the statusReason (`outcome_unknown`).
- * `data` is the intent's `statusData` (`{}` when null).
+ * as of the change; `data` is the intent's `statusData` (`{}` when null). The mapping, event by
+ * event: docs/design/code-notes.md#notification-fields.
  */
 export function notificationFields(event: IntentEventType, intent: { statusReason: string | null; statusData: IntentStatusData | null }): NotificationFields {
   const data = intent.statusData ?? {};

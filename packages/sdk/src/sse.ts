@@ -9,12 +9,9 @@ export interface SseMessage {
 }
 
 /**
- * An incremental `text/event-stream` parser (the WHATWG HTML "event stream interpretation"):
- * feed it text as it arrives, in chunks cut anywhere (a line, a `\r\n` pair or a field may span
- * chunks); it returns the events each chunk completed. Lines end with `\r\n`, `\n` or `\r`; a
- * blank line dispatches; lines starting with `:` are comments (heartbeats), reported through
- * `onComment`; `field: value` drops one space after the colon; unknown fields are ignored; an
- * event without data is not dispatched; `id` containing NUL is ignored.
+ * An incremental `text/event-stream` parser (WHATWG "event stream interpretation"): feed it text
+ * in chunks cut anywhere; it returns the events each chunk completed, and reports comments
+ * (heartbeats) through `onComment` (docs/design/code-notes.md#sse-parser).
  */
 export class SseParser {
   private buffer = '';

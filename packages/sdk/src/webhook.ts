@@ -21,17 +21,10 @@ export const DEFAULT_WEBHOOK_TOLERANCE_SECONDS = 300;
 export type WebhookPayload = IntentEvent | SigningRequest | SigningBatchRequest;
 
 /**
- * Checks that a request to your webhook comes from the service and is fresh, and returns its
- * parsed body. Notifications carry `x-notification-timestamp` and `x-notification-signature`,
- * signing requests `x-signing-timestamp` and `x-signing-signature`, both
- * `v1=<hex HMAC-SHA256(secret, "<timestamp>.<body>")>` with your tenant's secret
- * (`client.notifications.secret()`).
- *
- * `body` must be the raw body as received (a string or the bytes), before any JSON parsing: a
- * re-serialised object would not match the signature. `secret` may be a list (e.g. the old and
- * the new one around a rotation): any one of them verifies. The signatures are compared in
- * constant time; the timestamp must be within `toleranceSeconds` (default 5 minutes) of now,
- * which bounds replays. Throws {@link WebhookVerificationError} (with a `reason`) otherwise.
+ * Checks that a request to your webhook comes from the service and is fresh (HMAC signature over
+ * `"<timestamp>.<body>"` with your tenant's secret, or any of a list; timestamp within
+ * `toleranceSeconds`), and returns its parsed body. `body` must be the raw body as received.
+ * Throws {@link WebhookVerificationError} otherwise (docs/design/code-notes.md#verify-webhook).
  */
 export function verifyWebhook<T extends WebhookPayload = WebhookPayload>(
   secret: string | readonly string[],

@@ -94,16 +94,10 @@ const redact = (url: string): string => {
 };
 
 /**
- * A chain's JSON-RPC over one endpoint or several (`RPC_URL_<id>` may list them): the one client
- * of every service (launch watcher, executor, payout settlement, simulation's chain state, tests).
- *
- * With several endpoints, a background check asks each for its head every `checkIntervalMs`;
- * reads go to the first endpoint (in the configured order) that answers and is within
- * `maxLagBlocks` of the highest head, decided there and not per call (a call costs no extra round
- * trip). A call to an endpoint that fails to answer, or is marked down while it waits, is made
- * once more on the next one. Transactions and bundles go to every live endpoint. `pinned()` and
- * `atLeast()` give one endpoint alone, for reads that must all see one node's chain.
- * See docs/design/chain-endpoints.md.
+ * A chain's JSON-RPC over one endpoint or several (`RPC_URL_<id>`): the one client of every
+ * service. Reads go to the first live endpoint within `maxLagBlocks` of the highest head; writes
+ * to every live one; `pinned()` and `atLeast()` give one endpoint alone
+ * (docs/design/chain-endpoints.md, docs/design/code-notes.md#chain-rpc).
  */
 export class ChainRpc {
   /** The first endpoint's URL. */

@@ -14,12 +14,8 @@ export interface InfrastructureFailure {
 }
 
 /**
- * SQLSTATEs that say the database cannot serve anyone right now: 08 connection exception, 28
- * invalid authorization (role missing, password refused), 3D000 database missing, 53
- * insufficient resources (too many connections, disk full, out of memory), 57 operator
- * intervention (admin or crash shutdown, cannot connect now, database dropped, query cancelled),
- * 58 system error (I/O), 25006 read-only transaction (a standby after a failover), 25P03 idle
- * session killed.
+ * SQLSTATEs that say the database cannot serve anyone right now: classes 08, 28, 53, 57, 58 and
+ * 3D000, 25006 (a standby after a failover), 25P03 (docs/design/code-notes.md#unavailable-sqlstates).
  */
 const UNAVAILABLE_SQLSTATE = /^(?:08|28|53|57|58)[0-9A-Z]{3}$|^3D000$|^25006$|^25P03$/;
 

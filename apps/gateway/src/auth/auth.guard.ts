@@ -63,14 +63,8 @@ export class RateLimits {
 
 /**
  * Every route with a required scope: per-address limit (unless the key is known) → key →
- * principal → per-key rate limit → scope.
- *
- * Requests without a key this replica has seen authenticate (no key, an unknown, revoked or new
- * one) first take a token from their client address's bucket (UNAUTH_RATE_LIMIT_PER_SECOND,
- * UNAUTH_RATE_LIMIT_BURST): past it they are answered 429 before any key lookup, so a flood of
- * made-up keys costs neither database lookups nor other addresses' service. A key known to be
- * good skips that bucket (so a client sharing an address with a flood keeps working) and counts
- * against its own.
+ * principal → per-key rate limit → scope. A flood of made-up keys is answered 429 before any key
+ * lookup; a key known to be good skips the address bucket (docs/design/code-notes.md#auth-guard).
  */
 @Injectable()
 export class AuthGuard implements CanActivate {

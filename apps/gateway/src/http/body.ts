@@ -13,19 +13,9 @@ export interface BodyLimits {
 }
 
 /**
- * Reads the request body as raw bytes, bounded in size and in time, without parsing it: it is
- * parsed as JSON only after authentication (see `JsonBodyInterceptor`), so an unauthenticated
- * caller gets 401 whatever it sent.
- *
- * - A declared `Content-Length` above the limit is answered 413 at once, before any byte of the
- *   body is read (what the client still sends is dropped, for at most the body timeout).
- * - A body without a length (chunked) is counted as it comes: 413 the moment it passes the limit.
- * - A body that has not fully arrived `timeoutMs` after the headers (a slow sender, or a
- *   `Content-Length` larger than what is sent) is answered 408 RequestTimeout.
- * - `Content-Encoding` gzip, deflate and br are decoded (the limit applies to the decoded
- *   bytes); any other encoding is a 400.
- *
- * What is left of a refused body is dropped, never read as a request.
+ * Reads the request body as raw bytes, bounded in size (413) and in time (408), decoding gzip,
+ * deflate and br, without parsing it: JSON is parsed only after authentication
+ * (`JsonBodyInterceptor`). What is left of a refused body is dropped (docs/design/code-notes.md#raw-body).
  */
 export function rawBody(limits: BodyLimits): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {

@@ -19,16 +19,10 @@ interface Receipt {
 }
 
 /**
- * The auction of each pending private transaction, one round per block it may land in:
- * - round 1 targets the block after the one it arrived on and takes bids for
- *   ORDERFLOW_AUCTION_WINDOW_MS from its arrival; each later round (the target still pending at a
- *   new head) is decided at once, with every bid so far (a late bid joins the next round);
- * - the highest bid valid for the block wins (re-simulated on the new head first when the head
- *   moved); a tie goes to the bid received first;
- * - the decision is written before anything is sent (one per target and block, the first writer
- *   wins), then `[target, backrun…]` and the target alone (the fallback) go to the relays;
- * - a mined target is recorded with its winning backrun's capture; one past its maxBlockNumber
- *   expires (and goes to the public mempool only if its sender allowed it).
+ * The auction of each pending private transaction, one round per block it may land in: the
+ * highest valid bid wins (ties to the first), the decision is written before anything is sent,
+ * then the bundle and the fallback go to the relays; mined targets are recorded with their
+ * capture, late ones expire (docs/design/code-notes.md#auctioneer).
  */
 @Injectable()
 export class Auctioneer {

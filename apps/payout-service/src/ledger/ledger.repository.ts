@@ -100,13 +100,10 @@ export class LedgerRepository {
   }
 
   /**
-   * Claims every unclaimed PENDING entry of (source, chain, asset) for the payout `payoutId`, in
-   * the payout's transaction `tx`. Claims of one (source, chain, asset) take turns (an advisory
-   * lock held to the end of the transaction): a request that comes while another claims waits for
-   * it, then finds what it left, so concurrent requests never split the entries between them (row
-   * locks alone, skipping what another claims, did: two payouts of one balance). Rows another
-   * claimer holds are still skipped, and no entry is claimed twice. Returns how many were claimed
-   * and their sum (`amount` as summed, `total` without trailing zeros; null when none).
+   * Claims every unclaimed PENDING entry of (source, chain, asset) for payout `payoutId` in `tx`,
+   * claims of one (source, chain, asset) taking turns under an advisory lock, so concurrent
+   * requests never split a balance (docs/design/code-notes.md#claiming-entries). Returns how many
+   * were claimed and their sum (`amount` as summed, `total` without trailing zeros; null when none).
    */
   async claimEntries(
     tx: EntityManager,

@@ -174,12 +174,9 @@ export class PayoutsRepository {
   }
 
   /**
-   * Gives a PENDING payout its transaction, in one database transaction: takes the treasury's
-   * next nonce (at least `nonceFloor`, the node's count), has `sign` sign the transfer with it,
-   * and stores the signed transaction, its hash, nonce and sender with the payout now TX_PENDING.
-   * Sending comes after the commit: whatever happens next, the stored transaction is the only
-   * one this payout will ever have. Null when the payout is no longer PENDING or another replica
-   * holds it.
+   * Gives a PENDING payout its one transaction, in one database transaction: the treasury's next
+   * nonce (at least `nonceFloor`), signed by `sign`, stored with the payout now TX_PENDING; sending
+   * comes after the commit. Null when the payout is no longer PENDING or another replica holds it.
    */
   async prepare(
     p: { id: string; chainId: number; sender: string; nonceFloor: bigint },

@@ -66,16 +66,10 @@ interface Chain {
 }
 
 /**
- * Automatic settlement (chains with `PAYOUT_SIGNER_KEY_<chainId>`): every tick, per chain,
- * 1. follows the payouts it sent: PAID once mined with status 1 and `PAYOUT_CONFIRMATIONS` deep,
- *    TX_FAILED (entries released) if reverted or if the treasury's nonce was taken by another
- *    transaction; the same signed transaction is sent again while it waits, and replaced by a
- *    zero-value self-transfer at its nonce once `PAYOUT_TX_DEADLINE_SECONDS` have passed;
- * 2. signs and sends the new PENDING payouts of the assets it can pay: the native coin by a
- *    plain transfer, ERC-20 assets (`PAYOUT_TOKEN_<chainId>_<SYMBOL>`) by `transfer`.
- * Each payout's transaction is stored before it is sent (see PayoutsRepository.prepare), so a
- * crash or a second replica can only send that same transaction again. Payouts of other assets
- * stay with the operator's manual flow.
+ * Automatic settlement (chains with `PAYOUT_SIGNER_KEY_<chainId>`): every tick, per chain, follows
+ * the payouts it sent to PAID or TX_FAILED and signs and sends the new PENDING ones it can pay.
+ * Each transaction is stored before it is sent, so a crash or a second replica can only resend it
+ * (docs/design/payouts-settlement.md, docs/design/code-notes.md#settler).
  */
 @Injectable()
 export class Settler implements OnApplicationBootstrap, OnModuleDestroy {

@@ -15,13 +15,9 @@ const payoutJson = (extra: string) => `
       $$`;
 
 /**
- * Automatic settlement: the payout service sends a payout itself where a treasury key is
- * configured for its chain. The signed transaction, its nonce and sender are stored when it is
- * signed, before it is sent, so a crash at any point leads to the same transaction being sent
- * again, never a second one; `settlement_nonces` hands out each treasury's nonces. `cancel_tx`
- * is the zero-value self-transfer at the same nonce that replaces a payout transaction still
- * unmined past its deadline. `email`: the contact Merkle's payout request may give (never in the
- * record). The payout record also gains `tx_hash` (Merkle's name).
+ * Automatic settlement: signed payout transactions (with nonce and sender) stored before they are
+ * sent, `settlement_nonces` per treasury, `cancel_tx` for replacing a stuck one, `email`, and
+ * `tx_hash` (docs/design/payouts-settlement.md, docs/design/code-notes.md#settlement-migration).
  */
 export class Settlement1764300000000 implements MigrationInterface {
   name = 'Settlement1764300000000';
