@@ -116,6 +116,17 @@ describe('gateway end to end: intents', () => {
     expect(bad.body.details).toEqual([{ path: 'cursor', message: 'must be the x-next-cursor value of the previous page' }]);
   });
 
+  it('holds one NATS connection per process: the transport, publishers, consumers and clients share it', async () => {
+    const counts = await stack.nats.connectionsByName();
+    expect(Object.fromEntries(['gateway', 'intent-service', 'simulation-service', 'payout-service', 'orderflow-service'].map((n) => [n, counts[n]]))).toEqual({
+      gateway: 1,
+      'intent-service': 1,
+      'simulation-service': 1,
+      'payout-service': 1,
+      'orderflow-service': 1,
+    });
+  });
+
   it('lets exactly one of 25 concurrent cancels win', async () => {
     const created = await stack.request('POST', '/v1/intent', { key, body: intentBody() });
     const results = await Promise.all(Array.from({ length: 25 }, () => stack.request('POST', `/v1/intent/${created.body.id}/cancel`, { key })));

@@ -57,6 +57,19 @@ export class TestNatsServer {
     return `nats://127.0.0.1:${this.port}`;
   }
 
+  /** The server's monitoring endpoint (`/connz`, `/varz`, …). */
+  get monitorUrl(): string {
+    return `http://127.0.0.1:${this.httpPort}`;
+  }
+
+  /** The open client connections, by the name each gave (natsConnectionOptions names them after their process). */
+  async connectionsByName(): Promise<Record<string, number>> {
+    const connz = (await (await fetch(`${this.monitorUrl}/connz?limit=1024`)).json()) as { connections?: { name?: string }[] };
+    const counts: Record<string, number> = {};
+    for (const c of connz.connections ?? []) counts[c.name ?? ''] = (counts[c.name ?? ''] ?? 0) + 1;
+    return counts;
+  }
+
   /** What a process under test reads: this server, and every route's messages checked against their schemas. */
   get env(): { NATS_URL: string; NATS_CHECK_MESSAGES: 'true' } {
     return { NATS_URL: this.url, NATS_CHECK_MESSAGES: 'true' };
@@ -85,8 +98,20 @@ export class TestNatsServer {
   }
 
   private async startProcess(): Promise<void> {
-    const config = this.options.config ? ['-c', this.options.config, '-m', String(this.httpPort)] : [];
-    const args = [...config, '-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.storeDir, ...(this.options.args ?? [])];
+    const config = this.options.config ? ['-c', this.options.config] : [];
+    const args = [
+      ...config,
+      '-m',
+      String(this.httpPort),
+      '-a',
+      '127.0.0.1',
+      '-p',
+      String(this.port),
+      '-js',
+      '-sd',
+      this.storeDir,
+      ...(this.options.args ?? []),
+    ];
     const child = spawn(natsServerBinary(), args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...this.options.env } });
     this.process = child;
     await new Promise<void>((resolve, reject) => {
