@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IntentEvent, SigningBatchRequest, SigningRequest } from '@tradeinfra/contracts';
+import { systemClock } from './backoff.js';
 import { WebhookVerificationError } from './errors.js';
 
 /** Headers as Node's `IncomingHttpHeaders`, a fetch `Headers`, or a plain object (any letter case). */
@@ -8,7 +9,7 @@ export type WebhookHeaders = Headers | Record<string, string | string[] | undefi
 export interface VerifyWebhookOptions {
   /** How far the signed timestamp may be from now, either way, in seconds. Default 300 (5 minutes). */
   toleranceSeconds?: number;
-  /** The clock, unix ms (for tests). Default `Date.now`. */
+  /** The clock, unix ms (for tests). Default: the system clock. */
   now?: () => number;
 }
 
@@ -53,7 +54,7 @@ export function verifyWebhook<T extends WebhookPayload = WebhookPayload>(
   }
   const timestamp = Number(timestampHeader.trim());
   const tolerance = options.toleranceSeconds ?? DEFAULT_WEBHOOK_TOLERANCE_SECONDS;
-  const nowSeconds = Math.floor((options.now ?? Date.now)() / 1000);
+  const nowSeconds = Math.floor((options.now ?? systemClock)() / 1000);
   if (Math.abs(nowSeconds - timestamp) > tolerance) {
     throw new WebhookVerificationError(
       `${prefix}-timestamp ${timestamp} is ${Math.abs(nowSeconds - timestamp)} s from now (${nowSeconds}), beyond the tolerance of ${tolerance} s: a stale or replayed request, or a wrong clock`,

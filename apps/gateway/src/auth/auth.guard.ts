@@ -1,6 +1,7 @@
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ErrorName } from '@tradeinfra/contracts';
+import { CLOCK, type Clock } from '@tradeinfra/service-kit';
 import type { Request, Response } from 'express';
 import { ENV, type GatewayEnv } from '../config/env.js';
 import { GatewayError } from '../http/gateway-error.js';
@@ -55,9 +56,9 @@ export class RateLimits {
   readonly perKey: RateLimiter;
   readonly perAddress: RateLimiter;
 
-  constructor(@Inject(ENV) env: GatewayEnv) {
-    this.perKey = new RateLimiter(env.RATE_LIMIT_PER_SECOND, env.RATE_LIMIT_BURST);
-    this.perAddress = new RateLimiter(env.UNAUTH_RATE_LIMIT_PER_SECOND, env.UNAUTH_RATE_LIMIT_BURST);
+  constructor(@Inject(ENV) env: GatewayEnv, @Inject(CLOCK) now: Clock) {
+    this.perKey = new RateLimiter(env.RATE_LIMIT_PER_SECOND, env.RATE_LIMIT_BURST, now);
+    this.perAddress = new RateLimiter(env.UNAUTH_RATE_LIMIT_PER_SECOND, env.UNAUTH_RATE_LIMIT_BURST, now);
   }
 }
 

@@ -1,3 +1,4 @@
+import { systemClock } from '@tradeinfra/service-kit';
 import type { Response } from 'express';
 
 /** One decision of a {@link RateLimiter}, with what the `X-RateLimit-*` headers tell the client. */
@@ -27,7 +28,7 @@ export class RateLimiter {
     private readonly defaultRate: number,
     private readonly defaultBurst: number,
     /** Wall clock in ms (the reset time is absolute). */
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = systemClock,
   ) {}
 
   take(key: string, rate = this.defaultRate): RateDecision {

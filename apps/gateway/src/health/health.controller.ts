@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, Req, Res } from '@nestjs/common';
-import { NATS_ROUTES, type HealthReply, type NatsRoute, type Liveness, type Readiness, type ServicesHealth, type ServiceState } from '@tradeinfra/contracts';
+import { NATS_ROUTES, type HealthReply, type Liveness, type Readiness, type ServicesHealth, type ServiceState } from '@tradeinfra/contracts';
 import type { Request, Response } from 'express';
 import { ApiKeysRepository } from '../auth/api-keys.repository.js';
 import { requestIdOf } from '../http/request-context.js';
@@ -9,7 +9,7 @@ import { ServiceClient } from '../nats/service-client.js';
 const CHECK_TIMEOUT_MS = 1_000;
 
 /** The services behind the gateway, by the name `/health/services` reports them under. */
-const SERVICES: ReadonlyArray<[name: string, route: NatsRoute<typeof NATS_ROUTES.intentHealth.request, typeof NATS_ROUTES.intentHealth.reply>]> = [
+const SERVICES: ReadonlyArray<[name: string, route: typeof NATS_ROUTES.intentHealth]> = [
   ['intent-service', NATS_ROUTES.intentHealth],
   ['simulation-service', NATS_ROUTES.simulationHealth],
   ['payout-service', NATS_ROUTES.payoutHealth],

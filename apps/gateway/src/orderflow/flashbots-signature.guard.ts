@@ -1,6 +1,6 @@
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { ErrorName } from '@tradeinfra/contracts';
-import { verifyFlashbotsSignature } from '@tradeinfra/service-kit';
+import { CLOCK, verifyFlashbotsSignature, type Clock } from '@tradeinfra/service-kit';
 import type { Request, Response } from 'express';
 import { RateLimits } from '../auth/auth.guard.js';
 import { addressBucket, RateLimiter, setRateLimitHeaders } from '../auth/rate-limiter.js';
@@ -14,8 +14,8 @@ export type SearcherRequest = Request & { searcher: string };
 export class SearcherLimits {
   readonly perSearcher: RateLimiter;
 
-  constructor(@Inject(ENV) env: GatewayEnv) {
-    this.perSearcher = new RateLimiter(env.MEV_RATE_LIMIT_PER_SECOND, env.MEV_RATE_LIMIT_BURST);
+  constructor(@Inject(ENV) env: GatewayEnv, @Inject(CLOCK) now: Clock) {
+    this.perSearcher = new RateLimiter(env.MEV_RATE_LIMIT_PER_SECOND, env.MEV_RATE_LIMIT_BURST, now);
   }
 }
 
