@@ -20,7 +20,6 @@ export interface GroupedCreate {
   claim: IdempotencyClaim | null;
 }
 
-
 export interface StoredIdempotencyKey {
   requestHash: string;
   intentId: string;
