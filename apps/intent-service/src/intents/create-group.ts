@@ -1,4 +1,5 @@
 import type { IntentRecord } from '@tradeinfra/contracts';
+import { infrastructureFailure } from '@tradeinfra/service-kit';
 import type { GroupedCreate, IdempotencyClaim, IntentsRepository, NewIntent } from './intents.repository.js';
 
 /** Statements of grouped creates in flight at once: one being written while the next is planned. */
@@ -47,8 +48,13 @@ export class CreateGroup {
       let records: (IntentRecord | null)[] | null = null;
       try {
         records = await this.intents.createGroup(group);
-      } catch {
-        // Nothing of the group was stored: each create runs alone below and gets its own answer.
+      } catch (err) {
+        // The database unreachable (maybe after the commit: unknown): each gets what it would alone.
+        if (infrastructureFailure(err)) {
+          for (const c of group) c.reject(err);
+          return;
+        }
+        // Something of the group refused (a value, a deadlock): nothing was stored; each runs alone below.
       }
       if (records) {
         group.forEach((c, i) => c.resolve(records[i] ?? null));
