@@ -3,14 +3,14 @@
 //
 // `migrate.mjs --wait APP…` (the Kubernetes deployments' init container): applies nothing and
 // needs no admin login; it waits until the named apps' schemas (gateway, intent-service,
-// payout-service) have no pending migration, checked as each app's own role, so a new version's
+// payout-service, orderflow-service) have no pending migration, checked as each app's own role, so a new version's
 // pods start only once the migration Job has run. MIGRATE_WAIT_SECONDS bounds the wait (600).
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { bootstrapAndMigrate, ROOT, say, withDefaults } from './lib.mjs';
 
-const APPS = ['gateway', 'intent-service', 'payout-service'];
+const APPS = ['gateway', 'intent-service', 'payout-service', 'orderflow-service'];
 
 async function waitForMigrations(apps) {
   const unknown = apps.filter((a) => !APPS.includes(a));

@@ -37,7 +37,7 @@ export interface RequestOptions {
 
 export interface StackOptions {
   /**
-   * The intent and the payout service each on a database of its own (`intentDb`, `payoutDb`),
+   * The intent, payout and orderflow services each on a database of its own (`intentDb`, `payoutDb`, `orderflowDb`),
    * rather than all on `db`: for tests that take one service's database away.
    */
   ownDatabases?: boolean;
@@ -70,19 +70,26 @@ export class Stack {
   readonly intentDb: TestDatabase;
   /** The payout service's database (`db` unless `ownDatabases`). */
   readonly payoutDb: TestDatabase;
+  /** The orderflow service's database (`db` unless `ownDatabases`). */
+  readonly orderflowDb: TestDatabase;
 
   private constructor(
     readonly nats: TestNatsServer,
-    databases: { db: TestDatabase; intentDb: TestDatabase; payoutDb: TestDatabase },
+    databases: { db: TestDatabase; intentDb: TestDatabase; payoutDb: TestDatabase; orderflowDb: TestDatabase },
   ) {
-    ({ db: this.db, intentDb: this.intentDb, payoutDb: this.payoutDb } = databases);
+    ({ db: this.db, intentDb: this.intentDb, payoutDb: this.payoutDb, orderflowDb: this.orderflowDb } = databases);
   }
 
   static async start(env: Record<string, string> = {}, options: StackOptions = {}): Promise<Stack> {
     const bootstrapEnv = { ...process.env, ...env };
     const db = await TestDatabase.create('e2e', bootstrapEnv);
     const own = (prefix: string) => (options.ownDatabases ? TestDatabase.create(prefix, bootstrapEnv) : Promise.resolve(db));
-    const stack = new Stack(await TestNatsServer.start(), { db, intentDb: await own('e2e_intent'), payoutDb: await own('e2e_payout') });
+    const stack = new Stack(await TestNatsServer.start(), {
+      db,
+      intentDb: await own('e2e_intent'),
+      payoutDb: await own('e2e_payout'),
+      orderflowDb: await own('e2e_orderflow'),
+    });
     // Small pools: two test files run at once on a Postgres with max_connections 100.
     // Two simulation workers (each loads its own EVM), whatever the machine's cores.
     const pools = { GATEWAY_DB_POOL_SIZE: '4', INTENT_DB_POOL_SIZE: '8', PAYOUT_DB_POOL_SIZE: '8', ORDERFLOW_DB_POOL_SIZE: '4', SIM_WORKERS: '2' };
@@ -90,7 +97,7 @@ export class Stack {
     stack.baseEnv = base;
     stack.intentEnv = loadIntentEnv({ ...base, ...stack.intentDb.env });
     stack.payoutEnv = loadPayoutEnv({ ...base, ...stack.payoutDb.env });
-    stack.orderflowEnv = loadOrderflowEnv(base);
+    stack.orderflowEnv = loadOrderflowEnv({ ...base, ...stack.orderflowDb.env });
     stack.gatewayEnv = loadGatewayEnv({ ...base, PORT: '0', HOST: '127.0.0.1' });
     for (const [make, migrate] of [
       [() => intentDataSource(stack.intentEnv), migrateIntent],
@@ -142,7 +149,7 @@ export class Stack {
   /** An orderflow-service replica (its env: the stack's, with `env` on top). */
   async addOrderflowReplica(env: Record<string, string> = {}): Promise<INestMicroservice> {
     const logger = process.env.E2E_LOGS === '1' ? new NestConsoleLogger() : false;
-    const app = await createOrderflowService(loadOrderflowEnv({ ...this.baseEnv, ...env }), logger);
+    const app = await createOrderflowService(loadOrderflowEnv({ ...this.baseEnv, ...this.orderflowDb.env, ...env }), logger);
     this.orderflowReplicas.push(app);
     return app;
   }
@@ -194,7 +201,7 @@ export class Stack {
     for (const app of this.orderflowReplicas) await app.close().catch(() => undefined);
     await this.keysDb?.destroy().catch(() => undefined);
     await this.nats.dispose();
-    for (const db of new Set([this.db, this.intentDb, this.payoutDb])) await db.drop();
+    for (const db of new Set([this.db, this.intentDb, this.payoutDb, this.orderflowDb])) await db.drop();
   }
 }
 

@@ -2,6 +2,7 @@ import { gzipSync, deflateSync } from 'node:zlib';
 import { randomUUID } from 'node:crypto';
 import { eventually, within } from '@tradeinfra/test-support';
 import { connect } from '@nats-io/transport-node';
+import { id, Wallet } from 'ethers';
 import * as contracts from '@tradeinfra/contracts';
 import { decodeRpcReply, MAX_JSON_DEPTH } from '@tradeinfra/contracts';
 import { ROUTES } from '../../apps/gateway/src/openapi/openapi.js';
@@ -44,12 +45,13 @@ describe('hostile input', () => {
 
   const send = (method: string, path: string, body?: unknown) =>
     within(stack.request(method, path, { key: admin, ...(body === undefined ? {} : { body }) }), 10_000, `${method} ${path}`);
-  const sendRaw = (method: string, path: string, body: Buffer) =>
-    within(
-      rawRequest(stack.baseUrl, httpRequest(method, path, { 'x-api-key': admin, 'content-type': 'application/json', connection: 'close' }, body)),
-      10_000,
-      path,
-    );
+  /** A searcher's identity: `/v1/mev` takes no key but a signature of the body (X-Flashbots-Signature). */
+  const searcher = Wallet.createRandom();
+  const sendRaw = async (method: string, path: string, body: Buffer) => {
+    const headers: Record<string, string> = { 'x-api-key': admin, 'content-type': 'application/json', connection: 'close' };
+    if (path === '/v1/mev') headers['x-flashbots-signature'] = `${searcher.address}:${await searcher.signMessage(id(body.toString()))}`;
+    return within(rawRequest(stack.baseUrl, httpRequest(method, path, headers, body)), 10_000, path);
+  };
 
   /** Every body-taking route, with a body whose `field` holds `value` (everything else valid). */
   const BODY_ROUTES: Array<[string, string, string, (value: string) => unknown]> = [
@@ -190,7 +192,8 @@ describe('hostile input', () => {
       (r) => [r.method.toUpperCase(), r.path.replace('{hash}', TX).replace('{id}', r.path.includes('source') ? 'src-1' : UUID)] as const,
     );
     /** The body limit of a path, as the gateway starts (simulate's lowered to what NATS carries). */
-    const limitOf = (path: string) => (path === '/v1/simulate' ? 1024 * 1024 - 1024 : path === '/v1/intents' ? 512 * 1024 : 64 * 1024);
+    const limitOf = (path: string) =>
+      path === '/v1/simulate' ? 1024 * 1024 - 1024 : path === '/v1/intents' ? 512 * 1024 : ['/v1/rpc', '/v1/mev'].includes(path) ? 256 * 1024 : 64 * 1024;
 
     const expectTooDeep = (label: string, res: { status: number; body: any }) => {
       expect(`${label} → ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`).toBe(
@@ -235,8 +238,12 @@ describe('hostile input', () => {
     });
 
     it('every service subject, sent 400,000 levels over NATS past the gateway, answers ValidationError; every service still answers', async () => {
-      const subjects = Object.values(contracts).filter((v): v is string => typeof v === 'string' && /^(intent|payout|simulation)\.[a-z.-]+[a-z]$/.test(v));
-      expect(subjects).toEqual(expect.arrayContaining([contracts.INTENT_CREATE, contracts.PAYOUT_REQUEST, contracts.SIMULATION_SIMULATE]));
+      const subjects = Object.values(contracts).filter(
+        (v): v is string => typeof v === 'string' && /^(intent|payout|simulation|orderflow)\.[a-z.-]+[a-z]$/.test(v),
+      );
+      expect(subjects).toEqual(
+        expect.arrayContaining([contracts.INTENT_CREATE, contracts.PAYOUT_REQUEST, contracts.SIMULATION_SIMULATE, contracts.ORDERFLOW_RPC]),
+      );
       const nc = await connect({ servers: stack.nats.url });
       try {
         for (const subject of subjects) {

@@ -93,7 +93,13 @@ describe('same-block launches: buys right behind a launch seen in the mempool', 
     const names = (c: { to: string | null; data?: string }) =>
       c.to?.toLowerCase() === token.toLowerCase() || (c.data ?? '').toLowerCase().includes(token.slice(2).toLowerCase());
     const ofToken = simulations.map((m) => (JSON.parse(m) as Sim).data.body.calls).filter((cs) => cs.some(names));
-    expect(ofToken).toHaveLength(1);
+    if (ofToken.length > 1) {
+      // The documented fallback when that simulation does not answer within its 2 s (a machine
+      // far past its cores): the launch alone, then the round's own probe. Nothing else.
+      expect(ofToken).toHaveLength(3);
+      expect(ofToken[1]).toEqual([ofToken[0]![0]]);
+      process.stderr.write('mempool-launch: the launch and probe simulation timed out; the fallback (launch alone, then a probe) ran\n');
+    }
     const calls = ofToken[0]!;
     expect(calls.length).toBeGreaterThan(1);
     expect(calls[0]!.to?.toLowerCase()).toBe(dex.router.toLowerCase());

@@ -15,7 +15,7 @@ async function modelOf(o: K8sObject): Promise<(new (data: object) => { validate(
 }
 
 const id = (o: K8sObject) => `${o.kind}/${o.metadata.name}`;
-const SERVICES = ['gateway', 'intent-service', 'payout-service', 'simulation-service'];
+const SERVICES = ['gateway', 'intent-service', 'payout-service', 'simulation-service', 'orderflow-service'];
 
 describe.each(OVERLAYS)('infra/k8s/overlays/%s', (overlay) => {
   let objects: K8sObject[];
@@ -71,6 +71,7 @@ describe('the prod overlay', () => {
         'ConfigMap/tradeinfra-config',
         'Deployment/gateway',
         'Deployment/intent-service',
+        'Deployment/orderflow-service',
         'Deployment/payout-service',
         'Deployment/simulation-service',
         'HorizontalPodAutoscaler/gateway',
@@ -84,6 +85,7 @@ describe('the prod overlay', () => {
         'PodDisruptionBudget/gateway',
         'PodDisruptionBudget/intent-service',
         'PodDisruptionBudget/nats',
+        'PodDisruptionBudget/orderflow-service',
         'PodDisruptionBudget/payout-service',
         'PodDisruptionBudget/simulation-service',
         'Service/gateway',
@@ -158,6 +160,7 @@ describe('the prod overlay', () => {
       ['gateway', 'gateway'],
       ['intent-service', 'intent-service'],
       ['payout-service', 'payout-service'],
+      ['orderflow-service', 'orderflow-service'],
     ]) {
       expect(podSpec(find(objects, 'Deployment', name!)).initContainers?.map((c) => c.command)).toEqual([['node', 'scripts/migrate.mjs', '--wait', app]]);
     }
@@ -176,7 +179,13 @@ describe('the CloudNativePG option', () => {
     const clients = objects.filter(
       (o) => ['Deployment', 'Job'].includes(o.kind) && o.spec.template.metadata.labels['tradeinfra.io/postgres-client'] === 'true',
     );
-    expect(clients.map(id).sort()).toEqual(['Deployment/gateway', 'Deployment/intent-service', 'Deployment/payout-service', 'Job/tradeinfra-migrate']);
+    expect(clients.map(id).sort()).toEqual([
+      'Deployment/gateway',
+      'Deployment/intent-service',
+      'Deployment/orderflow-service',
+      'Deployment/payout-service',
+      'Job/tradeinfra-migrate',
+    ]);
   });
 });
 

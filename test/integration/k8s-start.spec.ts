@@ -130,7 +130,7 @@ describe('the prod manifests start the suite', () => {
     await exited(migrate, 'the migration Job', log);
 
     const deployments = objects.filter((o) => o.kind === 'Deployment');
-    expect(deployments).toHaveLength(4);
+    expect(deployments).toHaveLength(5);
     const probes = await Promise.all(
       deployments.map(async (d) => {
         const spec = podSpec(d);
@@ -186,6 +186,15 @@ describe('the prod manifests start the suite', () => {
       body: JSON.stringify(intentBody()),
     });
     expect([created.status, await created.text()]).toEqual([201, expect.stringContaining('"status":"pending"')]);
+
+    // Every service answers the gateway over NATS as its own identity (a missing permission is a timeout here).
+    const services = (await (await fetch(`${base}/health/services`)).json()) as { services: Record<string, { state: string }> };
+    expect(Object.fromEntries(Object.entries(services.services).map(([name, s]) => [name, s.state]))).toEqual({
+      'intent-service': 'up',
+      'simulation-service': 'up',
+      'payout-service': 'up',
+      'orderflow-service': 'up',
+    });
 
     // Its event is in INTENT_EVENTS, replicated on all three nodes as the manifests ask.
     const events = await eventually(

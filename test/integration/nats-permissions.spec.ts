@@ -21,6 +21,10 @@ import {
   MEV_CAPTURE_DLQ_SUBJECT,
   MEV_CAPTURE_STREAM,
   MEV_CAPTURE_SUBJECTS,
+  ORDERFLOW_HEALTH,
+  ORDERFLOW_MEV,
+  ORDERFLOW_RPC,
+  orderflowHintSubject,
   PAYOUT_ENTRIES_BY_TX,
   PAYOUT_ENTRIES_LIST,
   PAYOUT_ENTRY_RECORD,
@@ -28,9 +32,11 @@ import {
   PAYOUT_HEALTH,
   PAYOUT_REQUEST,
   PAYOUT_SOURCE_CASHBACK,
+  PAYOUT_SOURCE_GET,
   PAYOUT_SOURCE_PAYOUTS,
   PAYOUT_SOURCE_REGISTER,
   PAYOUT_TRANSITION,
+  PAYOUT_TREASURY,
   SIMULATION_HEALTH,
   SIMULATION_SIMULATE,
   SIMULATION_SIMULATE_STREAM,
@@ -43,8 +49,8 @@ import type { IntentServiceEnv } from '../../apps/intent-service/src/config/env.
 const ROOT = join(import.meta.dirname, '..', '..');
 const CONFIG = join(ROOT, 'infra', 'nats', 'nats.conf');
 
-type Identity = 'gateway' | 'intent' | 'payout' | 'simulation' | 'mev-capture';
-const IDENTITIES: Identity[] = ['gateway', 'intent', 'payout', 'simulation', 'mev-capture'];
+type Identity = 'gateway' | 'intent' | 'payout' | 'simulation' | 'orderflow' | 'mev-capture';
+const IDENTITIES: Identity[] = ['gateway', 'intent', 'payout', 'simulation', 'orderflow', 'mev-capture'];
 const PASSWORDS = Object.fromEntries(IDENTITIES.map((u) => [u, `p${randomBytes(24).toString('hex')}`])) as Record<Identity, string>;
 /** The server's environment: the variables auth.conf names. */
 const SERVER_ENV = Object.fromEntries(IDENTITIES.map((u) => [`NATS_${u.toUpperCase().replace('-', '_')}_PASSWORD`, PASSWORDS[u]]));
@@ -71,8 +77,10 @@ const PAYOUT_REQUESTS = [
   PAYOUT_REQUEST,
   PAYOUT_GET,
   PAYOUT_TRANSITION,
+  PAYOUT_SOURCE_GET,
 ];
 const SIMULATION_REQUESTS = [SIMULATION_SIMULATE, SIMULATION_HEALTH];
+const ORDERFLOW_REQUESTS = [ORDERFLOW_RPC, ORDERFLOW_MEV, ORDERFLOW_HEALTH];
 
 /**
  * What each identity must NOT be able to do (`pub SUBJECT` / `sub SUBJECT`): impersonating a
@@ -95,6 +103,10 @@ const DENIED: Record<Identity, string[]> = {
     `pub $JS.API.STREAM.INFO.${INTENT_EVENTS_STREAM}`,
     `pub $JS.API.CONSUMER.MSG.NEXT.${MEV_CAPTURE_STREAM}.payout-service`,
     `pub $JS.API.STREAM.DELETE.${INTENT_EVENTS_STREAM}`,
+    `sub ${ORDERFLOW_RPC}`,
+    `pub ${orderflowHintSubject(1)}`,
+    `pub ${PAYOUT_TREASURY}`,
+    'sub _INBOX_orderflow.>',
   ],
   intent: [
     `pub ${INTENT_CREATE}`,
@@ -114,6 +126,9 @@ const DENIED: Record<Identity, string[]> = {
     `pub $JS.API.CONSUMER.CREATE.${MEV_CAPTURE_STREAM}.payout-service`,
     `pub $JS.API.CONSUMER.MSG.NEXT.${MEV_CAPTURE_STREAM}.payout-service`,
     `pub $JS.ACK.${MEV_CAPTURE_STREAM}.payout-service.1.1.1.1.1`,
+    `pub ${ORDERFLOW_RPC}`,
+    `pub ${PAYOUT_TREASURY}`,
+    `sub ${orderflowHintSubject(1)}`,
   ],
   payout: [
     `pub ${INTENT_NOTIFICATION_SECRET}`,
@@ -131,6 +146,8 @@ const DENIED: Record<Identity, string[]> = {
     `pub $JS.API.STREAM.PURGE.${MEV_CAPTURE_STREAM}`,
     `pub $JS.API.STREAM.DELETE.${MEV_CAPTURE_DLQ_STREAM}`,
     `pub $JS.API.CONSUMER.DELETE.${MEV_CAPTURE_STREAM}.payout-service`,
+    `pub ${orderflowHintSubject(1)}`,
+    `sub ${ORDERFLOW_MEV}`,
   ],
   simulation: [
     `pub ${INTENT_CREATE}`,
@@ -144,6 +161,29 @@ const DENIED: Record<Identity, string[]> = {
     'sub _INBOX_gateway.>',
     'pub $JS.API.INFO',
     `pub $JS.API.STREAM.INFO.${MEV_CAPTURE_STREAM}`,
+    `sub ${ORDERFLOW_RPC}`,
+  ],
+  orderflow: [
+    `pub ${INTENT_CREATE}`,
+    `pub ${INTENT_NOTIFICATION_SECRET}`,
+    `pub ${PAYOUT_TRANSITION}`,
+    `pub ${PAYOUT_ENTRY_RECORD}`,
+    `pub ${PAYOUT_SOURCE_GET}`,
+    `pub ${MEV_CAPTURE_DLQ_SUBJECT}`,
+    `pub ${SIMULATION_SIMULATE_STREAM}`,
+    'pub intent.events.completed',
+    `sub ${INTENT_CREATE}`,
+    `sub ${PAYOUT_TREASURY}`,
+    'sub mev.captured.>',
+    'sub intent.events.>',
+    `sub ${orderflowHintSubject(1)}`,
+    'sub _INBOX_gateway.>',
+    'sub _INBOX_payout.>',
+    `pub $JS.API.CONSUMER.CREATE.${MEV_CAPTURE_STREAM}.payout-service`,
+    `pub $JS.API.CONSUMER.MSG.NEXT.${MEV_CAPTURE_STREAM}.payout-service`,
+    `pub $JS.API.STREAM.PURGE.${MEV_CAPTURE_STREAM}`,
+    `pub $JS.API.STREAM.DELETE.${MEV_CAPTURE_STREAM}`,
+    `pub $JS.API.STREAM.INFO.${INTENT_EVENTS_STREAM}`,
   ],
   'mev-capture': [
     `pub ${INTENT_CREATE}`,
@@ -159,6 +199,8 @@ const DENIED: Record<Identity, string[]> = {
     `pub $JS.API.STREAM.INFO.${MEV_CAPTURE_STREAM}`,
     `pub $JS.API.CONSUMER.MSG.NEXT.${MEV_CAPTURE_STREAM}.payout-service`,
     `pub $JS.API.STREAM.PURGE.${MEV_CAPTURE_STREAM}`,
+    `pub ${ORDERFLOW_MEV}`,
+    `pub ${orderflowHintSubject(1)}`,
   ],
 };
 
@@ -246,12 +288,13 @@ describe('NATS identities (infra/nats/nats.conf as shipped)', () => {
     answer(clients.intent, INTENT_REQUESTS);
     answer(clients.payout, PAYOUT_REQUESTS);
     answer(clients.simulation, SIMULATION_REQUESTS);
+    answer(clients.orderflow, ORDERFLOW_REQUESTS);
     await Promise.all(IDENTITIES.map((i) => clients[i].nc.flush()));
-    for (const subject of [...INTENT_REQUESTS, ...PAYOUT_REQUESTS, ...SIMULATION_REQUESTS]) {
+    for (const subject of [...INTENT_REQUESTS, ...PAYOUT_REQUESTS, ...SIMULATION_REQUESTS, ...ORDERFLOW_REQUESTS]) {
       expect((await clients.gateway.nc.request(subject, '{}', { timeout: 2_000 })).json()).toEqual({ subject, i: 0 });
     }
-    for (const identity of ['intent', 'payout', 'simulation', 'mev-capture'] as const) {
-      for (const subject of [...INTENT_REQUESTS, ...PAYOUT_REQUESTS])
+    for (const identity of ['intent', 'payout', 'simulation', 'orderflow', 'mev-capture'] as const) {
+      for (const subject of [...INTENT_REQUESTS, ...PAYOUT_REQUESTS, ...ORDERFLOW_REQUESTS])
         expect([identity, subject, await clients[identity].allowed(`pub ${subject}`)]).toEqual([identity, subject, false]);
       clients[identity].reset();
     }
@@ -269,6 +312,19 @@ describe('NATS identities (infra/nats/nats.conf as shipped)', () => {
     }
     expect(many).toEqual([0, 1, 2]);
     expect(clients.intent.fresh()).toEqual([]);
+  });
+
+  it('lets the orderflow service ask the payout treasury and the simulation service, and hint the gateway’s streams', async () => {
+    answer(clients.payout, [PAYOUT_TREASURY]);
+    await clients.payout.nc.flush();
+    expect((await clients.orderflow.nc.request(PAYOUT_TREASURY, '{}', { timeout: 2_000 })).json()).toEqual({ subject: PAYOUT_TREASURY, i: 0 });
+    expect((await clients.orderflow.nc.request(SIMULATION_SIMULATE, '{}', { timeout: 2_000 })).json()).toEqual({ subject: SIMULATION_SIMULATE, i: 0 });
+    const hints = clients.gateway.nc.subscribe(orderflowHintSubject(1), { max: 1 });
+    await clients.gateway.nc.flush();
+    clients.orderflow.nc.publish(orderflowHintSubject(1), JSON.stringify({ hash: '0x01' }));
+    for await (const m of hints) expect(m.json()).toEqual({ hash: '0x01' });
+    expect(clients.orderflow.fresh()).toEqual([]);
+    expect(clients.gateway.fresh()).toEqual([]);
   });
 
   it('lets the intent service run its outbox stream and notifier consumer, and the gateway follow the events live', async () => {
@@ -311,12 +367,22 @@ describe('NATS identities (infra/nats/nats.conf as shipped)', () => {
 
     const ack = await jetstream(clients['mev-capture'].nc).publish('mev.captured.1', JSON.stringify({ id: 'capture-1' }), { msgID: 'capture-1' });
     expect(ack.stream).toBe(MEV_CAPTURE_STREAM);
+    // The orderflow service publishes its auctions' captures the same way (and makes the stream if it is first).
+    expect(
+      await ensureStream(await jetstreamManager(clients.orderflow.nc), { name: MEV_CAPTURE_STREAM, subjects: [MEV_CAPTURE_SUBJECTS], num_replicas: 1 }),
+    ).toBe('unchanged');
+    const own = await jetstream(clients.orderflow.nc).publish('mev.captured.1', JSON.stringify({ id: 'capture-2' }), { msgID: 'capture-2' });
+    expect(own.stream).toBe(MEV_CAPTURE_STREAM);
 
     const consumer = await jetstream(clients.payout.nc).consumers.get(MEV_CAPTURE_STREAM, 'payout-service');
     const msg = await consumer.next({ expires: 2_000 });
     expect(msg?.json()).toEqual({ id: 'capture-1' });
     expect((await jetstream(clients.payout.nc).publish(MEV_CAPTURE_DLQ_SUBJECT, '{}', { msgID: 'dlq-1' })).stream).toBe(MEV_CAPTURE_DLQ_STREAM);
     expect(await msg!.ackAck()).toBe(true);
+    const second = await consumer.next({ expires: 2_000 });
+    expect(second?.json()).toEqual({ id: 'capture-2' });
+    expect(await second!.ackAck()).toBe(true);
+    expect(clients.orderflow.fresh()).toEqual([]);
     expect(clients.payout.fresh()).toEqual([]);
     expect(clients['mev-capture'].fresh()).toEqual([]);
 
@@ -325,7 +391,7 @@ describe('NATS identities (infra/nats/nats.conf as shipped)', () => {
       expect(await clients[identity].allowed('pub mev.captured.1')).toBe(false);
       clients[identity].reset();
     }
-    expect((await jsm.streams.info(MEV_CAPTURE_STREAM)).state.messages).toBe(1);
+    expect((await jsm.streams.info(MEV_CAPTURE_STREAM)).state.messages).toBe(2);
   });
 
   it.each(IDENTITIES)('denies %s everything outside its role', async (identity) => {

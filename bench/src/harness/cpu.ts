@@ -15,14 +15,46 @@ function cpuTicks(pid: number): number | null {
   }
 }
 
-/** Pids of every process whose comm is `postgres` (server and backends), when /proc shows them. */
+/** What `postgres` counts: every local postgres process, or (see scopePostgres) one database's share. */
+let pgScope: { postmaster: number; database: string } | null = null;
+
+/**
+ * From now on, `postgres` counts only the server of `postmaster` (its pid) for `database`: its
+ * background processes and the backends connected to that database, so other work on a shared
+ * server (other databases, other clusters) is not charged to the bench.
+ */
+export function scopePostgres(postmaster: number, database: string): void {
+  pgScope = { postmaster, database };
+}
+
+/** The postmaster of the backend `backendPid` (its parent), or null. */
+export function parentPid(backendPid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${backendPid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return null;
+  }
+}
+
+/** A backend's title: `postgres: [cluster: ]user database host(port) state`. */
+const BACKEND_TITLE = /^postgres: (?:\S+: )?\S+ (\S+) (?:\[local\]|[\d.:a-f]+\(\d+\))/;
+
+/** Pids of every process whose comm is `postgres` (server and backends) in scope, when /proc shows them. */
 function postgresPids(): number[] {
   if (!existsSync('/proc')) return [];
   const pids: number[] = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      if (readFileSync(`/proc/${name}/comm`, 'utf8').trim() === 'postgres') pids.push(Number(name));
+      if (readFileSync(`/proc/${name}/comm`, 'utf8').trim() !== 'postgres') continue;
+      if (pgScope && Number(name) !== pgScope.postmaster) {
+        if (parentPid(Number(name)) !== pgScope.postmaster) continue;
+        const title = readFileSync(`/proc/${name}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
+        const backend = BACKEND_TITLE.exec(title);
+        if (backend && backend[1] !== pgScope.database) continue;
+      }
+      pids.push(Number(name));
     } catch {
       // gone meanwhile
     }

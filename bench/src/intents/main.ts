@@ -5,7 +5,7 @@
 //
 //   0. create through the full suite as `npm start` runs it (four services, request logs on,
 //      source maps, one API key per client) against a bare node:http + pg insert of the same row
-//      (bench/src/intents/bare-server.ts), in the same run (target: at least 0.40); BENCH_SCENARIOS=suite
+//      (bench/src/intents/bare-server.ts), in the same run (target: at least 0.60); BENCH_SCENARIOS=suite
 //      runs this step alone
 //   1. baseline create load  (bench/src/intents/baseline-server.ts: Express + pg, the same SQL, nothing else)
 //   2. gateway create load   (gateway → NATS → intent service → Postgres), with outbox drain time

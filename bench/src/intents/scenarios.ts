@@ -10,6 +10,8 @@ import {
   RequestSpec,
   cpuMeter,
   envInt,
+  parentPid,
+  scopePostgres,
   fmtRun,
   log,
   logIssues,
@@ -49,6 +51,9 @@ export async function main() {
   log(`  API key ${key.slice(0, 10)}… for tenant ${tenantId}`);
 
   const machine = await machineInfo(db, nats);
+  // CPU figures charge postgres only with this database's backends and the server's own processes.
+  const postmaster = parentPid((await db.query('SELECT pg_backend_pid() AS pid')).rows[0].pid);
+  if (postmaster) scopePostgres(postmaster, dbName);
 
   // ---- create bodies: chain 1, lowercase wallet from a pool of 1000, fixed token, wei strings, expiry now+1h
   const createWallets = Array.from({ length: P.createWallets }, () => `0x${randomBytes(20).toString('hex')}`);

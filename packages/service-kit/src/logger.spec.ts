@@ -1,4 +1,4 @@
-import { createLogger, describeError } from './index.js';
+import { createLogger, describeError, flushLogs } from './index.js';
 
 function capture(work: () => void): string[] {
   const lines: string[] = [];
@@ -8,6 +8,7 @@ function capture(work: () => void): string[] {
   process.stderr.write = ((chunk: unknown) => (lines.push(String(chunk)), true)) as typeof process.stderr.write;
   try {
     work();
+    flushLogs();
   } finally {
     process.stdout.write = original;
     process.stderr.write = originalErr;
@@ -60,6 +61,35 @@ describe('createLogger', () => {
       expect(new Set(stamps).size).toBe(3); // 05.1 and 05.9 share a second; 06.1 and an hour later do not
     } finally {
       Date.now = realNow;
+    }
+  });
+});
+
+describe('the log lines', () => {
+  it('go out together (within LOG_FLUSH_MS), and before a warning', () => {
+    const logger = createLogger('gateway', { LOG_FORMAT: 'json' });
+    const writes: string[] = [];
+    const original = process.stdout.write.bind(process.stdout);
+    process.stdout.write = ((chunk: unknown) => (writes.push(String(chunk)), true)) as typeof process.stdout.write;
+    try {
+      logger.log('one', 'Request');
+      logger.log('two', 'Request');
+      expect(writes).toEqual([]);
+      logger.warn('three', 'Main');
+      expect(
+        writes.map((w) =>
+          w
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l).message),
+        ),
+      ).toEqual([['one', 'two'], ['three']]);
+      logger.log('four', 'Request');
+      expect(writes).toHaveLength(2);
+      flushLogs();
+      expect(writes.slice(2).map((w) => JSON.parse(w).message)).toEqual(['four']);
+    } finally {
+      process.stdout.write = original;
     }
   });
 });

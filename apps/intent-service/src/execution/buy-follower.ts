@@ -1,4 +1,5 @@
 import { type ExecutedChain } from './chain-clients.js';
+import { FailureReason } from './checks.js';
 import { type Outcome, type SubmittedIntent, type WaitingAgain } from './execution.types.js';
 import {
   expired,
@@ -95,7 +96,10 @@ export async function followSubmitted(chain: Pick<ExecutedChain, 'rpc'>, submitt
   if (waiting.length === 0 || behind) return { outcomes, waitAgain, resend: [] };
   const nonces = await rpc.all<string>(waiting.map((s) => ({ method: 'eth_getTransactionCount', params: [s.wallet, 'latest'] })));
   const judged = judgeWaiting(waiting, nonces, { number: BigInt(head.number), timestamp: BigInt(head.timestamp) });
-  outcomes.push(...judged.outcomes);
+  // A missed launch block is recorded with that launch (its block known now, whatever the block watcher has written yet).
+  for (const o of judged.outcomes)
+    if (o.reason === FailureReason.NotIncluded) withLaunch(o);
+    else outcomes.push(o);
   if (judged.nonceTaken.length > 0) {
     // The nonce moved on: another transaction took it, unless the buy itself was mined since
     // its receipt was read (then the next round records it).

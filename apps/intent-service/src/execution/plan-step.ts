@@ -56,6 +56,20 @@ export class PlanStep {
     const headNumber = BigInt(head.number);
     const targetBlock = headNumber + 1n;
     const baseFee = BigInt(head.baseFeePerGas ?? '0x0');
+    // Behind a pending launch on a node that gives pending nonces as one block, the buys are
+    // numbered without waiting for that block (20–60 ms on hardhat behind a launch); it is
+    // checked before anything is settled (poolCheck).
+    const numberFirst = pendingAhead !== undefined && (await chain.traits()).pendingNonces === 'block';
+    // The senders' nonces and balances do not depend on the pool: read while the pool is.
+    const sendersRead = this.reads.senders(
+      chain,
+      intents,
+      headNumber,
+      (senders) => this.deps.repo.pendingNonces(config.chainId, senders),
+      chain.senders,
+      numberFirst ? Promise.resolve([null]) : pendingAhead,
+    );
+    sendersRead.catch(() => undefined); // awaited below, unless the round stops first
     const launchPool = await this.reads.launchPool(chain, launch, headNumber, await this.stableLayout(chain));
     if (launchPool.reserveNative === 0n || launchPool.reserveToken === 0n) {
       // The launch was undone (reorg) or the liquidity removed since: wait for the next one.
@@ -67,21 +81,7 @@ export class PlanStep {
       const early = launch.pending ? await this.deps.earlyProbes.take(config.chainId, launch.token, launch.pending.txHash, headNumber) : null;
       return early ?? this.deps.prober.probe(config, launch, headNumber, launchPool, probeFor);
     };
-    // Behind a pending launch on a node that gives pending nonces as one block, the buys are
-    // numbered without waiting for that block (20–60 ms on hardhat behind a launch); it is
-    // checked before anything is settled (poolCheck).
-    const numberFirst = pendingAhead !== undefined && (await chain.traits()).pendingNonces === 'block';
-    const [probe, state] = await Promise.all([
-      probeToken(),
-      this.reads.senders(
-        chain,
-        intents,
-        headNumber,
-        (senders) => this.deps.repo.pendingNonces(config.chainId, senders),
-        chain.senders,
-        numberFirst ? Promise.resolve([null]) : pendingAhead,
-      ),
-    ]);
+    const [probe, state] = await Promise.all([probeToken(), sendersRead]);
     const decided = planRound({
       chain: config,
       wallets: chain.wallets,

@@ -18,6 +18,12 @@ export const CREATED_AT = `to_timestamp(('x' || substr(replace($1::uuid::text, '
 export const INSERT_VALUES = `$1, $2, 'pending', $3, $4, $5, $6, $7, to_timestamp($8), $9, $10, $11, $12, $13, $14, $15,
   $16, $17, $18, $19, $20, $21, $22, ${CREATED_AT}, ${CREATED_AT}, $23, $24`;
 
+/** The SQL type of each parameter of INSERT_VALUES ($1..$24), for inserts from arrays (unnest). */
+export const INSERT_PARAM_TYPES = (
+  'uuid uuid integer text text numeric numeric float8 numeric numeric numeric numeric ' +
+  'numeric integer text boolean integer numeric text text text numeric boolean text'
+).split(' ');
+
 /** The parameters of one intent's insert ($1..$24), as INSERT_VALUES names them. */
 export function createParams(tenantId: string, id: string, intent: NewIntent): unknown[] {
   return [

@@ -3,13 +3,21 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { OutboxRepository } from '../outbox/outbox.repository.js';
 import { ExecutionTransitions } from './execution-transitions.js';
-import { batchParams, CREATED_AT, createParams, INSERT_COLUMNS, INSERT_VALUES, type NewIntent } from './intent-row.js';
+import { batchParams, CREATED_AT, createParams, INSERT_COLUMNS, INSERT_PARAM_TYPES, INSERT_VALUES, type NewIntent } from './intent-row.js';
 
 export type { NewIntent } from './intent-row.js';
 
 export interface IdempotencyClaim {
   key: string;
   requestHash: string;
+}
+
+/** One create of a group (IntentsRepository.createGroup). */
+export interface GroupedCreate {
+  tenantId: string;
+  id: string;
+  intent: NewIntent;
+  claim: IdempotencyClaim | null;
 }
 
 export interface StoredIdempotencyKey {
@@ -74,6 +82,46 @@ export class IntentsRepository extends ExecutionTransitions {
       params,
     );
     return rows[0]?.record ?? null;
+  }
+
+  /**
+   * Several {@link create}s in one statement (one transaction: all of them or none), each with
+   * its own tenant and claim. Returns, in order, each one's record, or null where its key was
+   * already taken (by an earlier transaction, or by an earlier create of the group).
+   */
+  async createGroup(creates: GroupedCreate[]): Promise<(IntentRecord | null)[]> {
+    const columns: unknown[][] = INSERT_PARAM_TYPES.map(() => []);
+    const keys: (string | null)[] = [];
+    const hashes: (string | null)[] = [];
+    for (const c of creates) {
+      createParams(c.tenantId, c.id, c.intent).forEach((value, j) => columns[j]!.push(value));
+      keys.push(c.claim?.key ?? null);
+      hashes.push(c.claim?.requestHash ?? null);
+    }
+    const n = INSERT_PARAM_TYPES.length;
+    const arrays = INSERT_PARAM_TYPES.map((type, j) => `$${j + 1}::${type}[]`).join(', ');
+    const names = INSERT_PARAM_TYPES.map((_, j) => `c${j + 1}`).join(', ');
+    const values = INSERT_VALUES.replace(/\$(\d+)/g, (_, j: string) => `u.c${j}`);
+    const rows: { id: string; record: IntentRecord }[] = await this.db.query(
+      `WITH u AS (
+         SELECT * FROM unnest(${arrays}, $${n + 1}::text[], $${n + 2}::text[]) WITH ORDINALITY AS u(${names}, key, request_hash, n)
+       ),
+       k AS (
+         INSERT INTO intent.idempotency_keys (tenant_id, key, request_hash, intent_id)
+         SELECT c2, key, request_hash, c1 FROM u WHERE key IS NOT NULL ORDER BY c2, key, n
+         ON CONFLICT (tenant_id, key) DO NOTHING RETURNING intent_id
+       ),
+       i AS (
+         INSERT INTO intent.intents AS x (${INSERT_COLUMNS})
+         SELECT ${values} FROM u WHERE u.key IS NULL OR u.c1 IN (SELECT intent_id FROM k) ORDER BY u.n
+         RETURNING x.id, x.tenant_id, intent.record_json(x) AS record
+       ),
+       e AS (${OutboxRepository.insertSql('i', 'created', { ordered: true })})
+       SELECT id, record FROM i`,
+      [...columns, keys, hashes],
+    );
+    const byId = new Map(rows.map((r) => [r.id, r.record]));
+    return creates.map((c) => byId.get(c.id) ?? null);
   }
 
   /**

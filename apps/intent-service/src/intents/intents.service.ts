@@ -29,6 +29,7 @@ import { uuidv7 } from 'uuidv7';
 import { CLOCK, type Clock } from '../common/clock.js';
 import { ENV, type IntentServiceEnv } from '../config/env.js';
 import { OutboxRelay } from '../outbox/outbox.relay.js';
+import { CreateGroup } from './create-group.js';
 import { IntentError, IntentErrorCode } from './intents.errors.js';
 import { IntentsRepository, type NewIntent, type StoredIdempotencyKey } from './intents.repository.js';
 import { toBuyIntent, toMerkleBuyIntent } from './wallet-intent.js';
@@ -40,6 +41,8 @@ export class IntentsService {
   /** Per chain id, its IntentExecutor (wallet intents are accepted only there). */
   private readonly executors: Map<number, string>;
   private readonly batchSchema: ReturnType<typeof createIntentsBatchRequestSchema>;
+  /** Single creates, written in groups when they arrive faster than one statement commits. */
+  private readonly creates: CreateGroup;
 
   constructor(
     private readonly intents: IntentsRepository,
@@ -52,6 +55,7 @@ export class IntentsService {
     this.createWalletSchema = createWalletIntentRequestSchema(options);
     this.executors = new Map(env.watchedChains.flatMap((c) => (c.executor ? [[c.chainId, c.executor] as const] : [])));
     this.batchSchema = createIntentsBatchRequestSchema(options);
+    this.creates = new CreateGroup(intents);
   }
 
   async create(message: CreateIntentMessage): Promise<CreateIntentReply> {
@@ -60,7 +64,7 @@ export class IntentsService {
 
     // Two attempts at most: the second follows the release of a key older than the TTL.
     for (let attempt = 0; attempt < 2; attempt++) {
-      const created = await this.intents.create(message.tenantId, uuidv7(), intent, claim);
+      const created = await this.creates.create(message.tenantId, uuidv7(), intent, claim);
       if (created) {
         this.outbox.wake();
         return { intent: created, replayed: false };
