@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
-import { PAYOUT_SOURCE_REGISTER } from '@tradeinfra/contracts';
-import { connectNats, natsRequest, ServiceReplyError } from '@tradeinfra/service-kit';
+import { NATS_ROUTES } from '@tradeinfra/contracts';
+import { connectNats, routeRequest, ServiceReplyError } from '@tradeinfra/service-kit';
 import { ApiKeysRepository } from '../auth/api-keys.repository.js';
 import { loadEnv } from '../config/env.js';
 import { createDataSource } from '../database/data-source.js';
@@ -24,11 +24,9 @@ async function main(argv: string[]): Promise<void> {
   if (!tenantId) throw new Error(`tenant "${values.tenant}" not found (create one with apikey:create --tenant)`);
   const nc = await connectNats(env, 'source-cli');
   try {
-    const registered = await natsRequest<{ id: string }>(nc, PAYOUT_SOURCE_REGISTER, { id: values.id, tenantId }, { timeoutMs: 5_000 }).catch(
-      (err: unknown) => {
-        throw err instanceof ServiceReplyError ? new Error(err.payload.message) : err;
-      },
-    );
+    const registered = await routeRequest(nc, NATS_ROUTES.payoutSourceRegister, { id: values.id, tenantId }, { timeoutMs: 5_000 }).catch((err: unknown) => {
+      throw err instanceof ServiceReplyError ? new Error(err.payload.message) : err;
+    });
     process.stdout.write(`${registered.id} registered to tenant ${values.tenant}\n`);
   } finally {
     await nc.close();
