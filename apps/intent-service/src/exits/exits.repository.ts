@@ -207,9 +207,12 @@ export class ExitsRepository {
   async claim(ids: string[], claimToken: string): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
     const rows: { id: string }[] = await this.db.query(
-      `UPDATE intent.intents x SET phase = 'claimed', claim_token = $2, claimed_at = now()
-       WHERE x.id = ANY($1::uuid[]) AND x.status = 'pending' AND x.is_exit AND x.phase IS DISTINCT FROM 'submitted'
-       RETURNING x.id`,
+      `WITH c AS (
+         UPDATE intent.intents x SET phase = 'claimed', claim_token = $2, claimed_at = now()
+         WHERE x.id = ANY($1::uuid[]) AND x.status = 'pending' AND x.is_exit AND x.phase IS DISTINCT FROM 'submitted'
+         RETURNING x.id
+       )
+       SELECT id FROM c`,
       [ids, claimToken],
     );
     return new Set(rows.map((r) => r.id));
