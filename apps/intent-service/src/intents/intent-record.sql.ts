@@ -81,6 +81,12 @@ export const INTENT_RECORD_FIELDS: { readonly [K in keyof IntentRecord]-?: strin
   exit: EXIT,
 };
 
+/** The record's fields before the Exits migration (no `exit`, no `is_exit`): what the earlier migrations' `down` restore from. */
+export const RECORD_FIELDS_BEFORE_EXITS: Readonly<Record<string, string>> = (() => {
+  const { exit: _exit, ...before } = INTENT_RECORD_FIELDS;
+  return { ...before, kind: `CASE WHEN x.signature IS NULL THEN 'bot' ELSE 'wallet' END` };
+})();
+
 /**
  * `intent.record_json(x)`, defined from INTENT_RECORD_FIELDS. It is not a migration: the
  * service (re)creates it after every migration run (runMigrations), so it always matches this

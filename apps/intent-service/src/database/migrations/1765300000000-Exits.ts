@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { INTENT_RECORD_FIELDS, recordJsonFunction } from '../../intents/intent-record.sql.js';
+import { RECORD_FIELDS_BEFORE_EXITS, recordJsonFunction } from '../../intents/intent-record.sql.js';
 
 /**
  * Exit intents (docs/design/exits.md): a sell stored as an intent (`is_exit`), with its triggers,
@@ -31,8 +31,7 @@ export class Exits1765300000000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    const { exit: _exit, ...before } = INTENT_RECORD_FIELDS;
-    await q.query(recordJsonFunction({ ...before, kind: `CASE WHEN x.signature IS NULL THEN 'bot' ELSE 'wallet' END` }));
+    await q.query(recordJsonFunction(RECORD_FIELDS_BEFORE_EXITS));
     await q.query(`DELETE FROM "intent"."intents" WHERE is_exit`);
     await q.query(`DROP INDEX "intent"."intents_pending_exits_idx"`);
     await q.query(`ALTER TABLE "intent"."intents" DROP CONSTRAINT "intents_fired_trigger_check"`);
