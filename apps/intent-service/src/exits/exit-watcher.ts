@@ -18,6 +18,9 @@ import { readHead } from '../execution/round-chain.js';
 import { type SignResult } from '../execution/signed-buy.js';
 import { WebhookSigner } from '../execution/signer.js';
 import { type Submission } from '../execution/submitter.js';
+import { PendingTransactions } from '../launch/pending/pending-transactions.js';
+import { rebuildRawTransaction, type RpcTransaction } from '../launch/pending/raw-transaction.js';
+import { BundleRelays } from '@tradeinfra/service-kit';
 import { IntentsRepository } from '../intents/intents.repository.js';
 import { SigningSecrets } from '../notifications/signing-secrets.js';
 import { OutboxRelay } from '../outbox/outbox.relay.js';
@@ -48,7 +51,26 @@ interface ExitChain extends ExecutedChain {
   tokens: Map<string, Promise<{ pair: string; decimals: number } | null>>;
   /** Per sent exit, its approve (signed), sent again with the sell while it is not mined. */
   approvals: Map<string, string>;
+  /** Per token with `onRug` exits, what the last block's evaluation left for the mempool watch. */
+  rugWatch: Map<string, RugWatch>;
+  /** The chain's pending transactions (null where its mempool is not followed). */
+  pending: PendingTransactions | null;
+  /** The chain's relays, for `[sells…, rug]` bundles (null without relays). */
+  relays: BundleRelays | null;
 }
+
+/** A token's `onRug` exits as the last block priced them. */
+interface RugWatch {
+  pair: string;
+  exits: WatchedExit[];
+  amounts: Map<string, bigint>;
+  pool: Reserves;
+  loss: bigint;
+  decimals: number;
+}
+
+/** A pending transaction is a rug when the probe sale after it gives this much less (or reverts): 20 %. */
+const RUG_LOSS_BPS = 2_000n;
 
 /** One exit that fires this round, with what it sells and why. */
 interface Firing {
@@ -93,7 +115,17 @@ export class ExitWatcher implements OnApplicationBootstrap, OnModuleDestroy {
     });
     this.scheduler = new ChainScheduler('exits', env.LAUNCH_POLL_INTERVAL_MS, this.logger);
     for (const clients of executed) {
-      const chain: ExitChain = { ...clients, lastHead: -1n, tokens: new Map(), approvals: new Map() };
+      const relays = clients.config.relays.length > 0 ? new BundleRelays(clients.config.relays, env.RELAY_AUTH_KEY ?? null) : null;
+      const chain: ExitChain = { ...clients, lastHead: -1n, tokens: new Map(), approvals: new Map(), rugWatch: new Map(), pending: null, relays };
+      if (clients.config.mempool !== 'off') {
+        chain.pending = new PendingTransactions({
+          wsUrls: clients.config.mempool === 'ws' ? clients.config.wsUrls : [],
+          rpc: clients.rpc,
+          pollMs: env.LAUNCH_POLL_INTERVAL_MS,
+          onHashes: (hashes) => void this.onPending(chain, hashes, this.now()),
+          logger: this.logger,
+        });
+      }
       this.chains.set(clients.config.chainId, chain);
       this.scheduler.add(clients.config.chainId, () => this.step(chain));
     }
@@ -101,9 +133,11 @@ export class ExitWatcher implements OnApplicationBootstrap, OnModuleDestroy {
 
   onApplicationBootstrap(): void {
     this.scheduler.start();
+    for (const chain of this.chains.values()) chain.pending?.start();
   }
 
   async onModuleDestroy(): Promise<void> {
+    for (const chain of this.chains.values()) chain.pending?.stop();
     await this.scheduler.stop();
   }
 
@@ -153,6 +187,7 @@ export class ExitWatcher implements OnApplicationBootstrap, OnModuleDestroy {
   private async evaluate(chain: ExitChain, head: Block, waiting: WatchedExit[], seenAt: number): Promise<void> {
     const byToken = new Map<string, WatchedExit[]>();
     for (const exit of waiting) byToken.set(exit.token, [...(byToken.get(exit.token) ?? []), exit]);
+    for (const token of chain.rugWatch.keys()) if (!byToken.has(token)) chain.rugWatch.delete(token);
     for (const [token, exits] of byToken) {
       try {
         await this.evaluateToken(chain, head, token, exits, seenAt);
@@ -185,6 +220,9 @@ export class ExitWatcher implements OnApplicationBootstrap, OnModuleDestroy {
       );
       return;
     }
+    const guarded = priced.filter((e) => e.onRug);
+    if (guarded.length > 0) chain.rugWatch.set(token, { pair: info.pair, exits: guarded, amounts, pool, loss, decimals: info.decimals });
+    else chain.rugWatch.delete(token);
     const highs: { id: string; price: bigint }[] = [];
     const firing: Firing[] = [];
     for (const exit of priced) {
@@ -264,7 +302,17 @@ export class ExitWatcher implements OnApplicationBootstrap, OnModuleDestroy {
    * the sells before it leave; a quote under `minOut` waits; the rest signed (approve first when
    * the router's allowance is short), marked submitted, then sent for the next block.
    */
-  private async fire(chain: ExitChain, head: Block, token: string, start: Reserves, loss: bigint, firing: Firing[], seenAt: number): Promise<void> {
+  private async fire(
+    chain: ExitChain,
+    head: Block,
+    token: string,
+    start: Reserves,
+    loss: bigint,
+    firing: Firing[],
+    seenAt: number,
+    /** Fired by this pending transaction (signed bytes; null when they could not be rebuilt): the sells go ahead of it. */
+    rug: string | null = null,
+  ): Promise<void> {
     const claimToken = randomUUID();
     const claimed = await this.repo.claim(
       firing.map((f) => f.exit.id),
@@ -339,11 +387,8 @@ export class ExitWatcher implements OnApplicationBootstrap, OnModuleDestroy {
     const marked = await this.repo.markSubmitted(claimToken, fired, target);
     const sending = ok.filter((s) => marked.has(s.job.f.exit.id));
     for (const s of sending) if (s.approve?.ok) chain.approvals.set(s.job.f.exit.id, s.approve.raw);
-    const refused = await this.send(
-      chain,
-      sending.map((s) => ({ id: s.job.f.exit.id, approve: s.approve?.ok ? s.approve.raw : null, sell: s.sell as { raw: string; hash: string } })),
-      target,
-    );
+    const sells = sending.map((s) => ({ id: s.job.f.exit.id, approve: s.approve?.ok ? s.approve.raw : null, sell: s.sell as { raw: string; hash: string } }));
+    const refused = rug !== null && chain.relays ? await this.sendAhead(chain.relays, sells, rug, target) : await this.send(chain, sells, target);
     this.fireLatencies.push(this.now() - seenAt);
     if (this.fireLatencies.length > 1000) this.fireLatencies.shift();
     await this.intents.recordOutcomes(
@@ -359,6 +404,90 @@ export class ExitWatcher implements OnApplicationBootstrap, OnModuleDestroy {
     this.logger.log(
       `exits of ${token} on chain ${chain.config.chainId}: ${sending.length} sell(s) sent for block ${target}, ${failures.length} failed, in ${this.now() - seenAt} ms after the block was seen`,
     );
+  }
+
+  /**
+   * `[sells…, rug]` in one bundle for `target` and a backup for the block after, to every relay:
+   * the sells land in the rug's block, ahead of it. Refused: every sell, when no relay took either.
+   */
+  private async sendAhead(
+    relays: BundleRelays,
+    sells: { id: string; approve: string | null; sell: { raw: string } }[],
+    rug: string,
+    target: bigint,
+  ): Promise<[string, string][]> {
+    if (sells.length === 0) return [];
+    const txs = [...sells.flatMap((s) => [...(s.approve ? [s.approve] : []), s.sell.raw]), rug];
+    const answers = await relays.send([
+      { txs, blockNumber: target },
+      { txs, blockNumber: target + 1n },
+    ]);
+    if (answers.some((a) => a === null || a === undefined)) return [];
+    return sells.map((s) => [s.id, answers[0] ?? 'no relay accepted the bundle']);
+  }
+
+  /**
+   * Pending transactions of the chain: those touching a watched token or its pair (sent to
+   * either, or naming the token in their input) are simulated before the probe sale; one that
+   * makes it revert or give RUG_LOSS_BPS less fires the token's `onRug` exits ahead of it.
+   */
+  private async onPending(chain: ExitChain, hashes: string[], seenAt: number): Promise<void> {
+    if (chain.rugWatch.size === 0) return;
+    try {
+      const txs = await chain.rpc.all<RpcTransaction | null>(hashes.map((h) => ({ method: 'eth_getTransactionByHash', params: [h] })));
+      for (const tx of txs) {
+        if (!tx || tx.blockNumber) continue;
+        const to = tx.to?.toLowerCase() ?? '';
+        const input = tx.input.toLowerCase();
+        for (const [token, watch] of chain.rugWatch) {
+          if (to !== token && to !== watch.pair && !input.includes(token.slice(2))) continue;
+          await this.judgeRug(chain, tx, token, watch, seenAt);
+        }
+      }
+    } catch (err) {
+      this.logger.warn(`pending transactions on chain ${chain.config.chainId}: ${(err as Error).message}`);
+    }
+  }
+
+  private async judgeRug(chain: ExitChain, tx: RpcTransaction, token: string, watch: RugWatch, seenAt: number): Promise<void> {
+    const probe = watch.exits.reduce((a, b) => (watch.amounts.get(b.id)! > watch.amounts.get(a.id)! ? b : a));
+    const amount = watch.amounts.get(probe.id)!;
+    const wallet = probe.wallet.toLowerCase();
+    const weth = chain.config.wrappedNative;
+    const wrapped = { from: wallet, to: weth, data: balanceOfCalldata(wallet) };
+    const head = await readHead(chain);
+    const result = await this.simulation.simulate({
+      chainId: chain.config.chainId,
+      blockNumber: BigInt(head.number).toString(),
+      calls: [
+        { from: tx.from.toLowerCase(), to: tx.to, data: tx.input, value: BigInt(tx.value).toString() },
+        { from: wallet, to: token, data: approveCalldata(chain.config.router, amount) },
+        wrapped,
+        { from: wallet, to: chain.config.router, data: routerSellCalldata(amount, token, weth, wallet, probe.expiry) },
+        wrapped,
+      ],
+    });
+    const [pending, approved, before, sold, after] = result.calls;
+    // A pending transaction that would itself fail harms nobody.
+    if (pending!.status !== 1) return;
+    const expected = sellOut(watch.pool, amount, watch.loss).out;
+    const got = approved!.status === 1 && sold!.status === 1 ? BigInt(after!.result || '0x0') - BigInt(before!.result || '0x0') : 0n;
+    if (got * 10_000n > expected * (10_000n - RUG_LOSS_BPS)) return;
+    let raw: string | null = null;
+    try {
+      raw = rebuildRawTransaction(tx);
+    } catch {
+      raw = null;
+    }
+    this.logger.log(
+      `pending ${tx.hash} on chain ${chain.config.chainId} would leave ${got} of ${expected} wei for a sale of ${token}: selling ${watch.exits.length} onRug exit(s) ahead of it`,
+    );
+    chain.rugWatch.delete(token);
+    const firing = watch.exits.map((exit) => {
+      const held = watch.amounts.get(exit.id)!;
+      return { exit, amount: held, trigger: 'on_rug' as const, price: pricePerToken(sellOut(watch.pool, held, watch.loss).out, held, watch.decimals) };
+    });
+    await this.fire(chain, head, token, watch.pool, watch.loss, firing, seenAt, raw);
   }
 
   private sign(chain: ExitChain, exit: WatchedExit, exitTx: ExitTransaction, target: bigint): Promise<SignResult> {
