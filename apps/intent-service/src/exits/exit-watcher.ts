@@ -314,6 +314,7 @@ export class ExitWatcher implements OnApplicationBootstrap, OnModuleDestroy {
     rug: string | null = null,
   ): Promise<void> {
     const claimToken = randomUUID();
+    const t0 = this.now();
     const claimed = await this.repo.claim(
       firing.map((f) => f.exit.id),
       claimToken,
@@ -336,6 +337,7 @@ export class ExitWatcher implements OnApplicationBootstrap, OnModuleDestroy {
     const target = BigInt(head.number) + 1n;
     const tag = chain.submitter.kind === 'rpc' ? 'pending' : 'latest';
     const wallets = [...new Set(quoted.map((f) => f.exit.wallet.toLowerCase()))];
+    const t1 = this.now();
     const reads = await chain.rpc.all<string>([
       ...wallets.map((w) => ({ method: 'eth_getTransactionCount', params: [w, tag] })),
       ...quoted.map((f) => ({ method: 'eth_call', params: [{ to: token, data: allowanceCalldata(f.exit.wallet, chain.config.router) }, 'latest'] })),
@@ -370,6 +372,7 @@ export class ExitWatcher implements OnApplicationBootstrap, OnModuleDestroy {
       const sell = tx(chain.config.router, sellCalldata(f.amount, f.minOut, token, chain.config.wrappedNative, wallet, f.exit.expiry), SELL_GAS, 'sell');
       return { f, approve, sell };
     });
+    const t2 = this.now();
     const signed = await Promise.all(
       jobs.map(async (job) => {
         const approve = job.approve ? await this.sign(chain, job.f.exit, job.approve, target) : null;
@@ -384,12 +387,15 @@ export class ExitWatcher implements OnApplicationBootstrap, OnModuleDestroy {
       const sell = s.sell as { raw: string; hash: string };
       return { id: s.job.f.exit.id, raw: sell.raw, hash: sell.hash, nonce: BigInt(s.job.sell.nonce), trigger: s.job.f.trigger, price: s.job.f.price };
     });
+    const t3 = this.now();
     const marked = await this.repo.markSubmitted(claimToken, fired, target);
+    const t4 = this.now();
     const sending = ok.filter((s) => marked.has(s.job.f.exit.id));
     for (const s of sending) if (s.approve?.ok) chain.approvals.set(s.job.f.exit.id, s.approve.raw);
     const sells = sending.map((s) => ({ id: s.job.f.exit.id, approve: s.approve?.ok ? s.approve.raw : null, sell: s.sell as { raw: string; hash: string } }));
     const refused = rug !== null && chain.relays ? await this.sendAhead(chain.relays, sells, rug, target) : await this.send(chain, sells, target);
-    this.fireLatencies.push(this.now() - seenAt);
+    const t5 = this.now();
+    this.fireLatencies.push(t5 - seenAt);
     if (this.fireLatencies.length > 1000) this.fireLatencies.shift();
     await this.intents.recordOutcomes(
       refused.map(([id, reason]) => ({
@@ -402,7 +408,7 @@ export class ExitWatcher implements OnApplicationBootstrap, OnModuleDestroy {
     );
     this.relay.wake();
     this.logger.log(
-      `exits of ${token} on chain ${chain.config.chainId}: ${sending.length} sell(s) sent for block ${target}, ${failures.length} failed, in ${this.now() - seenAt} ms after the block was seen`,
+      `exits of ${token} on chain ${chain.config.chainId}: ${sending.length} sell(s) sent for block ${target}, ${failures.length} failed, in ${t5 - seenAt} ms after ${rug ? 'the rug transaction' : 'the block'} was seen (before the round ${t0 - seenAt} ms, claim ${t1 - t0}, reads ${t2 - t1}, sign ${t3 - t2}, mark ${t4 - t3}, send ${t5 - t4})`,
     );
   }
 
