@@ -67,6 +67,16 @@ interface RugWatch {
   pool: Reserves;
   loss: bigint;
   decimals: number;
+  /** The block it was priced at (the rug is judged on it). */
+  head: Block;
+  /** The wallets' nonces and allowances, read ahead at that block (null: read them when firing). */
+  prepared: Promise<SenderReads | null>;
+}
+
+/** What sending sells needs to know of their wallets: next nonce (lowercase wallet), allowance to the router (by exit id). */
+interface SenderReads {
+  nonces: Map<string, bigint>;
+  allowances: Map<string, bigint>;
 }
 
 /** A pending transaction is a rug when the probe sale after it gives this much less (or reverts): 20 %. */
@@ -145,6 +155,11 @@ export class ExitWatcher implements OnApplicationBootstrap, OnModuleDestroy {
     this.scheduler.wake(chainId);
   }
 
+  /** The last block whose exits were evaluated on the chain (-1: none yet). */
+  evaluatedHead(chainId: number): bigint {
+    return this.chains.get(chainId)?.lastHead ?? -1n;
+  }
+
   /** Once per new block: follow the sent sells, then evaluate the waiting exits, under the chain's execution lock. */
   private async step(chain: ExitChain): Promise<boolean> {
     const chainId = chain.config.chainId;
@@ -221,8 +236,10 @@ export class ExitWatcher implements OnApplicationBootstrap, OnModuleDestroy {
       return;
     }
     const guarded = priced.filter((e) => e.onRug);
-    if (guarded.length > 0) chain.rugWatch.set(token, { pair: info.pair, exits: guarded, amounts, pool, loss, decimals: info.decimals });
-    else chain.rugWatch.delete(token);
+    if (guarded.length > 0) {
+      const prepared = this.readSenders(chain, token, guarded).catch(() => null);
+      chain.rugWatch.set(token, { pair: info.pair, exits: guarded, amounts, pool, loss, decimals: info.decimals, head, prepared });
+    } else chain.rugWatch.delete(token);
     const highs: { id: string; price: bigint }[] = [];
     const firing: Firing[] = [];
     for (const exit of priced) {
@@ -239,6 +256,20 @@ export class ExitWatcher implements OnApplicationBootstrap, OnModuleDestroy {
       highs,
     );
     if (firing.length > 0) await this.fire(chain, head, token, pool, loss, firing, seenAt);
+  }
+
+  /** The exits' wallets' next nonces and their allowances of `token` to the router. */
+  private async readSenders(chain: ExitChain, token: string, exits: WatchedExit[]): Promise<SenderReads> {
+    const tag = chain.submitter.kind === 'rpc' ? 'pending' : 'latest';
+    const wallets = [...new Set(exits.map((e) => e.wallet.toLowerCase()))];
+    const reads = await chain.rpc.all<string>([
+      ...wallets.map((w) => ({ method: 'eth_getTransactionCount', params: [w, tag] })),
+      ...exits.map((e) => ({ method: 'eth_call', params: [{ to: token, data: allowanceCalldata(e.wallet, chain.config.router) }, 'latest'] })),
+    ]);
+    return {
+      nonces: new Map(wallets.map((w, i) => [w, BigInt(reads[i]!)])),
+      allowances: new Map(exits.map((e, i) => [e.id, BigInt(reads[wallets.length + i]!)])),
+    };
   }
 
   /** Entry prices of exits following a buy, measured from its receipt: wei into the swap per whole token received. */
@@ -312,6 +343,8 @@ export class ExitWatcher implements OnApplicationBootstrap, OnModuleDestroy {
     seenAt: number,
     /** Fired by this pending transaction (signed bytes; null when they could not be rebuilt): the sells go ahead of it. */
     rug: string | null = null,
+    /** The wallets' nonces and allowances read ahead (the rug path), else read now. */
+    prepared: SenderReads | null = null,
   ): Promise<void> {
     const claimToken = randomUUID();
     const t0 = this.now();
@@ -335,19 +368,21 @@ export class ExitWatcher implements OnApplicationBootstrap, OnModuleDestroy {
     }
     if (quoted.length === 0) return;
     const target = BigInt(head.number) + 1n;
-    const tag = chain.submitter.kind === 'rpc' ? 'pending' : 'latest';
-    const wallets = [...new Set(quoted.map((f) => f.exit.wallet.toLowerCase()))];
     const t1 = this.now();
-    const reads = await chain.rpc.all<string>([
-      ...wallets.map((w) => ({ method: 'eth_getTransactionCount', params: [w, tag] })),
-      ...quoted.map((f) => ({ method: 'eth_call', params: [{ to: token, data: allowanceCalldata(f.exit.wallet, chain.config.router) }, 'latest'] })),
-    ]);
-    const nonces = new Map(wallets.map((w, i) => [w, BigInt(reads[i]!)]));
+    const ready = prepared && quoted.every((f) => prepared.allowances.has(f.exit.id) && prepared.nonces.has(f.exit.wallet.toLowerCase()));
+    const senders = ready
+      ? prepared
+      : await this.readSenders(
+          chain,
+          token,
+          quoted.map((f) => f.exit),
+        );
+    const nonces = new Map(senders.nonces);
     const baseFee = BigInt(head.baseFeePerGas ?? '0x0');
     const defaultTip = BigInt(this.env.EXECUTION_DEFAULT_GAS_TIP_WEI);
-    const jobs = quoted.map((f, i) => {
+    const jobs = quoted.map((f) => {
       const wallet = f.exit.wallet.toLowerCase();
-      const needsApprove = BigInt(reads[wallets.length + i]!) < f.amount;
+      const needsApprove = senders.allowances.get(f.exit.id)! < f.amount;
       const tip = (f.exit.gasTip ?? defaultTip) + (f.exit.bribe + SELL_GAS - 1n) / SELL_GAS;
       const fees = { maxPriorityFeePerGas: tip.toString(), maxFeePerGas: (2n * baseFee + tip).toString() };
       const tx = (to: string, data: string, gas: bigint, purpose: 'approve' | 'sell'): ExitTransaction => {
@@ -461,18 +496,28 @@ export class ExitWatcher implements OnApplicationBootstrap, OnModuleDestroy {
     const wallet = probe.wallet.toLowerCase();
     const weth = chain.config.wrappedNative;
     const wrapped = { from: wallet, to: weth, data: balanceOfCalldata(wallet) };
-    const head = await readHead(chain);
-    const result = await this.simulation.simulate({
-      chainId: chain.config.chainId,
-      blockNumber: BigInt(head.number).toString(),
-      calls: [
-        { from: tx.from.toLowerCase(), to: tx.to, data: tx.input, value: BigInt(tx.value).toString() },
-        { from: wallet, to: token, data: approveCalldata(chain.config.router, amount) },
-        wrapped,
-        { from: wallet, to: chain.config.router, data: routerSellCalldata(amount, token, weth, wallet, probe.expiry) },
-        wrapped,
-      ],
-    });
+    const simulate = (at: Block) =>
+      this.simulation.simulate({
+        chainId: chain.config.chainId,
+        blockNumber: BigInt(at.number).toString(),
+        calls: [
+          { from: tx.from.toLowerCase(), to: tx.to, data: tx.input, value: BigInt(tx.value).toString() },
+          { from: wallet, to: token, data: approveCalldata(chain.config.router, amount) },
+          wrapped,
+          { from: wallet, to: chain.config.router, data: routerSellCalldata(amount, token, weth, wallet, probe.expiry) },
+          wrapped,
+        ],
+      });
+    // Judged on the block the exits were priced at (its state is warm in the simulation service);
+    // a transaction failing there may need a later block's state (an approval since): judged again on the head.
+    let head = watch.head;
+    let result = await simulate(head);
+    if (result.calls[0]!.status !== 1) {
+      const latest = await readHead(chain);
+      if (BigInt(latest.number) <= BigInt(head.number)) return;
+      head = latest;
+      result = await simulate(head);
+    }
     const [pending, approved, before, sold, after] = result.calls;
     // A pending transaction that would itself fail harms nobody.
     if (pending!.status !== 1) return;
@@ -493,7 +538,7 @@ export class ExitWatcher implements OnApplicationBootstrap, OnModuleDestroy {
       const held = watch.amounts.get(exit.id)!;
       return { exit, amount: held, trigger: 'on_rug' as const, price: pricePerToken(sellOut(watch.pool, held, watch.loss).out, held, watch.decimals) };
     });
-    await this.fire(chain, head, token, watch.pool, watch.loss, firing, seenAt, raw);
+    await this.fire(chain, head, token, watch.pool, watch.loss, firing, seenAt, raw, await watch.prepared);
   }
 
   private sign(chain: ExitChain, exit: WatchedExit, exitTx: ExitTransaction, target: bigint): Promise<SignResult> {
