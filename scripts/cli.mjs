@@ -20,6 +20,7 @@ const COMMANDS = {
   'bench:json-depth': ['bench/dist/json-depth/main.js'],
   'bench:cluster': ['bench/dist/cluster/main.js'],
   'bench:orderflow': ['bench/dist/orderflow/main.js'],
+  'bench:exit': ['bench/dist/exit/main.js'],
   'executor:deploy': ['packages/executor/dist/cli/deploy.js'],
   openapi: ['apps/gateway/dist/cli/openapi.js'],
 };

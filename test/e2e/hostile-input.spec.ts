@@ -239,7 +239,7 @@ describe('hostile input', () => {
 
     it('every service subject, sent 400,000 levels over NATS past the gateway, answers ValidationError; every service still answers', async () => {
       const subjects = Object.values(contracts).filter(
-        (v): v is string => typeof v === 'string' && /^(intent|payout|simulation|orderflow)\.[a-z.-]+[a-z]$/.test(v),
+        (v): v is string => typeof v === 'string' && /^(intent|exit|payout|simulation|orderflow)\.[a-z.-]+[a-z]$/.test(v),
       );
       expect(subjects).toEqual(
         expect.arrayContaining([contracts.INTENT_CREATE, contracts.PAYOUT_REQUEST, contracts.SIMULATION_SIMULATE, contracts.ORDERFLOW_RPC]),

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { AckPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
+  EXIT_CREATE,
   INTENT_CANCEL,
   INTENT_CANCEL_BATCH,
   INTENT_CREATE,
@@ -57,6 +58,7 @@ const SERVER_ENV = Object.fromEntries(IDENTITIES.map((u) => [`NATS_${u.toUpperCa
 
 const INTENT_REQUESTS = [
   INTENT_CREATE,
+  EXIT_CREATE,
   INTENT_GET,
   INTENT_SEARCH,
   INTENT_CANCEL,

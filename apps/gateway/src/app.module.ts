@@ -4,6 +4,7 @@ import { CommonModule } from './common/common.module.js';
 import type { GatewayEnv } from './config/env.js';
 import { DashboardModule } from './dashboard/dashboard.module.js';
 import { HealthModule } from './health/health.module.js';
+import { ExitsModule } from './exits/exits.module.js';
 import { IntentsModule } from './intents/intents.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { NatsModule } from './nats/nats.module.js';
@@ -24,6 +25,7 @@ export class AppModule {
         MetricsModule,
         AuthModule,
         IntentsModule,
+        ExitsModule,
         PayoutsModule,
         SimulationModule,
         OrderflowModule,

@@ -86,8 +86,8 @@ export const SIGNING_BATCH_MAX = 50;
 
 /** An EIP-1559 transaction to sign exactly as given (no access list). Amounts are decimal strings. */
 export interface UnsignedTransaction {
-  /** What the transaction does: `buy` (the one kind so far). */
-  purpose: 'buy';
+  /** What the transaction does: `buy`, or an exit's `approve` (of the router) and `sell`. */
+  purpose: 'buy' | 'approve' | 'sell';
   type: 2;
   chainId: number;
   from: string;
@@ -100,9 +100,12 @@ export interface UnsignedTransaction {
   maxFeePerGas: string;
   maxPriorityFeePerGas: string;
   accessList: [];
-  /** What the buy will do, decoded for the signer to check before signing. */
+  /** What the buy will do, decoded for the signer to check before signing (an exit's approve and sell: see ExitTransaction). */
   summary: BuySummary;
 }
+
+/** An exit's transaction to sign (docs/api/exits.md): the router's approve, or the sell; no summary (`null`). */
+export type ExitTransaction = Omit<UnsignedTransaction, 'purpose' | 'summary'> & { purpose: 'approve' | 'sell'; summary: null };
 
 export interface BuySummary {
   router: string;

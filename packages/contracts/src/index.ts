@@ -3,6 +3,7 @@ export * from './validation.js';
 export * from './subjects.js';
 export * from './intent-vocabulary.js';
 export * from './intents.js';
+export * from './exits.js';
 export * from './intent-record.js';
 export * from './rpc.js';
 export * from './json.js';

@@ -43,6 +43,7 @@ const record: IntentRecord = {
     deployerBlocknumber: 120,
     deployerTimestamp: 1795469000,
   },
+  exit: null,
 };
 
 describe('the answer schemas', () => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { INTENT_FAILURE_REASONS } from './execution.js';
+import { ExitRecordSchema } from './exits.js';
 import { BULK_CANCEL_REASONS, INTENT_EVENT_TYPES, INTENT_KINDS, INTENT_STATUSES, LAUNCH_TYPES, WEBHOOK_PROTOCOLS } from './intent-vocabulary.js';
 import { IntentStatusDataSchema, MERKLE_INTENT_ERRORS, NOTIFICATION_TYPES } from './notifications.js';
 
@@ -98,7 +99,7 @@ export const IntentRecordSchema = described(
     /** `bot`: signed at launch by `webhookUrl`; `wallet`: pre-signed (`POST /v1/wallet/intent`), executed through the executor contract. */
     kind: described(
       z.enum(INTENT_KINDS),
-      '`bot`: signed at launch by webhookUrl; `wallet`: pre-signed (POST /v1/wallet/intent), executed through the executor contract',
+      '`bot`: signed at launch by webhookUrl; `wallet`: pre-signed (POST /v1/wallet/intent), executed through the executor contract; `exit`: a sell (POST /v1/exit)',
     ),
     /** A wallet intent's one-use executor nonce (decimal string); null for a bot intent. */
     nonce: described(wei().nullable(), 'A wallet intent’s one-use executor nonce; null for a bot intent'),
@@ -111,6 +112,10 @@ export const IntentRecordSchema = described(
     ),
     minBuy: described(wei().nullable(), 'Merkle’s name of minIn (the same value)'),
     token: IntentTokenSchema,
+    exit: described(
+      ExitRecordSchema.nullable(),
+      'An exit’s triggers and measurements (kind `exit`); on a buy, the exit it creates when it completes; null for a buy without one',
+    ),
   }),
   'Every creation field (unset optional fields are null) plus the intent’s own fields.',
 );

@@ -19,7 +19,7 @@ export type BulkCancelReason = (typeof BULK_CANCEL_REASONS)[number];
 export const LAUNCH_TYPES = ['public_transaction', 'private_transaction', 'block'] as const;
 export type LaunchType = (typeof LAUNCH_TYPES)[number];
 
-export const INTENT_KINDS = ['bot', 'wallet'] as const;
+export const INTENT_KINDS = ['bot', 'wallet', 'exit'] as const;
 export type IntentKind = (typeof INTENT_KINDS)[number];
 
 // ---- JetStream events (intent service outbox → stream INTENT_EVENTS) ----

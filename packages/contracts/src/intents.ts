@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { INTENT_STATUSES, WEBHOOK_PROTOCOLS, type WebhookProtocol } from './intent-vocabulary.js';
+import { BuyExitSchema, exitFields, exitRules } from './exits.js';
 import { boolean, checksummedAddress, fraction, integer, textProblem, uint256String } from './validation.js';
 
 /** How far ahead an intent may expire. */
@@ -49,9 +50,14 @@ export interface CreateIntentOptions {
  */
 export function createIntentRequestSchema(options: CreateIntentOptions = {}) {
   return z
-    .strictObject(intentFields(options))
+    .strictObject({
+      ...intentFields(options),
+      /** The exit created when the buy completes (docs/api/exits.md). */
+      exit: optional(BuyExitSchema),
+    })
     .superRefine(feeRecipientRequired)
     .superRefine((intent, ctx) => {
+      if (intent.exit !== null) checkExpiry(intent.exit.expiry, options.now ?? Date.now, ctx, ['exit', 'expiry']);
       if (intent.webhookBatch === true && intent.webhookUrl === null) {
         ctx.addIssue({ code: 'custom', path: ['webhookBatch'], message: 'needs a webhookUrl (the signing webhook that takes batches)', input: true });
       }
@@ -74,6 +80,37 @@ export function createIntentRequestSchema(options: CreateIntentOptions = {}) {
     });
 }
 export type CreateIntentRequest = z.output<ReturnType<typeof createIntentRequestSchema>>;
+
+/**
+ * Body of `POST /v1/exit`: the intent fields a sell needs (chain, wallet, token, expiry,
+ * webhooks, gasTip) and the exit's triggers and terms (exits.ts).
+ */
+export function createExitRequestSchema(options: CreateIntentOptions = {}) {
+  const f = intentFields(options);
+  return z
+    .strictObject({
+      chainId: f.chainId,
+      wallet: f.wallet,
+      tokenAddress: f.tokenAddress,
+      expiry: f.expiry,
+      gasTip: f.gasTip,
+      notificationWebhookUrl: f.notificationWebhookUrl,
+      webhookUrl: f.webhookUrl,
+      webhookProtocol: f.webhookProtocol,
+      ...exitFields(),
+    })
+    .superRefine(exitRules);
+}
+export type CreateExitRequest = z.output<ReturnType<typeof createExitRequestSchema>>;
+
+function checkExpiry(expiry: number, now: () => number, ctx: z.RefinementCtx, path: (string | number)[]): void {
+  const nowSeconds = Math.floor(now() / 1000);
+  if (expiry <= nowSeconds) {
+    ctx.addIssue({ code: 'custom', path, message: `must be in the future (now is ${nowSeconds})`, input: expiry });
+  } else if (expiry > nowSeconds + MAX_EXPIRY_AHEAD_SECONDS) {
+    ctx.addIssue({ code: 'custom', path, message: 'must be at most 30 days ahead', input: expiry });
+  }
+}
 
 /** A wallet intent's EIP-712 signature: 65 bytes (r, s, v) as 0x-prefixed hex. */
 export const WALLET_INTENT_SIGNATURE = /^0x[0-9a-fA-F]{130}$/;
@@ -134,14 +171,7 @@ function intentFields(options: CreateIntentOptions) {
     tokenAddress: checksummedAddress(),
     bribe: uint256String('wei'),
     buyAmount: uint256String('wei'),
-    expiry: integer(0, Number.MAX_SAFE_INTEGER, 'a unix timestamp in seconds').superRefine((expiry, ctx) => {
-      const nowSeconds = Math.floor(now() / 1000);
-      if (expiry <= nowSeconds) {
-        ctx.addIssue({ code: 'custom', message: `must be in the future (now is ${nowSeconds})`, input: expiry });
-      } else if (expiry > nowSeconds + MAX_EXPIRY_AHEAD_SECONDS) {
-        ctx.addIssue({ code: 'custom', message: 'must be at most 30 days ahead', input: expiry });
-      }
-    }),
+    expiry: integer(0, Number.MAX_SAFE_INTEGER, 'a unix timestamp in seconds').superRefine((expiry, ctx) => checkExpiry(expiry, now, ctx, [])),
     maxBuyTax: optional(fraction()),
     maxSellTax: optional(fraction()),
     minIn: optional(uint256String('wei')),

@@ -91,6 +91,15 @@ export const NATS_ROUTES = {
     callers: ['gateway'],
     http: ['POST /v1/intent', 'POST /v1/wallet/intent'],
   }),
+  /** An exit intent (`body`: the request, checked again by the service with its chains); read, searched and cancelled as an intent. */
+  exitCreate: defineRoute({
+    subject: 'exit.create',
+    service: 'intent',
+    request: CreateIntentMessageSchema.omit({ kind: true }),
+    reply: z.object({ intent: IntentRecordSchema, replayed: z.boolean() }),
+    callers: ['gateway'],
+    http: ['POST /v1/exit'],
+  }),
   /** All or nothing; `body` is the JSON array of intents. */
   intentCreateBatch: defineRoute({
     subject: 'intent.create-batch',
@@ -300,6 +309,7 @@ export type RawJsonReply = z.output<typeof RawJsonReplySchema>;
 export type CreateIntentMessage = MessageOf<R['intentCreate']>;
 export type CreateIntentReply = ReplyOf<R['intentCreate']>;
 export type CreateIntentsMessage = MessageOf<R['intentCreateBatch']>;
+export type CreateExitMessage = MessageOf<R['exitCreate']>;
 export type CreateIntentsReply = ReplyOf<R['intentCreateBatch']>;
 export type GetIntentMessage = MessageOf<R['intentGet']>;
 export type CancelIntentMessage = MessageOf<R['intentCancel']>;
@@ -321,6 +331,7 @@ export interface PayoutMessage<T = unknown> {
 // ---- the subjects, by the names the code used before the table (new routes need none) ----
 
 export const INTENT_CREATE = NATS_ROUTES.intentCreate.subject;
+export const EXIT_CREATE = NATS_ROUTES.exitCreate.subject;
 export const INTENT_GET = NATS_ROUTES.intentGet.subject;
 export const INTENT_SEARCH = NATS_ROUTES.intentSearch.subject;
 export const INTENT_CANCEL = NATS_ROUTES.intentCancel.subject;

@@ -4,6 +4,7 @@ import type {
   CashbackSource,
   CreateIntentInput,
   CreateWalletIntentInput,
+  CreateExitInput,
   ListEntriesInput,
   Payout,
   PayoutEntry,
@@ -90,6 +91,15 @@ export class IntentsApi {
   /** `POST /v1/wallet/intent` (scope `intents:write`): an intent pre-signed by the wallet (EIP-712). Idempotent as {@link create}. */
   async createWallet(body: CreateWalletIntentInput, options: CreateOptions = {}): Promise<IntentRecord> {
     return this.createAt('/v1/wallet/intent', body, options);
+  }
+
+  /**
+   * `POST /v1/exit` (scope `intents:write`): an exit (take-profit, stop-loss, trailing stop,
+   * anti-rug), answered as an intent of kind `exit`; read, searched and cancelled like one.
+   * Idempotent as {@link create}.
+   */
+  async createExit(body: CreateExitInput, options: CreateOptions = {}): Promise<IntentRecord> {
+    return this.createAt('/v1/exit', body, options);
   }
 
   private async createAt(path: string, body: unknown, options: CreateOptions): Promise<IntentRecord> {

@@ -4,6 +4,7 @@
  * fields may be left out, amounts may be bigints (sent as decimal strings).
  */
 import type {
+  CreateExitRequest,
   CreateIntentRequest,
   CreateWalletIntentRequest,
   ListEntriesQuery,
@@ -52,6 +53,11 @@ type IntentAmounts = 'bribe' | 'buyAmount' | 'minIn' | 'minOut' | 'minLiquidity'
 export type CreateIntentInput = Loosen<CreateIntentRequest, IntentAmounts>;
 /** Body of `POST /v1/wallet/intent` (`client.intents.createWallet`): the wallet's EIP-712 `signature` and its `nonce`. */
 export type CreateWalletIntentInput = Loosen<CreateWalletIntentRequest, IntentAmounts | 'nonce'>;
+
+/** Body of `POST /v1/exit` (`client.intents.createExit`): `amount` defaults to "all", `bribe` to 0. */
+export type CreateExitInput = Simplify<
+  Omit<Loosen<CreateExitRequest, 'minOut' | 'gasTip' | 'entryPrice'>, 'amount' | 'bribe'> & { amount?: string | bigint; bribe?: string | bigint }
+>;
 
 /** Body of `POST /v1/intents/search`: `status` defaults to `["pending"]`, `limit` to 100 (max 500). */
 export type SearchIntentsInput = Simplify<Pick<SearchIntentsRequest, 'addresses'> & Partial<Pick<SearchIntentsRequest, 'status' | 'limit' | 'cursor'>>>;

@@ -364,7 +364,7 @@ export {
 export { ServiceError } from './service-error.js';
 export { keccak256Bytes, useFastKeccak } from './keccak.js';
 export { ethersTransaction, matchSigned, signedTransaction, signingHash, unsignedFields, unsignedSerialized, type SignedParts } from './eip1559.js';
-export { personalSign, recoverAddress, recoverSigner } from './secp256k1.js';
+export { personalSign, recoverAddress, recoverSigner, signDigest } from './secp256k1.js';
 export { BundleRelays, flashbotsSignature, verifyFlashbotsSignature, type RelayBundle } from './bundle-relays.js';
 export { PeriodicTask } from './periodic-task.js';
 export { CLOCK, systemClock, type Clock } from './clock.js';

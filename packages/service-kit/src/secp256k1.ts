@@ -32,6 +32,12 @@ export function recoverSigner(digest: Uint8Array, signature: Uint8Array, yParity
   }
 }
 
+/** ECDSA of a 32-byte `digest` with `privateKey` (RFC 6979 nonce, low s, as ethers signs): r ‖ s and the recovery id. */
+export function signDigest(digest: Uint8Array, privateKey: Uint8Array): { signature: Uint8Array; recid: 0 | 1 } {
+  const { signature, recid } = secp256k1.ecdsaSign(digest, privateKey);
+  return { signature, recid: recid as 0 | 1 };
+}
+
 /**
  * EIP-191 `personal_sign` of the text `message` with `privateKey` (32 bytes): the same 65-byte
  * r ‖ s ‖ v (v 27 or 28) ethers' `signMessage` gives (both use RFC 6979 nonces and low s).

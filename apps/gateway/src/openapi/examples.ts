@@ -105,8 +105,54 @@ export function intentRecord(over: Partial<IntentRecord> = {}): IntentRecord {
       deployerBlocknumber: 21034000,
       deployerTimestamp: 1795460000,
     },
+    exit: null,
     ...over,
   };
+}
+
+/** An exit's body: take-profit at 2× and stop-loss at half of a given entry price, and anti-rug. */
+export const CREATE_EXIT = {
+  chainId: 1,
+  wallet: WALLET,
+  tokenAddress: TOKEN,
+  amount: 'all',
+  entryPrice: '1000000000000',
+  takeProfit: 2.0,
+  stopLoss: 0.5,
+  onRug: true,
+  maxSlippageBps: 300,
+  bribe: '1000000000000000',
+  expiry: 1893456000,
+  webhookUrl: 'https://signer.example.com/sign',
+  webhookProtocol: 'tradeinfra',
+  notificationWebhookUrl: 'https://hooks.example.com/intents',
+};
+
+/** The record of CREATE_EXIT as it is answered, pending. */
+export function exitRecord(): IntentRecord {
+  return intentRecord({
+    kind: 'exit',
+    bribe: '1000000000000000',
+    buyAmount: '0',
+    maxBuyTax: null,
+    firstOrFail: null,
+    maxSlippageBps: 300,
+    gasTip: null,
+    webhookProtocol: 'tradeinfra',
+    exit: {
+      amount: 'all',
+      takeProfit: 2,
+      stopLoss: 0.5,
+      trailingStop: null,
+      onRug: true,
+      entryPrice: '1000000000000',
+      followsIntentId: null,
+      highestPrice: null,
+      trigger: null,
+      price: null,
+      expiry: null,
+    },
+  });
 }
 
 /** The same intent once bought at a launch seen pending. */

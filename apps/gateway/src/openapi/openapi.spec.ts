@@ -7,6 +7,7 @@ import type { GatewayEnv } from '../config/env.js';
 import { DASHBOARD_ACCESS, REQUIRED_SCOPE, type DashboardAccess } from '../auth/scopes.js';
 import {
   createIntentRequestSchema,
+  createExitRequestSchema,
   createIntentsBatchRequestSchema,
   createWalletIntentRequestSchema,
   ErrorBodySchema,
@@ -89,6 +90,7 @@ describe('the OpenAPI document', () => {
         'post /v1/intent': createIntentRequestSchema({ now }),
         'post /v1/intents': createIntentsBatchRequestSchema({ now }),
         'post /v1/wallet/intent': createWalletIntentRequestSchema({ now }),
+        'post /v1/exit': createExitRequestSchema({ now }),
       };
       const schema = creates[`${route.method} ${route.path}`] ?? route.body.schema;
       const parsed = schema.safeParse(route.body.example);

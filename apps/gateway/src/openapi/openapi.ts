@@ -30,6 +30,7 @@ import {
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { SCOPES } from '../auth/scopes.js';
+import { CreateExitSchema, EXIT_ROUTES } from './exit-routes.js';
 import { CreateIntentSchema, CreateIntentsSchema, CreateWalletIntentSchema, INTENT_ROUTES } from './intent-routes.js';
 import { ORDERFLOW_ROUTES } from './orderflow-routes.js';
 import { OTHER_ROUTES } from './other-routes.js';
@@ -39,13 +40,14 @@ import type { ResponseSpec, RouteSpec } from './route-table.js';
 type Json = Record<string, unknown>;
 
 /** Every route the gateway serves, in the document's order. */
-export const ROUTES: readonly RouteSpec[] = [...INTENT_ROUTES, ...PAYOUT_ROUTES, ...ORDERFLOW_ROUTES, ...OTHER_ROUTES];
+export const ROUTES: readonly RouteSpec[] = [...INTENT_ROUTES, ...EXIT_ROUTES, ...PAYOUT_ROUTES, ...ORDERFLOW_ROUTES, ...OTHER_ROUTES];
 
 /** Request bodies, named in `components.schemas` (their input side: what a client sends). */
 const REQUEST_COMPONENTS: Record<string, z.ZodType> = {
   CreateIntent: CreateIntentSchema,
   CreateWalletIntent: CreateWalletIntentSchema,
   CreateIntents: CreateIntentsSchema,
+  CreateExit: CreateExitSchema,
   BulkCancel: BulkCancelRequestSchema,
   IntentId: IntentIdSchema,
   SearchIntents: SearchIntentsRequestSchema,

@@ -24,6 +24,6 @@ import { TokenProber } from './token-prober.js';
     Executor,
     { provide: LaunchIntake, useExisting: Executor },
   ],
-  exports: [LaunchIntake],
+  exports: [LaunchIntake, EXECUTED_CHAINS, ExecutionRepository],
 })
 export class ExecutionModule {}

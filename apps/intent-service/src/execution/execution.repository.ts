@@ -116,7 +116,7 @@ export class ExecutionRepository {
   async waitingSenders(chainId: number, limit: number, relayer: string | null): Promise<string[]> {
     const rows: { sender: string }[] = await this.db.query(
       `SELECT DISTINCT CASE WHEN signature IS NULL THEN wallet ELSE $3 END AS sender FROM intent.intents
-       WHERE chain_id = $1 AND status = 'pending' AND phase IS NULL AND (signature IS NULL OR $3 IS NOT NULL)
+       WHERE chain_id = $1 AND status = 'pending' AND phase IS NULL AND (signature IS NULL OR $3 IS NOT NULL) AND NOT is_exit
        LIMIT $2`,
       [chainId, limit, relayer],
     );
@@ -150,7 +150,7 @@ export class ExecutionRepository {
          x.launch_block IS NOT NULL AS launch_stamped, tl.tx_hash AS token_launch_tx, tl.block_number::text AS token_launch_block
        FROM intent.intents x
        LEFT JOIN intent.launches tl ON tl.chain_id = x.chain_id AND tl.token = lower(x.token_address) AND x.launch_block IS NULL
-       WHERE x.chain_id = $1 AND x.status = 'pending' AND x.phase = 'submitted'
+       WHERE x.chain_id = $1 AND x.status = 'pending' AND x.phase = 'submitted' AND NOT x.is_exit
        ORDER BY 2, x.tx_nonce`,
       [chainId],
     );

@@ -1,6 +1,6 @@
 import { Transaction, Wallet, getAddress } from 'ethers';
 import { type LaunchType, type MerkleSigningRequest, type UnsignedTransaction } from '@tradeinfra/contracts';
-import { ethersTransaction, keccak256Bytes, matchSigned, signedTransaction, unsignedFields, unsignedSerialized } from '@tradeinfra/service-kit';
+import { keccak256Bytes, matchSigned, signDigest, signedTransaction, signingHash, unsignedFields, unsignedSerialized } from '@tradeinfra/service-kit';
 import { recoverAddress, recoverSigner } from '../chain/recover.js';
 import { FailureReason } from './checks.js';
 
@@ -131,14 +131,16 @@ export function verifyMerkleSignature(tx: UnsignedTransaction, fields: Buffer, a
   return { ok: true, raw: `0x${raw.toString('hex')}`, hash: `0x${Buffer.from(keccak256Bytes(raw)).toString('hex')}` };
 }
 
-/** Development signer: keys from the environment, for local chains only (see the config). */
+/** Development signer: keys from the environment, for local chains only (see the config); signs with libsecp256k1. */
 export class DevSigner {
   private readonly wallets = new Map<string, Wallet>();
+  private readonly keys = new Map<string, Uint8Array>();
 
   constructor(privateKeys: string[]) {
     for (const key of privateKeys) {
       const wallet = new Wallet(key);
       this.wallets.set(wallet.address.toLowerCase(), wallet);
+      this.keys.set(wallet.address.toLowerCase(), Buffer.from(wallet.privateKey.slice(2), 'hex'));
     }
   }
 
@@ -152,10 +154,11 @@ export class DevSigner {
   }
 
   async sign(tx: UnsignedTransaction): Promise<SignResult> {
-    const wallet = this.wallets.get(tx.from.toLowerCase());
-    if (!wallet) return { ok: false, reason: FailureReason.NoSigner, detail: 'the development signer does not hold this wallet' };
-    const signed = ethersTransaction(tx);
-    signed.signature = wallet.signingKey.sign(signed.unsignedHash);
-    return { ok: true, raw: signed.serialized, hash: signed.hash! };
+    const key = this.keys.get(tx.from.toLowerCase());
+    if (!key) return { ok: false, reason: FailureReason.NoSigner, detail: 'the development signer does not hold this wallet' };
+    const fields = unsignedFields(tx);
+    const { signature, recid } = signDigest(signingHash(fields), key);
+    const raw = signedTransaction(fields, recid, signature);
+    return { ok: true, raw: `0x${raw.toString('hex')}`, hash: `0x${Buffer.from(keccak256Bytes(raw)).toString('hex')}` };
   }
 }

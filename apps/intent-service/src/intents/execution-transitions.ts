@@ -4,15 +4,32 @@ import type { ClaimedIntent, LaunchStamp, Outcome, ToSubmit, WaitingAgain } from
 import { OutboxRepository } from '../outbox/outbox.repository.js';
 
 /**
- * Waiting, or claimed by a round that did not finish (its replica died): only the replica holding
- * the chain's execution lock claims, one round at a time, so any claim it finds is stale.
+ * A buy waiting, or claimed by a round that did not finish (its replica died): only the replica
+ * holding the chain's execution lock claims, one round at a time, so any claim it finds is stale.
+ * Exits (`is_exit`) are never a launch's: the exit watcher claims them.
  */
-export const CLAIMABLE = `x.status = 'pending' AND x.phase IS DISTINCT FROM 'submitted'`;
+export const CLAIMABLE = `x.status = 'pending' AND x.phase IS DISTINCT FROM 'submitted' AND NOT x.is_exit`;
 
 /** statusData as stored: NULL when there is nothing to say. */
 function storedData(data: IntentStatusData | null | undefined): string | null {
   return data && Object.keys(data).length > 0 ? JSON.stringify(data) : null;
 }
+
+/**
+ * The exit of each completed buy in `u` that carries an `exit` object (`exit_spec`): the same
+ * wallet, token, chain and webhooks, following the buy (its entry price is measured from the
+ * buy's receipt by the exit watcher). Returns `tenant_id, record` for its `created` event.
+ */
+const EXIT_OF_COMPLETED_BUY = `INSERT INTO intent.intents AS y (id, tenant_id, status, chain_id, wallet, token_address, bribe, buy_amount, expires_at,
+    min_out, max_slippage_bps, gas_tip, notification_webhook_url, webhook_url, webhook_batch, webhook_protocol, created_at, updated_at,
+    is_exit, exit_amount, take_profit, stop_loss, trailing_stop, on_rug, follows_intent_id)
+  SELECT intent.uuid_v7(), b.tenant_id, 'pending', b.chain_id, b.wallet, b.token_address, coalesce((b.exit_spec->>'bribe')::numeric, 0), 0,
+    to_timestamp((b.exit_spec->>'expiry')::bigint), (b.exit_spec->>'minOut')::numeric, (b.exit_spec->>'maxSlippageBps')::integer, b.gas_tip,
+    b.notification_webhook_url, b.webhook_url, b.webhook_batch, b.webhook_protocol, clock_timestamp(), clock_timestamp(),
+    true, nullif(b.exit_spec->>'amount', 'all')::numeric, (b.exit_spec->>'takeProfit')::numeric, (b.exit_spec->>'stopLoss')::numeric,
+    (b.exit_spec->>'trailingStop')::numeric, (b.exit_spec->>'onRug')::boolean, b.id
+  FROM u b WHERE b.status = 'completed' AND b.exit_spec IS NOT NULL
+  RETURNING y.tenant_id, intent.record_json(y) AS record`;
 
 /** A token's claimable intents ($1 chain, $2 token) in the order a claim takes them: highest bribe first, then oldest. */
 const CLAIM_QUEUE = `FROM intent.intents x
@@ -252,7 +269,10 @@ export abstract class ExecutionTransitions {
     return n;
   }
 
-  /** Records what the chain decided for submitted buys (each only while still pending). */
+  /**
+   * Records what the chain decided for submitted buys (each only while still pending); a
+   * completed buy with an `exit` object creates its exit in the same statement.
+   */
   async recordOutcomes(outcomes: Outcome[]): Promise<number> {
     if (outcomes.length === 0) return 0;
     const [{ n }] = await this.db.query(
@@ -264,9 +284,11 @@ export abstract class ExecutionTransitions {
          FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::bigint[], $7::text[])
            AS s(id, status, reason, executed_at, data, launch_block, launch_tx)
          WHERE x.id = s.id AND x.status = 'pending' AND x.phase = 'submitted'
-         RETURNING x.tenant_id, x.status, intent.record_json(x) AS record
+         RETURNING x.*, intent.record_json(x) AS record
        ),
-       e AS (${OutboxRepository.insertSql('u', { column: 'status' }, { returning: true })})
+       e AS (${OutboxRepository.insertSql('u', { column: 'status' }, { returning: true })}),
+       n AS (${EXIT_OF_COMPLETED_BUY}),
+       ne AS (${OutboxRepository.insertSql('n', 'created')})
        SELECT count(*)::int AS n FROM e`,
       [
         outcomes.map((o) => o.id),

@@ -22,6 +22,16 @@ const TOKEN = `(SELECT json_build_object(
             'deployerBlocknumber', t.deployer_block_number, 'deployerTimestamp', t.deployer_timestamp)
           FROM (SELECT 1) one LEFT JOIN intent.tokens t ON t.chain_id = x.chain_id AND t.token = lower(x.token_address))`;
 
+/** An exit's triggers and measurements; a buy's `exit` object as asked (null without one). */
+const EXIT = `CASE WHEN x.is_exit THEN json_build_object(
+            'amount', coalesce(x.exit_amount::text, 'all'), 'takeProfit', x.take_profit, 'stopLoss', x.stop_loss,
+            'trailingStop', x.trailing_stop, 'onRug', x.on_rug, 'entryPrice', x.entry_price::text, 'followsIntentId', x.follows_intent_id,
+            'highestPrice', x.highest_price::text, 'trigger', x.fired_trigger, 'price', x.fired_price::text, 'expiry', NULL)
+          WHEN x.exit_spec IS NOT NULL THEN json_build_object(
+            'amount', x.exit_spec->>'amount', 'takeProfit', (x.exit_spec->>'takeProfit')::numeric, 'stopLoss', (x.exit_spec->>'stopLoss')::numeric,
+            'trailingStop', (x.exit_spec->>'trailingStop')::numeric, 'onRug', (x.exit_spec->>'onRug')::boolean, 'entryPrice', NULL,
+            'followsIntentId', NULL, 'highestPrice', NULL, 'trigger', NULL, 'price', NULL, 'expiry', (x.exit_spec->>'expiry')::bigint) END`;
+
 /** Merkle's `error`, from the statusReason (the contracts' merkleIntentError, as SQL). */
 const MERKLE_ERROR = `CASE WHEN x.status IN ('completed', 'cancelled') THEN NULL ${Object.entries(MERKLE_ERROR_OF_REASON)
   .map(([reason, error]) => `WHEN x.status_reason = '${reason}' THEN '${error}'`)
@@ -61,14 +71,21 @@ export const INTENT_RECORD_FIELDS: { readonly [K in keyof IntentRecord]-?: strin
   webhookUrl: 'x.webhook_url',
   webhookBatch: 'x.webhook_batch',
   webhookProtocol: 'x.webhook_protocol',
-  kind: `CASE WHEN x.signature IS NULL THEN 'bot' ELSE 'wallet' END`,
+  kind: `CASE WHEN x.is_exit THEN 'exit' WHEN x.signature IS NULL THEN 'bot' ELSE 'wallet' END`,
   nonce: 'x.intent_nonce::text',
   launch: LAUNCH,
   createdAtMs: 'floor(extract(epoch FROM x.created_at) * 1000)::bigint',
   error: MERKLE_ERROR,
   minBuy: 'x.min_in::text',
   token: TOKEN,
+  exit: EXIT,
 };
+
+/** The record's fields before the Exits migration (no `exit`, no `is_exit`): what the earlier migrations' `down` restore from. */
+export const RECORD_FIELDS_BEFORE_EXITS: Readonly<Record<string, string>> = (() => {
+  const { exit: _exit, ...before } = INTENT_RECORD_FIELDS;
+  return { ...before, kind: `CASE WHEN x.signature IS NULL THEN 'bot' ELSE 'wallet' END` };
+})();
 
 /**
  * `intent.record_json(x)`, defined from INTENT_RECORD_FIELDS. It is not a migration: the

@@ -15,6 +15,8 @@ import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
 @Check('intents_wallet_intent_check', 'signature IS NOT NULL OR intent_nonce IS NULL')
 @Check('intents_webhook_protocol_check', "webhook_protocol IN ('merkle', 'tradeinfra')")
 @Check('intents_status_check', "status IN ('pending', 'completed', 'expired', 'failed', 'cancelled', 'error')")
+@Index('intents_pending_exits_idx', ['chainId'], { where: "status = 'pending' AND is_exit" })
+@Check('intents_fired_trigger_check', "fired_trigger IN ('take_profit', 'stop_loss', 'trailing_stop', 'on_rug')")
 @Check('intents_launch_type_check', "launch_type IN ('public_transaction', 'private_transaction', 'block')")
 export class IntentEntity {
   @PrimaryColumn('uuid')
@@ -162,6 +164,46 @@ export class IntentEntity {
 
   @Column('timestamptz', { name: 'updated_at', default: () => 'now()' })
   updatedAt!: Date;
+
+  /** An exit (a sell, `POST /v1/exit`): the buy paths never take it (docs/design/exits.md). */
+  @Column('boolean', { name: 'is_exit', default: false })
+  isExit!: boolean;
+
+  /** Token units to sell; null: the whole balance when it fires. */
+  @Column('numeric', { name: 'exit_amount', precision: 78, scale: 0, nullable: true })
+  exitAmount!: string | null;
+
+  @Column('numeric', { name: 'take_profit', nullable: true })
+  takeProfit!: string | null;
+
+  @Column('numeric', { name: 'stop_loss', nullable: true })
+  stopLoss!: string | null;
+
+  @Column('numeric', { name: 'trailing_stop', nullable: true })
+  trailingStop!: string | null;
+
+  @Column('boolean', { name: 'on_rug', nullable: true })
+  onRug!: boolean | null;
+
+  /** Wei per whole token: given, or measured from the followed buy's receipt. */
+  @Column('numeric', { name: 'entry_price', precision: 78, scale: 0, nullable: true })
+  entryPrice!: string | null;
+
+  @Column('uuid', { name: 'follows_intent_id', nullable: true })
+  followsIntentId!: string | null;
+
+  @Column('numeric', { name: 'highest_price', precision: 78, scale: 0, nullable: true })
+  highestPrice!: string | null;
+
+  @Column('text', { name: 'fired_trigger', nullable: true })
+  firedTrigger!: string | null;
+
+  @Column('numeric', { name: 'fired_price', precision: 78, scale: 0, nullable: true })
+  firedPrice!: string | null;
+
+  /** A buy's `exit` object: the exit created when it completes. */
+  @Column('jsonb', { name: 'exit_spec', nullable: true })
+  exitSpec!: Record<string, unknown> | null;
 }
 
 /** Service-wide settings kept in the database (e.g. the notification signing secret). */

@@ -8,6 +8,8 @@ export enum IntentErrorCode {
   BadCursor = 'BAD_CURSOR',
   /** A wallet intent whose signature does not recover to its wallet, or on a chain without an executor. */
   BadWalletIntent = 'BAD_WALLET_INTENT',
+  /** An exit whose followsIntentId names no completed buy of the same chain, wallet and token. */
+  BadExit = 'BAD_EXIT',
 }
 
 /** The one error type the intent domain throws; the RPC filter turns it into the wire error. */
@@ -21,6 +23,7 @@ export class IntentError extends ServiceError<IntentErrorCode> {
         return ErrorName.Conflict;
       case IntentErrorCode.BadCursor:
       case IntentErrorCode.BadWalletIntent:
+      case IntentErrorCode.BadExit:
         return ErrorName.Validation;
     }
   }

@@ -66,7 +66,7 @@ export class IntentsRepository extends ExecutionTransitions {
     const guard = claim
       ? `k AS (
            INSERT INTO intent.idempotency_keys (tenant_id, key, request_hash, intent_id)
-           VALUES ($2, $25, $26, $1) ON CONFLICT (tenant_id, key) DO NOTHING RETURNING 1
+           VALUES ($2, $26, $27, $1) ON CONFLICT (tenant_id, key) DO NOTHING RETURNING 1
          ),`
       : '';
     if (claim) params.push(claim.key, claim.requestHash);
@@ -136,7 +136,7 @@ export class IntentsRepository extends ExecutionTransitions {
     const guard = claim
       ? `k AS (
            INSERT INTO intent.idempotency_keys (tenant_id, key, request_hash, intent_id, intent_ids)
-           VALUES ($1, $23, $24, ($2::uuid[])[1], $2::uuid[]) ON CONFLICT (tenant_id, key) DO NOTHING RETURNING 1
+           VALUES ($1, $24, $25, ($2::uuid[])[1], $2::uuid[]) ON CONFLICT (tenant_id, key) DO NOTHING RETURNING 1
          ),`
       : '';
     if (claim) params.push(claim.key, claim.requestHash);
@@ -148,12 +148,13 @@ export class IntentsRepository extends ExecutionTransitions {
          SELECT u.id, $1, 'pending', u.chain_id, u.wallet, u.token_address, u.bribe, u.buy_amount, to_timestamp(u.expiry),
            u.max_buy_tax, u.max_sell_tax, u.min_in, u.min_out, u.min_liquidity, u.fee_bps, u.fee_recipient, u.first_or_fail,
            u.max_slippage_bps, u.gas_tip, u.notification_webhook_url, u.webhook_url, NULL, NULL, ${createdAt}, ${createdAt},
-           u.webhook_batch, u.webhook_protocol
+           u.webhook_batch, u.webhook_protocol, u.exit_spec
          FROM unnest($2::uuid[], $3::integer[], $4::text[], $5::text[], $6::numeric[], $7::numeric[], $8::bigint[],
                      $9::numeric[], $10::numeric[], $11::numeric[], $12::numeric[], $13::numeric[], $14::integer[], $15::text[],
-                     $16::boolean[], $17::integer[], $18::numeric[], $19::text[], $20::text[], $21::boolean[], $22::text[])
+                     $16::boolean[], $17::integer[], $18::numeric[], $19::text[], $20::text[], $21::boolean[], $22::text[], $23::jsonb[])
            AS u(id, chain_id, wallet, token_address, bribe, buy_amount, expiry, max_buy_tax, max_sell_tax, min_in, min_out,
-                min_liquidity, fee_bps, fee_recipient, first_or_fail, max_slippage_bps, gas_tip, notification_webhook_url, webhook_url, webhook_batch, webhook_protocol)
+                min_liquidity, fee_bps, fee_recipient, first_or_fail, max_slippage_bps, gas_tip, notification_webhook_url, webhook_url, webhook_batch, webhook_protocol,
+                exit_spec)
          ${claim ? 'WHERE EXISTS (SELECT 1 FROM k)' : ''}
          RETURNING x.id, x.tenant_id, intent.record_json(x) AS record
        ),

@@ -70,7 +70,7 @@ export class ChainLaunches {
   async awaitedTokens(): Promise<Set<string>> {
     const rows: { token: string }[] = await this.tx.query(
       `SELECT t.token FROM (
-         SELECT lower(i.token_address) AS token FROM intent.intents i WHERE i.chain_id = $1 AND i.status = 'pending'
+         SELECT lower(i.token_address) AS token FROM intent.intents i WHERE i.chain_id = $1 AND i.status = 'pending' AND NOT i.is_exit
          UNION
          SELECT p.token FROM intent.pending_launches p WHERE p.chain_id = $1
        ) t

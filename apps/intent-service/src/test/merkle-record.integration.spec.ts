@@ -77,6 +77,7 @@ describe('Merkle’s fields on the intent record', () => {
   });
 
   it('keeps our signing protocol for intents stored before it, and reverts and re-applies cleanly', async () => {
+    await ds.undoLastMigration(); // Exits
     await ds.undoLastMigration(); // MerkleDropIn
     const [{ id }] = (await ds.query(
       `INSERT INTO intent.intents (id, tenant_id, status, chain_id, wallet, token_address, bribe, buy_amount, expires_at, webhook_url)

@@ -1,6 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { LAUNCH_BEFORE_FACTS } from './1765100000000-LaunchFacts.js';
-import { INTENT_RECORD_FIELDS, recordJsonFunction } from '../../intents/intent-record.sql.js';
+import { RECORD_FIELDS_BEFORE_EXITS, recordJsonFunction } from '../../intents/intent-record.sql.js';
 
 /** The intent record's fields before this migration, in order. */
 const RECORD_FIELDS_BEFORE = [
@@ -49,7 +49,7 @@ export class WebhookBatch1764900000000 implements MigrationInterface {
 
   async down(q: QueryRunner): Promise<void> {
     // The record as LaunchKind left it: its fields by name (a field added later is not among them).
-    const before = Object.fromEntries(RECORD_FIELDS_BEFORE.map((key) => [key, key === 'launch' ? LAUNCH_BEFORE_FACTS : INTENT_RECORD_FIELDS[key]]));
+    const before = Object.fromEntries(RECORD_FIELDS_BEFORE.map((key) => [key, key === 'launch' ? LAUNCH_BEFORE_FACTS : RECORD_FIELDS_BEFORE_EXITS[key]!]));
     await q.query(recordJsonFunction(before));
     await q.query(`ALTER TABLE "intent"."intents" DROP COLUMN "webhook_batch"`);
   }

@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { INTENT_RECORD_FIELDS, recordJsonFunction } from '../../intents/intent-record.sql.js';
+import { RECORD_FIELDS_BEFORE_EXITS, recordJsonFunction } from '../../intents/intent-record.sql.js';
 
 /** The intent record's fields as this migration leaves them, in order (a later migration's `down` restores them). */
 export const RECORD_FIELDS_OF_LAUNCH_FACTS = [
@@ -64,7 +64,9 @@ export class LaunchFacts1765100000000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    const before = Object.fromEntries(RECORD_FIELDS_OF_LAUNCH_FACTS.map((key) => [key, key === 'launch' ? LAUNCH_BEFORE_FACTS : INTENT_RECORD_FIELDS[key]]));
+    const before = Object.fromEntries(
+      RECORD_FIELDS_OF_LAUNCH_FACTS.map((key) => [key, key === 'launch' ? LAUNCH_BEFORE_FACTS : RECORD_FIELDS_BEFORE_EXITS[key]!]),
+    );
     await q.query(recordJsonFunction(before));
     await q.query(`ALTER TABLE "intent"."intents" DROP COLUMN "launch_sender", DROP COLUMN "launch_nonce", DROP COLUMN "launch_block"`);
   }

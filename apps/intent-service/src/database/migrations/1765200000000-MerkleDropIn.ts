@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { INTENT_RECORD_FIELDS, recordJsonFunction } from '../../intents/intent-record.sql.js';
+import { RECORD_FIELDS_BEFORE_EXITS, recordJsonFunction } from '../../intents/intent-record.sql.js';
 import { LAUNCH_WITH_FACTS, RECORD_FIELDS_OF_LAUNCH_FACTS } from './1765100000000-LaunchFacts.js';
 
 /**
@@ -33,7 +33,9 @@ export class MerkleDropIn1765200000000 implements MigrationInterface {
 
   async down(q: QueryRunner): Promise<void> {
     // The record as LaunchFacts left it: its fields by name (a field added later is not among them).
-    const before = Object.fromEntries(RECORD_FIELDS_OF_LAUNCH_FACTS.map((key) => [key, key === 'launch' ? LAUNCH_WITH_FACTS : INTENT_RECORD_FIELDS[key]]));
+    const before = Object.fromEntries(
+      RECORD_FIELDS_OF_LAUNCH_FACTS.map((key) => [key, key === 'launch' ? LAUNCH_WITH_FACTS : RECORD_FIELDS_BEFORE_EXITS[key]!]),
+    );
     await q.query(recordJsonFunction(before));
     await q.query(`DROP TABLE "intent"."tokens"`);
     await q.query(`DELETE FROM "intent"."intents" WHERE signature IS NOT NULL AND intent_nonce IS NULL`);

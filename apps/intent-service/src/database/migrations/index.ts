@@ -13,6 +13,7 @@ import { WebhookBatch1764900000000 } from './1764900000000-WebhookBatch.js';
 import { SignedTxStorage1765000000000 } from './1765000000000-SignedTxStorage.js';
 import { LaunchFacts1765100000000 } from './1765100000000-LaunchFacts.js';
 import { MerkleDropIn1765200000000 } from './1765200000000-MerkleDropIn.js';
+import { Exits1765300000000 } from './1765300000000-Exits.js';
 
 /** Every migration of the intent schema, oldest first. */
 export const migrations = [
@@ -31,4 +32,5 @@ export const migrations = [
   SignedTxStorage1765000000000,
   LaunchFacts1765100000000,
   MerkleDropIn1765200000000,
+  Exits1765300000000,
 ];

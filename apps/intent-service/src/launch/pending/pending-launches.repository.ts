@@ -19,7 +19,7 @@ export class PendingLaunchesRepository {
   async watchedTokens(chainId: number): Promise<string[]> {
     const rows: { token: string }[] = await this.db.query(
       `SELECT DISTINCT lower(x.token_address) AS token FROM intent.intents x
-       WHERE x.chain_id = $1 AND x.status = 'pending' AND x.phase IS DISTINCT FROM 'submitted'
+       WHERE x.chain_id = $1 AND x.status = 'pending' AND x.phase IS DISTINCT FROM 'submitted' AND NOT x.is_exit
          AND NOT EXISTS (SELECT 1 FROM intent.launches l WHERE l.chain_id = x.chain_id AND l.token = lower(x.token_address))
          AND NOT EXISTS (SELECT 1 FROM intent.pending_launches p WHERE p.chain_id = x.chain_id AND p.token = lower(x.token_address))`,
       [chainId],
