@@ -6,7 +6,7 @@ import { devWallet, eventually, freePort, HardhatNode, LocalDex, mined } from '@
 import { id as keccakText, MaxUint256, Wallet, ZeroAddress } from 'ethers';
 import { OPENAPI_FILE, ROUTES } from '../../apps/gateway/src/openapi/openapi.js';
 import { LaunchDriver } from './execution-support.js';
-import { intentBody, randomWallet, Stack, TOKEN, type HttpResponse, type RequestOptions } from './harness.js';
+import { intentBody, randomWallet, Stack, TOKEN, WALLET, type HttpResponse, type RequestOptions } from './harness.js';
 
 /**
  * The wire contract: every route of the OpenAPI route table is driven over HTTP, and every answer
@@ -92,6 +92,27 @@ describe('the wire contract: every route answers what the OpenAPI document says'
   afterAll(async () => {
     await stack?.close();
     await node?.stop();
+  });
+
+  it('exits: create (read and cancelled as an intent), and its errors', async () => {
+    const exit = {
+      chainId: CHAIN_ID,
+      wallet: WALLET,
+      tokenAddress: TOKEN,
+      amount: '1000000000000000000000',
+      entryPrice: '100000000000',
+      takeProfit: 2,
+      stopLoss: 0.5,
+      expiry: Math.floor(Date.now() / 1000) + 3600,
+      webhookUrl: 'https://signer.example.com/sign',
+    };
+    const created = await call<IntentRecord>('POST', '/v1/exit', '/v1/exit', { key, body: exit }, 201);
+    expect(created.body).toMatchObject({ kind: 'exit', status: 'pending', exit: { takeProfit: 2, stopLoss: 0.5, entryPrice: '100000000000' } });
+    await call('GET', '/v1/intent/{id}', `/v1/intent/${created.body.id}`, { key }, 200);
+    await call('POST', '/v1/exit', '/v1/exit', { key, body: { ...exit, takeProfit: undefined, stopLoss: undefined } }, 400);
+    await call('POST', '/v1/exit', '/v1/exit', { key, body: { ...exit, amount: 'lots' } }, 400);
+    await call('POST', '/v1/exit', '/v1/exit', { key: null, body: exit }, 401);
+    await call('POST', '/v1/exit', '/v1/exit', { key: reader, body: exit }, 403);
   });
 
   it('intents: create, batch, fetch, search, cancel, bulk cancel, the signing secret, and their errors', async () => {
