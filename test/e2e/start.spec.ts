@@ -117,7 +117,7 @@ describe('npm start', () => {
     const secured = await TestNatsServer.start({
       config: join(ROOT, 'infra', 'nats', 'nats.conf'),
       env: Object.fromEntries(
-        ['GATEWAY', 'INTENT', 'PAYOUT', 'SIMULATION', 'MEV_CAPTURE'].map((u) => [`NATS_${u}_PASSWORD`, `p${u.replace('_', '')}0123456789abcdef`]),
+        ['GATEWAY', 'INTENT', 'PAYOUT', 'SIMULATION', 'ORDERFLOW', 'MEV_CAPTURE'].map((u) => [`NATS_${u}_PASSWORD`, `p${u.replace('_', '')}0123456789abcdef`]),
       ),
     });
     try {

@@ -104,17 +104,22 @@ describe('group commit: the intent service killed with a group in flight', () =>
     await b.query('ROLLBACK');
 
     const groupAnswers = await Promise.all(group);
-    expect(groupAnswers.filter((x) => x.ok)).toEqual([]);
+    // The create with key B was in the group statement the kill cut short: never answered. (On a
+    // loaded machine a plain create may reach the service only after A's two were answered and
+    // go alone; it is then answered, and must be stored, like any acknowledged create.)
+    expect(groupAnswers.at(-1)!.ok).toBe(false);
+    const lateAlone = groupAnswers.filter((x) => x.ok);
 
-    const acknowledged = [...before, ...firstAnswers].flatMap((x) => (x.ok ? [x.id] : []));
+    const acknowledged = [...before, ...firstAnswers, ...lateAlone].flatMap((x) => (x.ok ? [x.id] : []));
     const stored = await db.query<{ id: string; events: string }>(
       `SELECT x.id, (SELECT count(*) FROM intent.outbox o WHERE o.intent->>'id' = x.id::text AND o.type = 'created') AS events
        FROM intent.intents x WHERE x.tenant_id = $1`,
       [tenantId],
     );
-    // 20 + A's one intent, each once with its event; nothing of the group.
+    // 20 + A's one intent (+ any plain create that went alone), each once with its event; nothing else of the group.
     expect(stored.map((r) => r.id).sort()).toEqual([...new Set(acknowledged)].sort());
-    expect(stored).toHaveLength(21);
+    expect(stored).toHaveLength(21 + lateAlone.length);
+    expect(lateAlone.length).toBeLessThan(5);
     expect(stored.every((r) => r.events === '1')).toBe(true);
   });
 });

@@ -10,6 +10,7 @@ describe('loadServiceEnv', () => {
       NATS_URL: 'nats://127.0.0.1:4222',
       NATS_TLS: false,
       NATS_STREAM_REPLICAS: 1,
+      NATS_CHECK_MESSAGES: false,
       PGHOST: '127.0.0.1',
       PGPORT: 6432,
       PGDATABASE: 'tradeinfra',
