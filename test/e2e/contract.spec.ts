@@ -111,6 +111,12 @@ describe('the wire contract: every route answers what the OpenAPI document says'
     await call('GET', '/v1/intent/{id}', `/v1/intent/${created.body.id}`, { key }, 200);
     await call('POST', '/v1/exit', '/v1/exit', { key, body: { ...exit, takeProfit: undefined, stopLoss: undefined } }, 400);
     await call('POST', '/v1/exit', '/v1/exit', { key, body: { ...exit, amount: 'lots' } }, 400);
+    // An Idempotency-Key outside printable ASCII is refused before anything is stored, on both create routes.
+    for (const path of ['/v1/exit', '/v1/intent']) {
+      const body = path === '/v1/exit' ? exit : intentBody({ chainId: CHAIN_ID });
+      const refused = await call<{ details: unknown }>('POST', path, path, { key, body, headers: { 'idempotency-key': 'two words' } }, 400);
+      expect(refused.body.details).toEqual([{ path: 'headers.idempotency-key', message: 'must be 1 to 255 printable ASCII characters' }]);
+    }
     await call('POST', '/v1/exit', '/v1/exit', { key: null, body: exit }, 401);
     await call('POST', '/v1/exit', '/v1/exit', { key: reader, body: exit }, 403);
   });

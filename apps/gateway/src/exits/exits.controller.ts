@@ -1,14 +1,11 @@
 import { Body, Controller, Headers, Post, Req, Res, UseGuards } from '@nestjs/common';
-import { createExitRequestSchema, ErrorName, NATS_ROUTES, type CreateExitRequest, type IntentRecord } from '@tradeinfra/contracts';
+import { createExitRequestSchema, NATS_ROUTES, type CreateExitRequest, type IntentRecord } from '@tradeinfra/contracts';
 import type { Response } from 'express';
 import { AuthGuard, type AuthenticatedRequest } from '../auth/auth.guard.js';
 import { RequireScope } from '../auth/scopes.js';
-import { GatewayError } from '../http/gateway-error.js';
-import { requestIdOf } from '../http/request-context.js';
+import { checkIdempotencyKey, requestIdOf } from '../http/request-context.js';
 import { ContractPipe } from '../http/zod.pipe.js';
 import { ServiceClient } from '../nats/service-client.js';
-
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /**
  * `POST /v1/exit`: an exit intent (a sell on a price trigger or ahead of a rug). Checked here
@@ -28,11 +25,7 @@ export class ExitsController {
     @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Body(new ContractPipe(createExitRequestSchema())) body: CreateExitRequest,
   ): Promise<IntentRecord> {
-    if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
-      throw new GatewayError(ErrorName.Validation, 'Idempotency-Key must be 1 to 255 printable ASCII characters', [
-        { path: 'headers.idempotency-key', message: 'must be 1 to 255 printable ASCII characters' },
-      ]);
-    }
+    checkIdempotencyKey(idempotencyKey);
     const reply = await this.services.forward(
       NATS_ROUTES.exitCreate,
       { tenantId: req.principal.tenantId, idempotencyKey: idempotencyKey ?? null, body },

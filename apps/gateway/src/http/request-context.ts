@@ -7,6 +7,16 @@ import { GatewayError } from './gateway-error.js';
 import { jsonTextIssues, lenientText, queryIssues, utf8 } from './input-text.js';
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** Refuses an `Idempotency-Key` header that is not 1 to 255 printable ASCII characters (400). */
+export function checkIdempotencyKey(idempotencyKey: string | undefined): void {
+  if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
+    throw new GatewayError(ErrorName.Validation, 'Idempotency-Key must be 1 to 255 printable ASCII characters', [
+      { path: 'headers.idempotency-key', message: 'must be 1 to 255 printable ASCII characters' },
+    ]);
+  }
+}
 
 /** The request id: the client's `x-request-id` when it is sane, else a new UUID. */
 export function requestIdOf(req: Request): string {

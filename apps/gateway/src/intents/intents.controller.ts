@@ -5,7 +5,6 @@ import {
   createWalletIntentRequestSchema,
   type IntentKind,
   createIntentsBatchRequestSchema,
-  ErrorName,
   IntentIdSchema,
   NATS_ROUTES,
   NoBodySchema,
@@ -22,12 +21,9 @@ import {
 import type { Response } from 'express';
 import { AuthGuard, type AuthenticatedRequest } from '../auth/auth.guard.js';
 import { AllowDashboardToken, RequireScope } from '../auth/scopes.js';
-import { GatewayError } from '../http/gateway-error.js';
-import { requestIdOf } from '../http/request-context.js';
+import { checkIdempotencyKey, requestIdOf } from '../http/request-context.js';
 import { ContractPipe } from '../http/zod.pipe.js';
 import { ServiceClient } from '../nats/service-client.js';
-
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /**
  * The public intent endpoints. Bodies are checked here with the contracts' schemas (so bad
@@ -161,13 +157,5 @@ export class IntentsController {
     @Body(new ContractPipe(NoBodySchema)) _none: unknown,
   ): Promise<IntentRecord> {
     return this.services.forward(NATS_ROUTES.intentCancel, { tenantId: req.principal.tenantId, id }, requestIdOf(req));
-  }
-}
-
-function checkIdempotencyKey(idempotencyKey: string | undefined): void {
-  if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
-    throw new GatewayError(ErrorName.Validation, 'Idempotency-Key must be 1 to 255 printable ASCII characters', [
-      { path: 'headers.idempotency-key', message: 'must be 1 to 255 printable ASCII characters' },
-    ]);
   }
 }
