@@ -3,40 +3,12 @@ import { FailureReason, type PoolState } from './checks.js';
 import { type ClaimedIntent } from './execution.repository.js';
 import { type SenderState } from './buy-terms.js';
 import { planRound, type RoundInput } from './round-planner.js';
+import { claimed as intent, ETH, RELAYER, WALLET } from '../test/round-fakes.js';
 
-const ETH = 10n ** 18n;
-const WALLET = getAddress('0x00000000000000000000000000000000000000aa');
 const OTHER = getAddress('0x00000000000000000000000000000000000000bb');
-const RELAYER = getAddress('0x00000000000000000000000000000000000000cc');
 const EXECUTOR = '0x00000000000000000000000000000000000000dd';
 const PAIR = '0x00000000000000000000000000000000000000ee';
 const pool: PoolState = { reserveNative: 10n * ETH, reserveToken: 1_000_000n * ETH, liquidityCents: null };
-
-const intent = (id: string, over: Partial<ClaimedIntent> = {}): ClaimedIntent => ({
-  id,
-  tenantId: 't',
-  wallet: WALLET,
-  tokenAddress: getAddress('0x00000000000000000000000000000000000000ff'),
-  buyAmount: (ETH / 10n).toString(),
-  bribe: '0',
-  minIn: null,
-  minOut: null,
-  minLiquidity: null,
-  maxBuyTax: null,
-  maxSellTax: null,
-  maxSlippageBps: null,
-  feeBps: null,
-  feeRecipient: null,
-  firstOrFail: false,
-  gasTip: null,
-  expiry: 2_000_000_000n,
-  webhookUrl: 'https://signer.example/sign',
-  webhookBatch: false,
-  webhookProtocol: 'tradeinfra',
-  signature: null,
-  nonce: null,
-  ...over,
-});
 
 const state = (over: Partial<SenderState> = {}): SenderState => ({
   nonce: new Map([
