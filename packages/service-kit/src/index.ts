@@ -296,8 +296,7 @@ export async function startMicroservice(module: DynamicModule, settings: Microse
     app = await NestFactory.createMicroservice<MicroserviceOptions>(withNats, {
       strategy: new SharedConnectionNatsServer(nats, {
         queue: settings.queue,
-        gracefulShutdown: true,
-        gracePeriod: 1_000,
+        gracePeriodMs: 1_000,
         deserializer: new ExactJsonDeserializer(),
       }),
       logger,

@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { Controller, Module, type INestMicroservice } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
@@ -125,4 +126,68 @@ describe('a microservice reading hostile NATS requests', () => {
       }
     });
   });
+});
+
+@Controller()
+class SlowController {
+  static release: (() => void) | null = null;
+  static started: (() => void) | null = null;
+
+  /** Answers once the test lets it. */
+  @MessagePattern('test.slow')
+  async slow(): Promise<{ done: true }> {
+    await new Promise<void>((resolve) => {
+      SlowController.release = resolve;
+      SlowController.started?.();
+    });
+    return { done: true };
+  }
+}
+
+@Module({ controllers: [SlowController] })
+class SlowModule {}
+
+describe('a microservice closing', () => {
+  let nats: TestNatsServer;
+  let nc: NatsConnection;
+  const start = () => startMicroservice({ module: SlowModule }, { name: 'slow', queue: 'slow', nats: plainNatsEnv(nats.url), logRequests: false }, false);
+  const ask = (timeout = 10_000) => nc.request('test.slow', encodeRpcRequest('test.slow', {}, 'x'), { timeout });
+
+  beforeAll(async () => {
+    nats = await TestNatsServer.start();
+    nc = await connect({ servers: nats.url });
+  });
+  afterAll(async () => {
+    await nc?.close();
+    await nats?.dispose();
+  });
+
+  it('answers the request in flight before it lets go, and takes no new one', async () => {
+    const app = await start();
+    const started = new Promise<void>((resolve) => (SlowController.started = resolve));
+    const reply = ask();
+    await started;
+    let closed = false;
+    const closing = app.close().then(() => (closed = true));
+    // The close waits for the handler: it has not finished while the handler still runs.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(closed).toBe(false);
+    SlowController.release!();
+    expect(decodeRpcReply((await reply).string())).toEqual({ ok: true, value: { done: true } });
+    await closing;
+    // Unsubscribed: the server says no one answers.
+    await expect(ask()).rejects.toThrow(/no responders/i);
+  });
+
+  it('closes without waiting out a grace period when nothing is in flight', async () => {
+    const app = await start();
+    // With timers frozen, a close that waited on a timer (as Nest's own graceful close always waits
+    // its grace period) would never finish.
+    jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
+    try {
+      await app.close();
+    } finally {
+      jest.useRealTimers();
+    }
+  }, 5_000);
 });

@@ -129,13 +129,51 @@ export class NatsConnectionsModule {
   }
 }
 
-/** Nest's NATS transport on the process's one connection: its close unsubscribes (after the grace period) and leaves the connection to NatsConnections. */
+/**
+ * Nest's NATS transport on the process's one connection: its close unsubscribes, waits for the
+ * handlers in flight (at most `gracePeriodMs`, not always all of it, as Nest's own would), and
+ * leaves the connection to NatsConnections.
+ */
 export class SharedConnectionNatsServer extends ServerNats {
+  private inFlight = 0;
+  private idle: (() => void) | null = null;
+  private readonly gracePeriodMs: number;
+
   constructor(
     private readonly nats: NatsConnections,
-    options: ConstructorParameters<typeof ServerNats>[0],
+    options: Omit<NonNullable<ConstructorParameters<typeof ServerNats>[0]>, 'gracefulShutdown' | 'gracePeriod'> & { gracePeriodMs: number },
   ) {
-    super(options);
+    const { gracePeriodMs, ...rest } = options;
+    super({ ...rest, gracefulShutdown: false });
+    this.gracePeriodMs = gracePeriodMs;
+  }
+
+  override getMessageHandler(channel: string): (...args: unknown[]) => Promise<unknown> {
+    const handle = super.getMessageHandler(channel) as (...args: unknown[]) => Promise<unknown>;
+    return async (...args: unknown[]) => {
+      this.inFlight++;
+      try {
+        return await handle.apply(this, args);
+      } finally {
+        if (--this.inFlight === 0) this.idle?.();
+      }
+    };
+  }
+
+  override async close(): Promise<void> {
+    // Nest keeps its subscriptions private; they are unsubscribed here as its graceful close does.
+    for (const sub of (this as unknown as { subscriptions: { unsubscribe(): void }[] }).subscriptions) sub.unsubscribe();
+    let timer: NodeJS.Timeout | undefined;
+    if (this.inFlight > 0)
+      await new Promise<void>((resolve) => {
+        this.idle = resolve;
+        timer = setTimeout(resolve, this.gracePeriodMs);
+      });
+    clearTimeout(timer);
+    this.idle = null;
+    // A handler's reply is published on the tick after it returns.
+    await new Promise((resolve) => setImmediate(resolve));
+    await super.close();
   }
 
   override async createNatsClient(): Promise<NatsConnection> {
