@@ -12,6 +12,7 @@ module.exports = (dir) => ({
     '^@tradeinfra/contracts$': path.join(__dirname, 'packages/contracts/src/index.ts'),
     '^@tradeinfra/test-support$': path.join(__dirname, 'packages/test-support/src/index.ts'),
     '^@tradeinfra/service-kit$': path.join(__dirname, 'packages/service-kit/src/index.ts'),
+    '^@tradeinfra/service-kit/plain$': path.join(__dirname, 'packages/service-kit/src/plain.ts'),
     '^@tradeinfra/executor$': path.join(__dirname, 'packages/executor/src/index.ts'),
     '^@tradeinfra/sdk$': path.join(__dirname, 'packages/sdk/src/index.ts'),
     '^(\\.{1,2}/.*)\\.js$': '$1',

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { bytesToHex, hexToBytes, KECCAK256_NULL } from '@ethereumjs/util';
 import { LRUCache } from 'lru-cache';
-import { ChainRpc, keccak256Bytes, RpcError, RpcUnavailable, type ChainRpcOptions } from '@tradeinfra/service-kit';
+import { ChainRpc, keccak256Bytes, RpcError, RpcUnavailable, type ChainRpcOptions } from '@tradeinfra/service-kit/plain';
 import type { ChainConfig } from '../config/env.js';
 import { ChainError, ChainErrorCode } from './chain.errors.js';
 

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Address } from '@ethereumjs/util';
-import { keccak256Bytes } from '@tradeinfra/service-kit';
+import { keccak256Bytes } from '@tradeinfra/service-kit/plain';
 
 /**
  * Patches ethereumjs 10.1's `Interpreter` to run a step synchronously when all it needs is

