@@ -48,6 +48,8 @@ export const P = {
   mineDelayMs: envInt('BENCH_MINE_DELAY_MS', 0, { min: 0, max: 60_000 }),
   launchTimeoutSeconds: envInt('BENCH_LAUNCH_TIMEOUT_SECONDS', 60, { max: 3600 }),
   maxSeconds: envInt('BENCH_MAX_SECONDS', 600, { max: 24 * 3600 }),
+  /** The intent service has the node's WebSocket (WS_URL) from the start, for new heads and for sending buys one by one; the block scenario keeps MEMPOOL_LAUNCHES off. BENCH_LAUNCH_WS=0: HTTP only until the pending scenario. */
+  ws: process.env.BENCH_LAUNCH_WS !== '0',
   /** The services reach the node through the timing proxy (an extra loopback hop per request). */
   rpcTiming: process.env.BENCH_RPC_TIMING === '1',
   /** The intent and simulation services run with --cpu-prof (profiles kept in a temp directory). */

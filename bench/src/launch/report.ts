@@ -100,7 +100,7 @@ export function report(results: LaunchResults, totalSeconds: number, machine: Fi
     `chain: ${machine.chainNode.client} (hardhat ${machine.chainNode.hardhat}), chain id ${CHAIN_ID}, ${HARDFORK}, no automine; ${P.wallets} wallets; signing webhook: own process, ${P.signerThreads} signing thread(s)`,
   );
   lines.push(
-    `service: LAUNCH_POLL_INTERVAL_MS=${P.servicePollMs}, SIGNER_TIMEOUT_MS=${P.signerTimeoutMs}, eth_sendRawTransaction; warm-up launches per size: ${P.warmup} (not counted)`,
+    `service: LAUNCH_POLL_INTERVAL_MS=${P.servicePollMs}, SIGNER_TIMEOUT_MS=${P.signerTimeoutMs}, eth_sendRawTransaction one by one over ${P.ws ? "the node's WebSocket (WS_URL; block scenario: MEMPOOL_LAUNCHES=off)" : 'HTTP'}; warm-up launches per size: ${P.warmup} (not counted)`,
   );
   if (pendingSmall)
     lines.push(

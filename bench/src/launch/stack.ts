@@ -159,6 +159,8 @@ export async function startStack(): Promise<Stack> {
     WEBHOOK_ALLOW_HTTP: 'true',
     WEBHOOK_ALLOW_PRIVATE: 'true',
     SIGNER_TIMEOUT_MS: String(P.signerTimeoutMs),
+    // Launches seen in their block only: the pending scenario turns the mempool on.
+    ...(P.ws ? { [`WS_URL_${CHAIN_ID}`]: node.url.replace(/^http/, 'ws'), [`MEMPOOL_LAUNCHES_${CHAIN_ID}`]: 'off' } : {}),
   };
   step('starting the simulation service, the intent service and the gateway');
   const simulation = children.start('simulation-service', process.execPath, serviceArgs('simulation-service'), {

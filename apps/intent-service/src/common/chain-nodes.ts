@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common
 import type { ChainHealth } from '@tradeinfra/contracts';
 import { ChainRpc } from '@tradeinfra/service-kit';
 import { ENV, type IntentServiceEnv } from '../config/env.js';
+import { WsSender } from '../chain/ws-sender.js';
 
 /**
  * One ChainRpc per watched chain (its `RPC_URL_<id>` endpoints), shared by the launch watchers,
@@ -11,6 +12,7 @@ import { ENV, type IntentServiceEnv } from '../config/env.js';
 export class ChainNodes implements OnModuleDestroy {
   private readonly logger = new Logger(ChainNodes.name);
   private readonly rpcs = new Map<number, ChainRpc>();
+  private readonly senders = new Map<number, WsSender>();
 
   constructor(@Inject(ENV) env: IntentServiceEnv) {
     for (const chain of env.watchedChains) {
@@ -22,6 +24,11 @@ export class ChainNodes implements OnModuleDestroy {
         name: `chain ${chain.chainId}`,
       });
       this.rpcs.set(chain.chainId, rpc);
+      // One node, one WebSocket: buys sent one by one go over it. Several nodes: each send goes to all of them over HTTP.
+      if (chain.router && chain.relays.length === 0 && chain.rpcUrls.length === 1 && chain.wsUrls.length === 1) {
+        this.senders.set(chain.chainId, new WsSender(chain.wsUrls[0]!));
+        this.logger.log(`chain ${chain.chainId}: transactions sent one by one go over its WebSocket (HTTP while it is down)`);
+      }
     }
   }
 
@@ -37,6 +44,11 @@ export class ChainNodes implements OnModuleDestroy {
     return new Map(this.rpcs);
   }
 
+  /** The chain's WebSocket for sending transactions one by one, where it has exactly one node and one WS_URL. */
+  sender(chainId: number): WsSender | null {
+    return this.senders.get(chainId) ?? null;
+  }
+
   /** Each chain's endpoints, for `/health/services`. */
   async health(): Promise<ChainHealth[]> {
     return Promise.all([...this.rpcs].map(async ([chainId, rpc]) => ({ chainId, endpoints: await rpc.checkedStatus() })));
@@ -44,5 +56,6 @@ export class ChainNodes implements OnModuleDestroy {
 
   onModuleDestroy(): void {
     for (const rpc of this.rpcs.values()) rpc.close();
+    for (const sender of this.senders.values()) sender.close();
   }
 }

@@ -1,6 +1,7 @@
 import { type WatchedChain } from '../config/env.js';
 import { ChainRpc } from '../chain/chain-rpc.js';
 import { nodeTraits, type NodeTraits } from '../chain/node-traits.js';
+import { type WsSender } from '../chain/ws-sender.js';
 import { DevSigner } from './signed-buy.js';
 import { BundleSubmitter, RpcSubmitter, type Submitter } from './submitter.js';
 
@@ -27,7 +28,12 @@ export interface ExecutedChain {
 export const EXECUTED_CHAINS = Symbol('EXECUTED_CHAINS');
 
 /** The clients of every watched chain that has a router (the production wiring), on the chains' nodes (`rpcs`, by chain id). */
-export function executedChains(chains: WatchedChain[], relayAuthKey: string | null, rpcs: Map<number, ChainRpc>): ExecutedChain[] {
+export function executedChains(
+  chains: WatchedChain[],
+  relayAuthKey: string | null,
+  rpcs: Map<number, ChainRpc>,
+  senders: (chainId: number) => WsSender | null = () => null,
+): ExecutedChain[] {
   return chains.flatMap((config) => {
     if (!config.router) return [];
     const rpc = rpcs.get(config.chainId) ?? new ChainRpc(config.rpcUrls);
@@ -36,7 +42,7 @@ export function executedChains(chains: WatchedChain[], relayAuthKey: string | nu
       {
         config: { ...config, router: config.router },
         rpc,
-        submitter: config.relays.length > 0 ? new BundleSubmitter(config.relays, relayAuthKey) : new RpcSubmitter(rpc, traits),
+        submitter: config.relays.length > 0 ? new BundleSubmitter(config.relays, relayAuthKey) : new RpcSubmitter(rpc, traits, senders(config.chainId)),
         devSigner: new DevSigner(config.devSignerKeys),
         wallets: config.executor && config.relayerKey ? walletExecution(config.executor, config.relayerKey) : null,
         traits,

@@ -18,7 +18,7 @@ import { TokenProber } from './token-prober.js';
     TokenProber,
     {
       provide: EXECUTED_CHAINS,
-      useFactory: (e: IntentServiceEnv, nodes: ChainNodes) => executedChains(e.watchedChains, e.RELAY_AUTH_KEY ?? null, nodes.all()),
+      useFactory: (e: IntentServiceEnv, nodes: ChainNodes) => executedChains(e.watchedChains, e.RELAY_AUTH_KEY ?? null, nodes.all(), (id) => nodes.sender(id)),
       inject: [ENV, ChainNodes],
     },
     Executor,
