@@ -49,6 +49,13 @@ describe('RpcSubmitter over the chain’s WebSocket (hardhat)', () => {
       }),
     );
 
+  /** The node's pending block holds exactly `hashes`, in that order; then it is mined. */
+  const expectMinedInOrder = async (hashes: string[]) => {
+    const pending = await node.rpc.call<{ transactions: string[] }>('eth_getBlockByNumber', ['pending', false]);
+    expect(pending.transactions).toEqual(hashes);
+    await node.rpc.call('evm_mine');
+  };
+
   /** The node's HTTP client, recording what it is sent. */
   const recording = (sent: string[]) =>
     ({
@@ -62,9 +69,7 @@ describe('RpcSubmitter over the chain’s WebSocket (hardhat)', () => {
     const outcome = await new RpcSubmitter(recording(http), ONE_BY_ONE, sender).submit(buys);
     expect([...outcome.values()].every((v) => v === null)).toBe(true);
     expect(http).toEqual([]);
-    const pending = await node.rpc.call<{ transactions: string[] }>('eth_getBlockByNumber', ['pending', false]);
-    expect(pending.transactions).toEqual(buys.map((b) => b.hash));
-    await node.rpc.call('evm_mine');
+    await expectMinedInOrder(buys.map((b) => b.hash));
   });
 
   it('reports the node’s refusal of one buy as over HTTP and sends the rest', async () => {
@@ -78,9 +83,7 @@ describe('RpcSubmitter over the chain’s WebSocket (hardhat)', () => {
     expect(outcome.get(first!.intentId)).toBeNull();
     expect(outcome.get(last!.intentId)).toBeNull();
     expect(outcome.get('broke')).toMatch(/^eth_sendRawTransaction: .*(funds|balance)/i);
-    const pending = await node.rpc.call<{ transactions: string[] }>('eth_getBlockByNumber', ['pending', false]);
-    expect(pending.transactions).toEqual([first!.hash, last!.hash]);
-    await node.rpc.call('evm_mine');
+    await expectMinedInOrder([first!.hash, last!.hash]);
   });
 
   it('sends the rest over HTTP, still in order, when the WebSocket drops in the middle of a round', async () => {
@@ -104,9 +107,7 @@ describe('RpcSubmitter over the chain’s WebSocket (hardhat)', () => {
       expect([...outcome.values()].every((v) => v === null)).toBe(true);
       // The second went to the WebSocket unanswered, then again over HTTP, with the rest.
       expect(http).toEqual(buys.slice(1).map((b) => b.raw));
-      const pending = await node.rpc.call<{ transactions: string[] }>('eth_getBlockByNumber', ['pending', false]);
-      expect(pending.transactions).toEqual(buys.map((b) => b.hash));
-      await node.rpc.call('evm_mine');
+      await expectMinedInOrder(buys.map((b) => b.hash));
     } finally {
       dropping.close();
       await new Promise((resolve) => wss.close(resolve));
@@ -122,9 +123,7 @@ describe('RpcSubmitter over the chain’s WebSocket (hardhat)', () => {
       const buys = await transfers(35, 3);
       const outcome = await new RpcSubmitter(node.rpc, ONE_BY_ONE, nowhere).submit(buys);
       expect([...outcome.values()].every((v) => v === null)).toBe(true);
-      const pending = await node.rpc.call<{ transactions: string[] }>('eth_getBlockByNumber', ['pending', false]);
-      expect(pending.transactions).toEqual(buys.map((b) => b.hash));
-      await node.rpc.call('evm_mine');
+      await expectMinedInOrder(buys.map((b) => b.hash));
     } finally {
       nowhere.close();
       await new Promise((resolve) => refused.close(resolve));
