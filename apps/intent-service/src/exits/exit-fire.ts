@@ -41,6 +41,7 @@ export class FireStep {
     firing: Firing[],
     ahead: boolean,
     read: Promise<SenderReads> | null = null,
+    minTip = 0n,
   ): Promise<SellJobs> {
     const { quoted, short } = quote(pool, loss, firing);
     const senders = await (read ??
@@ -49,14 +50,15 @@ export class FireStep {
         token,
         quoted.map((f) => f.exit),
       ));
-    const jobs = this.signer.build(chain, head, token, quoted, senders);
+    const jobs = this.signer.build(chain, head, token, quoted, senders, minTip);
     await this.signer.sign(chain, jobs, BigInt(head.number) + 1n, ahead);
     return { head, jobs, short };
   }
 
   /**
    * Fires `firing` for the block after `head`. `rug`: the pending transaction that fired them
-   * (its signed bytes; null when they could not be rebuilt), the sells go ahead of it. `ready`:
+   * (its signed bytes; null when they could not be rebuilt), the sells go ahead of it (`minTip`:
+   * their least priority fee, when they go to the node rather than a relay). `ready`:
    * the round built ahead at `head` (the rug path); `read`: the wallets' reads at `head`.
    */
   async fire(
@@ -67,7 +69,7 @@ export class FireStep {
     loss: bigint,
     firing: Firing[],
     seenAt: number,
-    rug: { raw: string | null } | null = null,
+    rug: { raw: string | null; minTip?: bigint } | null = null,
     ready: SellJobs | null = null,
     read: Promise<SenderReads> | null = null,
   ): Promise<void> {
@@ -75,7 +77,7 @@ export class FireStep {
     const target = BigInt(head.number) + 1n;
     const ids = new Set(firing.map((f) => f.exit.id));
     const fresh = ready === null || ready.head.hash !== head.hash || ready.jobs.some((j) => !ids.has(j.f.exit.id));
-    const round = fresh ? await this.prepare(chain, head, token, pool, loss, firing, false, read) : ready;
+    const round = fresh ? await this.prepare(chain, head, token, pool, loss, firing, false, read, rug?.minTip) : ready;
     if (!fresh) await this.signer.sign(chain, round.jobs, target, false);
     const t1 = this.now();
     const ok = round.jobs.flatMap((j) => (j.signed && !('failed' in j.signed) ? [{ job: j, signed: j.signed }] : []));

@@ -98,7 +98,22 @@ export class RugStep {
       `pending ${tx.hash} on chain ${chain.config.chainId} would leave ${got} of ${expected} wei for a sale of ${token} (judged in ${this.now() - t0} ms, ` +
         `${t0 - seenAt} ms after it was seen): selling ${watch.exits.length} onRug exit(s) ahead of it`,
     );
+    if (chain.relays === null) {
+      // No relay puts the sells ahead: they go to the node, outbidding the rug's priority fee (docs/design/exits.md).
+      const minTip = rugTip(tx, BigInt(head.baseFeePerGas ?? '0x0')) + 1n;
+      return this.fire.fire(chain, head, token, watch.pool, watch.loss, rugFirings(watch), seenAt, { raw: null, minTip });
+    }
     const ready = BigInt(head.number) === BigInt(watch.head.number) ? await watch.ready : null;
     await this.fire.fire(chain, head, token, watch.pool, watch.loss, rugFirings(watch), seenAt, { raw }, ready);
   }
+}
+
+/** The priority fee per gas a pending transaction pays over `baseFee`. */
+function rugTip(tx: RpcTransaction, baseFee: bigint): bigint {
+  if (tx.maxPriorityFeePerGas !== undefined && tx.maxFeePerGas !== undefined) {
+    const cap = BigInt(tx.maxFeePerGas) - baseFee;
+    const tip = BigInt(tx.maxPriorityFeePerGas);
+    return tip < cap ? tip : cap;
+  }
+  return tx.gasPrice !== undefined && BigInt(tx.gasPrice) > baseFee ? BigInt(tx.gasPrice) - baseFee : 0n;
 }

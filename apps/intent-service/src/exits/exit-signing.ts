@@ -38,14 +38,18 @@ export class SellSigner {
     private readonly defaultTip: bigint,
   ) {}
 
-  /** The quoted exits' transactions at the wallets' next nonces, fees for the block after `head`. */
-  build(chain: ExitChain, head: Block, token: string, quoted: Quoted[], senders: SenderReads): SellJob[] {
+  /**
+   * The quoted exits' transactions at the wallets' next nonces, fees for the block after `head`:
+   * priority fee the exit's tip plus its bribe per gas, at least `minTip` (outbidding a rug).
+   */
+  build(chain: ExitChain, head: Block, token: string, quoted: Quoted[], senders: SenderReads, minTip = 0n): SellJob[] {
     const nonces = new Map(senders.nonces);
     const baseFee = BigInt(head.baseFeePerGas ?? '0x0');
     return quoted.map((f) => {
       const wallet = f.exit.wallet.toLowerCase();
       const needsApprove = (senders.allowances.get(f.exit.id) ?? 0n) < f.amount;
-      const tip = (f.exit.gasTip ?? this.defaultTip) + (f.exit.bribe + SELL_GAS - 1n) / SELL_GAS;
+      const own = (f.exit.gasTip ?? this.defaultTip) + (f.exit.bribe + SELL_GAS - 1n) / SELL_GAS;
+      const tip = own > minTip ? own : minTip;
       const fees = { maxPriorityFeePerGas: tip.toString(), maxFeePerGas: (2n * baseFee + tip).toString() };
       const first = nonces.get(wallet)!;
       const tx = (to: string, data: string, gas: bigint, purpose: 'approve' | 'sell'): ExitTransaction => {

@@ -157,7 +157,10 @@ export class ExitWatcher implements OnApplicationBootstrap, OnModuleDestroy {
     if (guarded.length > 0) {
       const watch = { pair: info.pair, exits: guarded, amounts, pool, loss, decimals: info.decimals, head };
       // The sells are built (nonces, allowances read; signed where the development signer signs) for a rug at this block.
-      const ready = this.firing.prepare(chain, head, token, pool, loss, rugFirings(watch), true, priced.senders).catch(() => null);
+      // Without relays a rug's sells are built when it comes (they must outbid it).
+      const ready = chain.relays
+        ? this.firing.prepare(chain, head, token, pool, loss, rugFirings(watch), true, priced.senders).catch(() => null)
+        : Promise.resolve(null);
       chain.rugWatch.set(token, { ...watch, ready });
     } else chain.rugWatch.delete(token);
     if (priced.firing.length > 0) await this.firing.fire(chain, head, token, pool, loss, priced.firing, seenAt, null, null, priced.senders);
