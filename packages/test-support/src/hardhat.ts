@@ -22,6 +22,8 @@ export interface HardhatNodeOptions {
   blockGasLimit?: number;
   /** The genesis block's time (ISO 8601); the node's clock runs on from there. Default: now. */
   initialDate?: string;
+  /** How blocks order the pool: 'fifo' (default: as sent) or 'priority' (highest priority fee first, as public mempools). */
+  mempoolOrder?: 'fifo' | 'priority';
 }
 
 /** An error the node answered a call with (method, code, detail, data): the shared client's RpcError. */
@@ -45,7 +47,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * `hardhat node` (EDR) from the installed package, on a free port, with a config of its own in a
- * temporary directory. Chain id 1 unless given, base fee 0, FIFO mempool (the bundle's calls are mined in the
+ * temporary directory. Chain id 1 unless given, base fee 0, FIFO mempool unless told (the bundle's calls are mined in the
  * order they were sent), blocks may share a timestamp.
  */
 export class HardhatNode {
@@ -77,6 +79,7 @@ export class HardhatNode {
       hardfork = HARDFORK,
       blockGasLimit = BLOCK_GAS_LIMIT,
       initialDate,
+      mempoolOrder = 'fifo',
     } = typeof options === 'number' ? { timeoutMs: options } : options;
     const pkgDir = join(ROOT, 'node_modules', 'hardhat');
     const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as { bin: string | Record<string, string> };
@@ -91,7 +94,7 @@ export class HardhatNode {
           allowBlocksWithSameTimestamp: true,
           blockGasLimit,
           ...(initialDate ? { initialDate } : {}),
-          mining: { auto: true, mempool: { order: 'fifo' } },
+          mining: { auto: true, mempool: { order: mempoolOrder } },
           accounts: { count: accounts },
         },
       },

@@ -79,6 +79,33 @@ contract TradingToken is ERC20 {
     }
 }
 
+/**
+ * A token whose owner can hurt holders with one call of a deliberately plain name:
+ * \`set(0, _, bps)\` sets a tax on every transfer not from or to the owner, \`set(1, who, _)\`
+ * blocks \`who\`'s transfers, \`set(2, _, 0)\` closes trading (only the owner transfers).
+ */
+contract SwitchToken is ERC20 {
+    address public immutable owner;
+    uint256 public feeBps;
+    bool public closed;
+    mapping(address => bool) public blocked;
+    constructor(uint256 supply) ERC20("Switch", "SWT") { owner = msg.sender; _mint(msg.sender, supply); }
+    function set(uint8 what, address who, uint256 value) external {
+        require(msg.sender == owner, "SwitchToken: not the owner");
+        if (what == 0) feeBps = value;
+        else if (what == 1) blocked[who] = true;
+        else closed = value == 0;
+    }
+    function _update(address from, address to, uint256 value) internal override {
+        if (from == address(0) || to == address(0) || from == owner || to == owner) return super._update(from, to, value);
+        require(!closed, "SwitchToken: closed");
+        require(!blocked[from], "SwitchToken: blocked");
+        uint256 fee = (value * feeBps) / 10_000;
+        if (fee > 0) super._update(from, owner, fee);
+        super._update(from, to, value - fee);
+    }
+}
+
 contract RevertingToken is ERC20 {
     address public immutable owner;
     constructor(uint256 supply) ERC20("Broken", "BRK") { owner = msg.sender; _mint(msg.sender, supply); }
@@ -168,7 +195,7 @@ export class LocalDex {
   }
 
   /** Deploys one of the launch tokens (constructor arguments ABI-encoded from `args`). */
-  async deployToken(name: 'PlainToken' | 'TaxToken' | 'HoneypotToken' | 'RevertingToken' | 'TradingToken', args: unknown[]): Promise<string> {
+  async deployToken(name: 'PlainToken' | 'TaxToken' | 'HoneypotToken' | 'RevertingToken' | 'TradingToken' | 'SwitchToken', args: unknown[]): Promise<string> {
     const artifact = this.a[name]!;
     const encoded = artifact.iface.encodeDeploy(args);
     return (await mined(this.node, this.owner, null, artifact.bytecode + encoded.slice(2))).contractAddress!.toLowerCase();

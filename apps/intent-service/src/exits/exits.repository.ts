@@ -36,6 +36,8 @@ export interface SubmittedExit {
   wallet: string;
   txHash: string;
   raw: string;
+  /** The signed approve sent before the sell (null: the allowance was enough). */
+  approveRaw: string | null;
   nonce: bigint;
   targetBlock: bigint;
   trigger: ExitTrigger;
@@ -47,6 +49,7 @@ export interface FiredExit {
   id: string;
   raw: string;
   hash: string;
+  approveRaw: string | null;
   nonce: bigint;
   trigger: ExitTrigger;
   price: bigint;
@@ -57,7 +60,7 @@ const bigOrNull = (v: unknown) => (v === null || v === undefined ? null : BigInt
 /**
  * The exit watcher's reads and writes of `intent.intents` rows with `is_exit` (inserted here,
  * read and cancelled by IntentsRepository like any intent). Every status change writes its
- * outbox event in the same statement; every change is conditional on status, phase and claim.
+ * outbox event in the same statement; every change is conditional on status and phase.
  */
 @Injectable()
 export class ExitsRepository {
@@ -158,7 +161,7 @@ export class ExitsRepository {
   /** The chain's sent exits, to follow. */
   async submitted(chainId: number): Promise<SubmittedExit[]> {
     const rows: Record<string, string>[] = await this.db.query(
-      `SELECT id, wallet, tx_hash, signed_tx, tx_nonce::text, target_block::text, fired_trigger, fired_price::text
+      `SELECT id, wallet, tx_hash, signed_tx, signed_approve_tx, tx_nonce::text, target_block::text, fired_trigger, fired_price::text
        FROM intent.intents WHERE chain_id = $1 AND status = 'pending' AND is_exit AND phase = 'submitted' ORDER BY id`,
       [chainId],
     );
@@ -167,6 +170,7 @@ export class ExitsRepository {
       wallet: r.wallet!,
       txHash: r.tx_hash!,
       raw: r.signed_tx!,
+      approveRaw: r.signed_approve_tx ?? null,
       nonce: BigInt(r.tx_nonce!),
       targetBlock: BigInt(r.target_block!),
       trigger: r.fired_trigger as ExitTrigger,
@@ -203,71 +207,48 @@ export class ExitsRepository {
     );
   }
 
-  /** Claims exits for a firing round (waiting, or claimed by a round that died); the ids it got. */
-  async claim(ids: string[], claimToken: string): Promise<Set<string>> {
-    if (ids.length === 0) return new Set();
-    const rows: { id: string }[] = await this.db.query(
-      `WITH c AS (
-         UPDATE intent.intents x SET phase = 'claimed', claim_token = $2, claimed_at = now()
-         WHERE x.id = ANY($1::uuid[]) AND x.status = 'pending' AND x.is_exit AND x.phase IS DISTINCT FROM 'submitted'
-         RETURNING x.id
-       )
-       SELECT id FROM c`,
-      [ids, claimToken],
-    );
-    return new Set(rows.map((r) => r.id));
-  }
-
-  /** Hands claimed exits back (nothing sent), noting `reason`. */
-  async release(claimToken: string, ids: string[], reason: string | null, data: IntentStatusData | null = null): Promise<void> {
-    if (ids.length === 0) return;
-    await this.db.query(
-      `UPDATE intent.intents SET phase = NULL, claim_token = NULL, claimed_at = NULL, status_reason = $3, status_data = $4::jsonb
-       WHERE id = ANY($1::uuid[]) AND status = 'pending' AND phase = 'claimed' AND claim_token = $2`,
-      [ids, claimToken, reason, data ? JSON.stringify(data) : null],
-    );
-  }
-
-  /** Claimed exits that cannot be sold: `failed` with the reason, each with its event. */
-  async fail(claimToken: string, failures: { id: string; reason: string; data: IntentStatusData }[]): Promise<void> {
+  /** Waiting exits that cannot be sold (their signer refused): `failed` with the reason, each with its event. */
+  async fail(failures: { id: string; reason: string; data: IntentStatusData }[]): Promise<void> {
     if (failures.length === 0) return;
     await this.db.query(
       `WITH f AS (
          UPDATE intent.intents x
          SET status = 'failed', status_reason = s.reason, status_data = s.data::jsonb, phase = NULL, claim_token = NULL, claimed_at = NULL, updated_at = now()
-         FROM unnest($2::uuid[], $3::text[], $4::text[]) AS s(id, reason, data)
-         WHERE x.id = s.id AND x.status = 'pending' AND x.phase = 'claimed' AND x.claim_token = $1
+         FROM unnest($1::uuid[], $2::text[], $3::text[]) AS s(id, reason, data)
+         WHERE x.id = s.id AND x.status = 'pending' AND x.is_exit AND x.phase IS DISTINCT FROM 'submitted'
          RETURNING x.tenant_id, intent.record_json(x) AS record
        )
        ${OutboxRepository.insertSql('f', 'failed')}`,
-      [claimToken, failures.map((f) => f.id), failures.map((f) => f.reason), failures.map((f) => JSON.stringify(f.data))],
+      [failures.map((f) => f.id), failures.map((f) => f.reason), failures.map((f) => JSON.stringify(f.data))],
     );
   }
 
   /**
-   * Marks signed sells submitted (before they are sent: a sell is sent only once marked), with
-   * the trigger and price, each with a `tx_pending` event carrying `{txHash, trigger, price}`.
-   * Returns the ids marked (only rows still claimed by `claimToken`).
+   * Marks signed sells submitted, in one statement (before they are sent: a sell is sent only
+   * once marked), with the trigger, price and signed approve, each with a `tx_pending` event
+   * carrying `{txHash, trigger, price}`. Only waiting exits are marked: of two rounds firing the
+   * same exit, one marks it. Returns the ids marked.
    */
-  async markSubmitted(claimToken: string, fired: FiredExit[], targetBlock: bigint): Promise<Set<string>> {
+  async markSubmitted(fired: FiredExit[], targetBlock: bigint): Promise<Set<string>> {
     if (fired.length === 0) return new Set();
     const rows: { id: string }[] = await this.db.query(
       `WITH u AS (
          UPDATE intent.intents x
-         SET phase = 'submitted', signed_tx = s.raw, tx_hash = s.hash, tx_nonce = s.nonce, target_block = $2, status_reason = NULL,
-             fired_trigger = s.trigger, fired_price = s.price, submitted_at = clock_timestamp(), updated_at = now(),
+         SET phase = 'submitted', signed_tx = s.raw, signed_approve_tx = s.approve, tx_hash = s.hash, tx_nonce = s.nonce, target_block = $1,
+             status_reason = NULL, fired_trigger = s.trigger, fired_price = s.price, claim_token = NULL, claimed_at = NULL,
+             submitted_at = clock_timestamp(), updated_at = now(),
              status_data = jsonb_build_object('txHash', s.hash, 'trigger', s.trigger, 'price', s.price::text)
-         FROM unnest($3::uuid[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::numeric[]) AS s(id, raw, hash, nonce, trigger, price)
-         WHERE x.id = s.id AND x.status = 'pending' AND x.phase = 'claimed' AND x.claim_token = $1
+         FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::numeric[]) AS s(id, raw, approve, hash, nonce, trigger, price)
+         WHERE x.id = s.id AND x.status = 'pending' AND x.is_exit AND x.phase IS DISTINCT FROM 'submitted'
          RETURNING x.id, x.tenant_id, intent.record_json(x) AS record
        ),
        e AS (${OutboxRepository.insertSql('u', 'tx_pending')})
        SELECT id FROM u`,
       [
-        claimToken,
         targetBlock.toString(),
         fired.map((f) => f.id),
         fired.map((f) => f.raw),
+        fired.map((f) => f.approveRaw),
         fired.map((f) => f.hash),
         fired.map((f) => f.nonce.toString()),
         fired.map((f) => f.trigger),

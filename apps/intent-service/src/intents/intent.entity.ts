@@ -118,6 +118,10 @@ export class IntentEntity {
   @Column('text', { name: 'signed_tx', nullable: true })
   signedTx!: string | null;
 
+  /** A sent exit's signed approve, sent again with its sell. */
+  @Column('text', { name: 'signed_approve_tx', nullable: true })
+  signedApproveTx!: string | null;
+
   @Column('bigint', { name: 'tx_nonce', nullable: true })
   txNonce!: string | null;
 

@@ -14,6 +14,7 @@ import { SignedTxStorage1765000000000 } from './1765000000000-SignedTxStorage.js
 import { LaunchFacts1765100000000 } from './1765100000000-LaunchFacts.js';
 import { MerkleDropIn1765200000000 } from './1765200000000-MerkleDropIn.js';
 import { Exits1765300000000 } from './1765300000000-Exits.js';
+import { ExitApproveTx1765400000000 } from './1765400000000-ExitApproveTx.js';
 
 /** Every migration of the intent schema, oldest first. */
 export const migrations = [
@@ -33,4 +34,5 @@ export const migrations = [
   LaunchFacts1765100000000,
   MerkleDropIn1765200000000,
   Exits1765300000000,
+  ExitApproveTx1765400000000,
 ];
