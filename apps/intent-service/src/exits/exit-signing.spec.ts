@@ -81,6 +81,19 @@ describe('exit sells: quote, build, sign', () => {
     expect(own!.sell).toMatchObject({ nonce: 4, maxPriorityFeePerGas: '7' });
   });
 
+  it('outbids a rug only as far as the sale’s minOut pays for the priority fee', () => {
+    const { chain: c } = chain();
+    const signer = new SellSigner({ sign: () => Promise.reject(new Error('no webhook here')) } as never, 7n);
+    const { quoted } = quote(POOL, 0n, [firing(exit('a', { gasTip: null }))]);
+    const minOut = quoted[0]!.minOut;
+    // A rug bidding more per gas than the whole sale is worth: the sell's fee stops at its minOut.
+    const [job] = signer.build(c, HEAD, TOKEN, quoted, senders(4n, ETH * ETH, ['a']), minOut);
+    const tip = BigInt(job!.sell.maxPriorityFeePerGas);
+    expect(tip).toBeLessThan(minOut);
+    expect(tip * BigInt(job!.sell.gasLimit)).toBeLessThanOrEqual(minOut);
+    expect((tip + 1n) * BigInt(job!.sell.gasLimit)).toBeGreaterThan(minOut);
+  });
+
   it('reuses a sell signed ahead while its terms hold, and signs again when the price leaves its minOut behind', async () => {
     const { chain: c, signed } = chain();
     const signer = new SellSigner({ sign: () => Promise.reject(new Error('no webhook here')) } as never, 0n);

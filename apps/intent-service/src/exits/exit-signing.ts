@@ -40,7 +40,8 @@ export class SellSigner {
 
   /**
    * The quoted exits' transactions at the wallets' next nonces, fees for the block after `head`:
-   * priority fee the exit's tip plus its bribe per gas, at least `minTip` (outbidding a rug).
+   * priority fee the exit's tip plus its bribe per gas, at least `minTip` (outbidding a rug) as far
+   * as the sale's minOut pays for it.
    */
   build(chain: ExitChain, head: Block, token: string, quoted: Quoted[], senders: SenderReads, minTip = 0n): SellJob[] {
     const nonces = new Map(senders.nonces);
@@ -49,7 +50,10 @@ export class SellSigner {
       const wallet = f.exit.wallet.toLowerCase();
       const needsApprove = (senders.allowances.get(f.exit.id) ?? 0n) < f.amount;
       const own = (f.exit.gasTip ?? this.defaultTip) + (f.exit.bribe + SELL_GAS - 1n) / SELL_GAS;
-      const tip = own > minTip ? own : minTip;
+      // Outbidding a rug never costs more priority fee than the sale is sure to bring (its minOut).
+      const affordable = f.minOut / (SELL_GAS + (needsApprove ? APPROVE_GAS : 0n));
+      const outbid = minTip < affordable ? minTip : affordable;
+      const tip = own > outbid ? own : outbid;
       const fees = { maxPriorityFeePerGas: tip.toString(), maxFeePerGas: (2n * baseFee + tip).toString() };
       const first = nonces.get(wallet)!;
       const tx = (to: string, data: string, gas: bigint, purpose: 'approve' | 'sell'): ExitTransaction => {
