@@ -44,6 +44,10 @@ export function report({ results }: { results: Figures }, totalSeconds: number, 
     run('warm', 'gateway', pinned, S[`${name}WarmC1`], 'direct');
     run('warm', 'gateway', 'latest', S[`${name}WarmLatestC1`], 'direct');
     run('warm', 'gateway', pinned, S[`${name}WarmCN`], 'direct');
+    if (name === 'swap' && S.swapNewWarmC1) {
+      run('warm, new bundle each request', 'gateway', pinned, S.swapNewWarmC1, 'direct');
+      run('warm, new bundle each request', 'gateway', pinned, S.swapNewWarmCN, 'direct');
+    }
     run('eth_call', 'node', pinned, S[`${name}NodeEthCallC1`]);
     run('eth_call', 'node', pinned, S[`${name}NodeEthCallCN`]);
     run('debug_traceCall (struct logs)*', 'node', pinned, S[`${name}NodeTraceC1`]);
@@ -117,6 +121,7 @@ export function report({ results }: { results: Figures }, totalSeconds: number, 
   const swapColdMax = Math.max(C.swapExplicit.cold.roundTrips.max, C.swapLatest.cold.roundTrips.max);
   const unseenColdMax = Math.max(C.swapUnseenExplicit.cold.roundTrips.max, C.swapUnseenLatest.cold.roundTrips.max);
   const throughputRatio = S.swapNodeEthCallCN.reqPerSec ? round(S.swapWarmCN.reqPerSec / S.swapNodeEthCallCN.reqPerSec, 2) : null;
+  const newRatio = S.swapNewWarmCN && S.swapNodeEthCallCN.reqPerSec ? round(S.swapNewWarmCN.reqPerSec / S.swapNodeEthCallCN.reqPerSec, 2) : null;
   const targets = {
     swapWarmP50: {
       ms: S.swapWarmC1.p50Ms,
@@ -142,6 +147,8 @@ export function report({ results }: { results: Figures }, totalSeconds: number, 
       concurrency: P.concurrency,
       target: `>= ${TARGETS.swapThroughputVsEthCall} x the node's eth_call of the swap at the same concurrency`,
       met: throughputRatio !== null && throughputRatio >= TARGETS.swapThroughputVsEthCall,
+      // No target of its own: the same ratio when every request is a new bundle (simulated, never a kept answer).
+      newBundleEachRequest: { gatewayReqPerSec: S.swapNewWarmCN?.reqPerSec ?? null, ratio: newRatio },
     },
     warmThroughputVsNodeTrace: {
       transfer: { gatewayReqPerSec: S.transferWarmCN.reqPerSec, nodeDebugTraceCallReqPerSec: S.transferNodeTraceCN.reqPerSec },
@@ -195,11 +202,16 @@ export function report({ results }: { results: Figures }, totalSeconds: number, 
   lines.push(
     `warm swap throughput at concurrency ${P.concurrency}: ${S.swapWarmCN.reqPerSec} simulations/s via the gateway vs the node's eth_call of the swap ${S.swapNodeEthCallCN.reqPerSec}/s = ${throughputRatio}x (target >= ${TARGETS.swapThroughputVsEthCall}x): ${verdict(targets.swapThroughputVsNodeEthCall.met)}`,
   );
+  if (S.swapNewWarmCN)
+    lines.push(
+      `  the same with a new bundle each request (simulated every time, no kept answer): ${S.swapNewWarmCN.reqPerSec}/s = ${newRatio}x; p50/p99 ${S.swapNewWarmC1.p50Ms}/${S.swapNewWarmC1.p99Ms} ms at concurrency 1, ${S.swapNewWarmCN.p50Ms}/${S.swapNewWarmCN.p99Ms} ms at ${P.concurrency}`,
+    );
   lines.push(
     `warm throughput at concurrency ${P.concurrency}: transfer ${S.transferWarmCN.reqPerSec} vs node debug_traceCall ${S.transferNodeTraceCN.reqPerSec} req/s, swap ${S.swapWarmCN.reqPerSec} vs ${S.swapNodeTraceCN.reqPerSec} req/s (target >=): ${verdict(targets.warmThroughputVsNodeTrace.met)}`,
   );
   lines.push(
-    `service processTime p50 (inside the simulation service) at concurrency 1, warm: transfer ${S.transferWarmC1.serviceProcessTimeMs?.p50} ms, swap ${S.swapWarmC1.serviceProcessTimeMs?.p50} ms; ` +
+    `service processTime p50 (inside the simulation service) at concurrency 1, warm: transfer ${S.transferWarmC1.serviceProcessTimeMs?.p50} ms, swap ${S.swapWarmC1.serviceProcessTimeMs?.p50} ms` +
+      `${S.swapNewWarmC1 ? ` (a new bundle each request: ${S.swapNewWarmC1.serviceProcessTimeMs?.p50} ms)` : ''}; ` +
       `cold (explicit block): transfer ${C.transferExplicit.cold.serviceProcessTimeMsP50} ms, swap ${C.swapExplicit.cold.serviceProcessTimeMsP50} ms`,
   );
   const first = results.cold.firstRequests ?? [];
@@ -213,13 +225,15 @@ export function report({ results }: { results: Figures }, totalSeconds: number, 
     `cold calls per request (explicit block): transfer ${JSON.stringify(C.transferExplicit.cold.callsByMethodPerRequest)}, swap ${JSON.stringify(C.swapExplicit.cold.callsByMethodPerRequest)}`,
   );
   lines.push(`CPU, % of one core, warm swap at concurrency ${P.concurrency}: ${fmtCpu(S.swapWarmCN.cpuPercentOfOneCore)}`);
+  if (S.swapNewWarmCN)
+    lines.push(`                 warm swap, new bundle each request, at concurrency ${P.concurrency}: ${fmtCpu(S.swapNewWarmCN.cpuPercentOfOneCore)}`);
   lines.push(`                 warm transfer at concurrency ${P.concurrency}: ${fmtCpu(S.transferWarmCN.cpuPercentOfOneCore)}`);
   lines.push(`                 node debug_traceCall swap at concurrency ${P.concurrency}: ${fmtCpu(S.swapNodeTraceCN.cpuPercentOfOneCore)}`);
   const issues = Object.entries<any>(results.childLogs)
     .filter(([, v]) => v.warn + v.error > 0)
     .map(([k, v]) => `${k} ${v.error} error / ${v.warn} warn`);
   lines.push(`child logs: ${issues.length ? issues.join(', ') + ' (samples in the JSON)' : 'no warnings or errors'}`);
-  if (state.profileDir) lines.push(`CPU profiles of the simulation services: ${state.profileDir}`);
+  if (state.profileDir) lines.push(`CPU profiles of the simulation services and the gateway: ${state.profileDir}`);
   if (errors > 0) {
     lines.push(`ERRORS: ${errors} failed requests:`);
     for (const [name, r] of Object.entries<any>(S)) if (r.errors) lines.push(`  ${name}: ${JSON.stringify(r.errorsByKind)} e.g. ${r.errorSamples[0]}`);

@@ -39,7 +39,14 @@ export async function gatewayRun(
     warmup: P.warmup,
     total,
     maxMs,
-    make: () => ({ method: 'POST', path: '/v1/simulate', headers: { 'x-api-key': key }, body, timeoutMs: 30_000 }),
+    // A workload with its own body() makes a new one every request.
+    make: () => ({
+      method: 'POST',
+      path: '/v1/simulate',
+      headers: { 'x-api-key': key },
+      body: w.body ? simulateBody(w, blockNumber) : body,
+      timeoutMs: 30_000,
+    }),
     expect: 200,
     check: (res) => checkSimulation(w, res, null),
     onSample: (res) => {
