@@ -50,6 +50,7 @@ export function report({ results }: { results: Figures }, totalSeconds: number, 
     }
     run('eth_call', 'node', pinned, S[`${name}NodeEthCallC1`]);
     run('eth_call', 'node', pinned, S[`${name}NodeEthCallCN`]);
+    if (name === 'swap' && S.swapNodeEthCallAdjacentCN) run('eth_call, right after the warm runs', 'node', pinned, S.swapNodeEthCallAdjacentCN);
     run('debug_traceCall (struct logs)*', 'node', pinned, S[`${name}NodeTraceC1`]);
     run('debug_traceCall (struct logs)*', 'node', pinned, S[`${name}NodeTraceCN`]);
     run('debug_traceCall (no memory/storage)', 'node', pinned, S[`${name}NodeTraceLeanCN`]);
@@ -120,8 +121,12 @@ export function report({ results }: { results: Figures }, totalSeconds: number, 
   }
   const swapColdMax = Math.max(C.swapExplicit.cold.roundTrips.max, C.swapLatest.cold.roundTrips.max);
   const unseenColdMax = Math.max(C.swapUnseenExplicit.cold.roundTrips.max, C.swapUnseenLatest.cold.roundTrips.max);
-  const throughputRatio = S.swapNodeEthCallCN.reqPerSec ? round(S.swapWarmCN.reqPerSec / S.swapNodeEthCallCN.reqPerSec, 2) : null;
-  const newRatio = S.swapNewWarmCN && S.swapNodeEthCallCN.reqPerSec ? round(S.swapNewWarmCN.reqPerSec / S.swapNodeEthCallCN.reqPerSec, 2) : null;
+  // The anchor: the faster of the node's two eth_call runs of the swap (right after the warm runs,
+  // and phase 2's): the box's load moves between them, and the ratio never takes the slower one.
+  const adjacent = S.swapNodeEthCallAdjacentCN;
+  const anchor = adjacent && adjacent.reqPerSec > S.swapNodeEthCallCN.reqPerSec ? adjacent : S.swapNodeEthCallCN;
+  const throughputRatio = anchor.reqPerSec ? round(S.swapWarmCN.reqPerSec / anchor.reqPerSec, 2) : null;
+  const newRatio = S.swapNewWarmCN && anchor.reqPerSec ? round(S.swapNewWarmCN.reqPerSec / anchor.reqPerSec, 2) : null;
   const targets = {
     swapWarmP50: {
       ms: S.swapWarmC1.p50Ms,
@@ -142,7 +147,9 @@ export function report({ results }: { results: Figures }, totalSeconds: number, 
     },
     swapThroughputVsNodeEthCall: {
       gatewayReqPerSec: S.swapWarmCN.reqPerSec,
-      nodeEthCallReqPerSec: S.swapNodeEthCallCN.reqPerSec,
+      nodeEthCallReqPerSec: anchor.reqPerSec,
+      nodeEthCallPhase2ReqPerSec: S.swapNodeEthCallCN.reqPerSec,
+      nodeEthCallRightAfterReqPerSec: adjacent?.reqPerSec ?? null,
       ratio: throughputRatio,
       concurrency: P.concurrency,
       target: `>= ${TARGETS.swapThroughputVsEthCall} x the node's eth_call of the swap at the same concurrency`,
@@ -200,7 +207,8 @@ export function report({ results }: { results: Figures }, totalSeconds: number, 
     `cold unseen-shape swap upstream round trips = ${rt(C.swapUnseenExplicit.cold)} (block explicit), ${rt(C.swapUnseenLatest.cold)} (latest) min/median/max (target <= ${TARGETS.coldUnseenSwapRoundTrips} on every request): ${verdict(targets.coldUnseenSwapRoundTrips.met)}`,
   );
   lines.push(
-    `warm swap throughput at concurrency ${P.concurrency}: ${S.swapWarmCN.reqPerSec} simulations/s via the gateway vs the node's eth_call of the swap ${S.swapNodeEthCallCN.reqPerSec}/s = ${throughputRatio}x (target >= ${TARGETS.swapThroughputVsEthCall}x): ${verdict(targets.swapThroughputVsNodeEthCall.met)}`,
+    `warm swap throughput at concurrency ${P.concurrency}: ${S.swapWarmCN.reqPerSec} simulations/s via the gateway vs the node's eth_call of the swap ${anchor.reqPerSec}/s` +
+      `${adjacent ? ` (the faster of ${adjacent.reqPerSec}/s right after the warm runs and ${S.swapNodeEthCallCN.reqPerSec}/s in phase 2)` : ''} = ${throughputRatio}x (target >= ${TARGETS.swapThroughputVsEthCall}x): ${verdict(targets.swapThroughputVsNodeEthCall.met)}`,
   );
   if (S.swapNewWarmCN)
     lines.push(

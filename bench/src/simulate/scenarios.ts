@@ -157,6 +157,17 @@ export async function main() {
     maxMs: P.throughputSeconds * 1000,
     pids: warmPids,
   });
+  // The node's eth_call of the swap right after: the ratios' anchor, measured under the same load
+  // as the runs just before it (the box is shared; a minute later its load may be another). Its
+  // warm-up is as long as phase 2's before its own run (warm-up and concurrency-1 run): hardhat's
+  // JavaScript is then as warm, and a cold node never flatters the ratio.
+  S.swapNodeEthCallAdjacentCN = await nodeRun(`${W.swap.label}, node eth_call (right after the warm runs)`, node, 'eth_call', W.swap, hex(pinned), {
+    concurrency: P.concurrency,
+    total: P.throughputRequests,
+    maxMs: P.throughputSeconds * 1000,
+    pids: nodePids,
+    warmupRequests: P.warmup + P.latencyRequests,
+  });
 
   // ---- 4. the node's own eth_call and debug_traceCall (struct logger), straight to the node
   const tag = hex(pinned);
