@@ -162,6 +162,34 @@ export function unseenSwapWorkload(chain: Chain, swap: Workload) {
   };
 }
 
+/**
+ * The approve + swap with a new swap deadline every request (one second later each time): the
+ * same work and the same answer, but never the same request, so the service's kept answers
+ * (its result cache) never answer it and every request is simulated.
+ */
+export function newEachTimeSwapWorkload(chain: Chain, swap: Workload) {
+  const { tokenA, tokenB, router } = chain.contracts;
+  const { deployer } = chain.accounts;
+  const { router: r } = chain.ifaces;
+  let n = 0n;
+  return {
+    label: 'Uniswap V2 approve + swap, a new bundle each request',
+    calls: swap.calls,
+    check: swap.check,
+    body(blockNumber: any) {
+      const deadline = DEADLINE + ++n;
+      return {
+        chainId: 1,
+        ...(blockNumber !== null ? { blockNumber: Number(blockNumber) } : {}),
+        calls: [
+          swap.calls![0],
+          { from: deployer, to: router, data: r.encodeFunctionData('swapExactTokensForTokens', [SWAP_AMOUNT_IN, 0n, [tokenA, tokenB], deployer, deadline]) },
+        ],
+      };
+    },
+  };
+}
+
 /** Checks one /v1/simulate answer: every call status 1, and the workload's own check. */
 export function checkSimulation(w: Workload, res: Reply, stats: { processTimes: number[] } | null) {
   let body;

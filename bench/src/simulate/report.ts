@@ -44,8 +44,13 @@ export function report({ results }: { results: Figures }, totalSeconds: number, 
     run('warm', 'gateway', pinned, S[`${name}WarmC1`], 'direct');
     run('warm', 'gateway', 'latest', S[`${name}WarmLatestC1`], 'direct');
     run('warm', 'gateway', pinned, S[`${name}WarmCN`], 'direct');
+    if (name === 'swap' && S.swapNewWarmC1) {
+      run('warm, new bundle each request', 'gateway', pinned, S.swapNewWarmC1, 'direct');
+      run('warm, new bundle each request', 'gateway', pinned, S.swapNewWarmCN, 'direct');
+    }
     run('eth_call', 'node', pinned, S[`${name}NodeEthCallC1`]);
     run('eth_call', 'node', pinned, S[`${name}NodeEthCallCN`]);
+    if (name === 'swap' && S.swapNodeEthCallAdjacentCN) run('eth_call, right after the warm runs', 'node', pinned, S.swapNodeEthCallAdjacentCN);
     run('debug_traceCall (struct logs)*', 'node', pinned, S[`${name}NodeTraceC1`]);
     run('debug_traceCall (struct logs)*', 'node', pinned, S[`${name}NodeTraceCN`]);
     run('debug_traceCall (no memory/storage)', 'node', pinned, S[`${name}NodeTraceLeanCN`]);
@@ -116,7 +121,12 @@ export function report({ results }: { results: Figures }, totalSeconds: number, 
   }
   const swapColdMax = Math.max(C.swapExplicit.cold.roundTrips.max, C.swapLatest.cold.roundTrips.max);
   const unseenColdMax = Math.max(C.swapUnseenExplicit.cold.roundTrips.max, C.swapUnseenLatest.cold.roundTrips.max);
-  const throughputRatio = S.swapNodeEthCallCN.reqPerSec ? round(S.swapWarmCN.reqPerSec / S.swapNodeEthCallCN.reqPerSec, 2) : null;
+  // The anchor: the faster of the node's two eth_call runs of the swap (right after the warm runs,
+  // and phase 2's): the box's load moves between them, and the ratio never takes the slower one.
+  const adjacent = S.swapNodeEthCallAdjacentCN;
+  const anchor = adjacent && adjacent.reqPerSec > S.swapNodeEthCallCN.reqPerSec ? adjacent : S.swapNodeEthCallCN;
+  const throughputRatio = anchor.reqPerSec ? round(S.swapWarmCN.reqPerSec / anchor.reqPerSec, 2) : null;
+  const newRatio = S.swapNewWarmCN && anchor.reqPerSec ? round(S.swapNewWarmCN.reqPerSec / anchor.reqPerSec, 2) : null;
   const targets = {
     swapWarmP50: {
       ms: S.swapWarmC1.p50Ms,
@@ -137,11 +147,15 @@ export function report({ results }: { results: Figures }, totalSeconds: number, 
     },
     swapThroughputVsNodeEthCall: {
       gatewayReqPerSec: S.swapWarmCN.reqPerSec,
-      nodeEthCallReqPerSec: S.swapNodeEthCallCN.reqPerSec,
+      nodeEthCallReqPerSec: anchor.reqPerSec,
+      nodeEthCallPhase2ReqPerSec: S.swapNodeEthCallCN.reqPerSec,
+      nodeEthCallRightAfterReqPerSec: adjacent?.reqPerSec ?? null,
       ratio: throughputRatio,
       concurrency: P.concurrency,
       target: `>= ${TARGETS.swapThroughputVsEthCall} x the node's eth_call of the swap at the same concurrency`,
       met: throughputRatio !== null && throughputRatio >= TARGETS.swapThroughputVsEthCall,
+      // No target of its own: the same ratio when every request is a new bundle (simulated, never a kept answer).
+      newBundleEachRequest: { gatewayReqPerSec: S.swapNewWarmCN?.reqPerSec ?? null, ratio: newRatio },
     },
     warmThroughputVsNodeTrace: {
       transfer: { gatewayReqPerSec: S.transferWarmCN.reqPerSec, nodeDebugTraceCallReqPerSec: S.transferNodeTraceCN.reqPerSec },
@@ -193,13 +207,19 @@ export function report({ results }: { results: Figures }, totalSeconds: number, 
     `cold unseen-shape swap upstream round trips = ${rt(C.swapUnseenExplicit.cold)} (block explicit), ${rt(C.swapUnseenLatest.cold)} (latest) min/median/max (target <= ${TARGETS.coldUnseenSwapRoundTrips} on every request): ${verdict(targets.coldUnseenSwapRoundTrips.met)}`,
   );
   lines.push(
-    `warm swap throughput at concurrency ${P.concurrency}: ${S.swapWarmCN.reqPerSec} simulations/s via the gateway vs the node's eth_call of the swap ${S.swapNodeEthCallCN.reqPerSec}/s = ${throughputRatio}x (target >= ${TARGETS.swapThroughputVsEthCall}x): ${verdict(targets.swapThroughputVsNodeEthCall.met)}`,
+    `warm swap throughput at concurrency ${P.concurrency}: ${S.swapWarmCN.reqPerSec} simulations/s via the gateway vs the node's eth_call of the swap ${anchor.reqPerSec}/s` +
+      `${adjacent ? ` (the faster of ${adjacent.reqPerSec}/s right after the warm runs and ${S.swapNodeEthCallCN.reqPerSec}/s in phase 2)` : ''} = ${throughputRatio}x (target >= ${TARGETS.swapThroughputVsEthCall}x): ${verdict(targets.swapThroughputVsNodeEthCall.met)}`,
   );
+  if (S.swapNewWarmCN)
+    lines.push(
+      `  the same with a new bundle each request (simulated every time, no kept answer): ${S.swapNewWarmCN.reqPerSec}/s = ${newRatio}x; p50/p99 ${S.swapNewWarmC1.p50Ms}/${S.swapNewWarmC1.p99Ms} ms at concurrency 1, ${S.swapNewWarmCN.p50Ms}/${S.swapNewWarmCN.p99Ms} ms at ${P.concurrency}`,
+    );
   lines.push(
     `warm throughput at concurrency ${P.concurrency}: transfer ${S.transferWarmCN.reqPerSec} vs node debug_traceCall ${S.transferNodeTraceCN.reqPerSec} req/s, swap ${S.swapWarmCN.reqPerSec} vs ${S.swapNodeTraceCN.reqPerSec} req/s (target >=): ${verdict(targets.warmThroughputVsNodeTrace.met)}`,
   );
   lines.push(
-    `service processTime p50 (inside the simulation service) at concurrency 1, warm: transfer ${S.transferWarmC1.serviceProcessTimeMs?.p50} ms, swap ${S.swapWarmC1.serviceProcessTimeMs?.p50} ms; ` +
+    `service processTime p50 (inside the simulation service) at concurrency 1, warm: transfer ${S.transferWarmC1.serviceProcessTimeMs?.p50} ms, swap ${S.swapWarmC1.serviceProcessTimeMs?.p50} ms` +
+      `${S.swapNewWarmC1 ? ` (a new bundle each request: ${S.swapNewWarmC1.serviceProcessTimeMs?.p50} ms)` : ''}; ` +
       `cold (explicit block): transfer ${C.transferExplicit.cold.serviceProcessTimeMsP50} ms, swap ${C.swapExplicit.cold.serviceProcessTimeMsP50} ms`,
   );
   const first = results.cold.firstRequests ?? [];
@@ -213,13 +233,15 @@ export function report({ results }: { results: Figures }, totalSeconds: number, 
     `cold calls per request (explicit block): transfer ${JSON.stringify(C.transferExplicit.cold.callsByMethodPerRequest)}, swap ${JSON.stringify(C.swapExplicit.cold.callsByMethodPerRequest)}`,
   );
   lines.push(`CPU, % of one core, warm swap at concurrency ${P.concurrency}: ${fmtCpu(S.swapWarmCN.cpuPercentOfOneCore)}`);
+  if (S.swapNewWarmCN)
+    lines.push(`                 warm swap, new bundle each request, at concurrency ${P.concurrency}: ${fmtCpu(S.swapNewWarmCN.cpuPercentOfOneCore)}`);
   lines.push(`                 warm transfer at concurrency ${P.concurrency}: ${fmtCpu(S.transferWarmCN.cpuPercentOfOneCore)}`);
   lines.push(`                 node debug_traceCall swap at concurrency ${P.concurrency}: ${fmtCpu(S.swapNodeTraceCN.cpuPercentOfOneCore)}`);
   const issues = Object.entries<any>(results.childLogs)
     .filter(([, v]) => v.warn + v.error > 0)
     .map(([k, v]) => `${k} ${v.error} error / ${v.warn} warn`);
   lines.push(`child logs: ${issues.length ? issues.join(', ') + ' (samples in the JSON)' : 'no warnings or errors'}`);
-  if (state.profileDir) lines.push(`CPU profiles of the simulation services: ${state.profileDir}`);
+  if (state.profileDir) lines.push(`CPU profiles of the simulation services and the gateway: ${state.profileDir}`);
   if (errors > 0) {
     lines.push(`ERRORS: ${errors} failed requests:`);
     for (const [name, r] of Object.entries<any>(S)) if (r.errors) lines.push(`  ${name}: ${JSON.stringify(r.errorsByKind)} e.g. ${r.errorSamples[0]}`);

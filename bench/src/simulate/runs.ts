@@ -39,7 +39,14 @@ export async function gatewayRun(
     warmup: P.warmup,
     total,
     maxMs,
-    make: () => ({ method: 'POST', path: '/v1/simulate', headers: { 'x-api-key': key }, body, timeoutMs: 30_000 }),
+    // A workload with its own body() makes a new one every request.
+    make: () => ({
+      method: 'POST',
+      path: '/v1/simulate',
+      headers: { 'x-api-key': key },
+      body: w.body ? simulateBody(w, blockNumber) : body,
+      timeoutMs: 30_000,
+    }),
     expect: 200,
     check: (res) => checkSimulation(w, res, null),
     onSample: (res) => {
@@ -64,10 +71,17 @@ export async function nodeRun(
   method: string,
   w: Workload,
   blockTag: string,
-  { concurrency, total, maxMs, pids = null, traceOptions = null }: RunOptions & { traceOptions?: Record<string, unknown> | null },
+  {
+    concurrency,
+    total,
+    maxMs,
+    pids = null,
+    traceOptions = null,
+    warmupRequests,
+  }: RunOptions & { traceOptions?: Record<string, unknown> | null; warmupRequests?: number },
 ) {
   // A struct-logger trace of the swap takes a quarter of a second: a short warm-up is enough.
-  const warmup = method === 'debug_traceCall' ? Math.min(P.warmup, 2 * concurrency) : P.warmup;
+  const warmup = warmupRequests ?? (method === 'debug_traceCall' ? Math.min(P.warmup, 2 * concurrency) : P.warmup);
   step(`${label}: ${warmup} warm-up + ${total} requests at concurrency ${concurrency}`);
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: traceOptions ? [w.node, blockTag, traceOptions] : [w.node, blockTag] });
   let bytes = 0;

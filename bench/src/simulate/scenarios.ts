@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { bootstrapDatabase } from '../../../infra/postgres/bootstrap.mjs';
 import { BenchNats, BenchNode, Figures, ROOT, envInt, hostInfo, log, logIssues, packageVersion, request, round, waitFor200 } from '../harness/index.js';
 import { JsonRpcProxy, freePort } from '@tradeinfra/test-support';
-import { checkSimulation, deploy, simulateBody, unseenSwapWorkload, workloads } from './chain.js';
+import { checkSimulation, deploy, newEachTimeSwapWorkload, simulateBody, unseenSwapWorkload, workloads } from './chain.js';
 import { P, children, env, hex, pool, productApps, proxies, rpc, run, runNode, startHardhat, state, step } from './context.js';
 import { coldRun, gatewayRun, makeLabeller, nodeRun, phaseLimitMs } from './runs.js';
 import type pg from 'pg';
@@ -53,22 +53,22 @@ export async function main() {
   const machine = await machineInfo(db, nats, node);
 
   const productEnv = { ...baseEnv, RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000', HOST: '127.0.0.1' };
-  const simulationArgs = (name: string) => {
-    if (process.env.BENCH_CPU_PROF !== '1') return [join(ROOT, 'apps/simulation-service/dist/main.js')];
+  const profiledArgs = (name: string, main: string) => {
+    if (process.env.BENCH_CPU_PROF !== '1') return [join(ROOT, main)];
     state.profileDir ??= mkdtempSync(join(os.tmpdir(), 'ti-bench-sim-prof-'));
     // Nest re-raises SIGTERM after its shutdown hooks, and a process killed by a signal writes no
     // profile: exit normally on SIGTERM instead (this listener runs first).
     return [
       '--cpu-prof',
+      // One directory per process: each of its threads (the simulation workers too) writes its own profile there.
       '--cpu-prof-dir',
-      state.profileDir,
-      '--cpu-prof-name',
-      `${name}.cpuprofile`,
+      join(state.profileDir, name),
       '--import',
       'data:text/javascript,process.on("SIGTERM",()=>process.exit(0))',
-      join(ROOT, 'apps/simulation-service/dist/main.js'),
+      join(ROOT, main),
     ];
   };
+  const simulationArgs = (name: string) => profiledArgs(name, 'apps/simulation-service/dist/main.js');
   const startSimulation = async (name: any, rpcUrl: any) => {
     const entry = children.start(name, process.execPath, simulationArgs(name), {
       cwd: ROOT,
@@ -94,7 +94,7 @@ export async function main() {
   }
   const simWarm = await startSimulation('simulation-service-warm', node.url);
   const gatewayPort = await freePort();
-  const gateway = children.start('gateway', process.execPath, [join(ROOT, 'apps/gateway/dist/main.js')], {
+  const gateway = children.start('gateway', process.execPath, profiledArgs('gateway', 'apps/gateway/dist/main.js'), {
     cwd: ROOT,
     env: { ...productEnv, PORT: String(gatewayPort) },
     readyLine: /listening on/,
@@ -143,6 +143,31 @@ export async function main() {
       pids: warmPids,
     });
   }
+
+  // The swap again, a new bundle every request: simulated every time (no kept answer fits).
+  const swapNew = newEachTimeSwapWorkload(chain, W.swap);
+  S.swapNewWarmC1 = await gatewayRun(`${swapNew.label}, warm, via the gateway, block ${pinned}`, gatewayPort, key, swapNew, pinned, {
+    concurrency: 1,
+    total: P.latencyRequests,
+    maxMs: phaseLimitMs(),
+  });
+  S.swapNewWarmCN = await gatewayRun(`${swapNew.label}, warm, via the gateway, block ${pinned}`, gatewayPort, key, swapNew, pinned, {
+    concurrency: P.concurrency,
+    total: P.throughputRequests,
+    maxMs: P.throughputSeconds * 1000,
+    pids: warmPids,
+  });
+  // The node's eth_call of the swap right after: the ratios' anchor, measured under the same load
+  // as the runs just before it (the box is shared; a minute later its load may be another). Its
+  // warm-up is as long as phase 2's before its own run (warm-up and concurrency-1 run): hardhat's
+  // JavaScript is then as warm, and a cold node never flatters the ratio.
+  S.swapNodeEthCallAdjacentCN = await nodeRun(`${W.swap.label}, node eth_call (right after the warm runs)`, node, 'eth_call', W.swap, hex(pinned), {
+    concurrency: P.concurrency,
+    total: P.throughputRequests,
+    maxMs: P.throughputSeconds * 1000,
+    pids: nodePids,
+    warmupRequests: P.warmup + P.latencyRequests,
+  });
 
   // ---- 4. the node's own eth_call and debug_traceCall (struct logger), straight to the node
   const tag = hex(pinned);

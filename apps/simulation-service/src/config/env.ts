@@ -26,6 +26,11 @@ const EnvSchema = z.object({
   SIM_MAX_UPSTREAM_READS: int(1, 10_000_000).default(5_000),
   /** Memory cap of the shared chain-state cache (each worker keeps a copy of what it used, capped the same). */
   SIM_CACHE_MAX_MB: int(1, 64 * 1024).default(256),
+  /**
+   * Memory cap of the answers kept for a repeat of the same request at the same explicit block
+   * (simulation/result-cache.ts); 0: none kept.
+   */
+  SIM_RESULT_CACHE_MB: int(0, 64 * 1024).default(64),
   /** Per-call gas cap; 0: none beyond the block gas limit and the fork's transaction gas cap (EIP-7825). */
   SIM_MAX_CALL_GAS: int(0).default(0),
   /** Largest JSON-RPC batch sent upstream. */

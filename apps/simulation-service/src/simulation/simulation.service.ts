@@ -9,6 +9,7 @@ import type { SimulationStats } from '../engine/simulator.js';
 import { SimulationPool } from '../workers/simulation-pool.js';
 import { asSimulationError, SimulationError, SimulationErrorCode } from './simulation.errors.js';
 import { CLOCK, type Clock } from '../common/clock.js';
+import { ResultCache } from './result-cache.js';
 
 /** What the NATS reply adds around the result (`{"response": …, "isDisposed": true, "id": "<uuid>"}`), with room to spare. */
 const REPLY_ENVELOPE_BYTES = 1024;
@@ -19,13 +20,16 @@ export class SimulationService implements OnModuleInit, OnModuleDestroy {
   private pool: SimulationPool | null = null;
   /** The NATS server's max_payload (read at start): a larger reply would never be delivered. */
   private maxPayload = 1024 * 1024;
+  private readonly results: ResultCache;
 
   constructor(
     private readonly chains: ChainRegistry,
     @Inject(ENV) private readonly env: SimulationEnv,
     @Inject(CLOCK) private readonly now: Clock,
     private readonly nats: NatsConnections,
-  ) {}
+  ) {
+    this.results = new ResultCache(env.SIM_RESULT_CACHE_MB * 1024 * 1024);
+  }
 
   async onModuleInit(): Promise<void> {
     this.maxPayload = (await this.nats.connection()).info?.max_payload ?? this.maxPayload;
@@ -70,6 +74,14 @@ export class SimulationService implements OnModuleInit, OnModuleDestroy {
       const request = parseInput(SimulateRequestSchema, message.body);
       const chain = this.chains.get(request.chainId);
       if (!this.pool) throw new Error('the simulation service is not started');
+      if (request.blockNumber !== null) {
+        result = this.results.get(request, request.blockNumber, id, () => Math.round(performance.now() - started));
+        if (result) {
+          outcome = 'ok cached';
+          if (onFirstCall && result.calls[0]) onFirstCall(result.calls[0], request.blockNumber);
+          return result;
+        }
+      }
       result = await this.pool.run(chain, request, { id, maxCallGas: this.env.SIM_MAX_CALL_GAS, budget, started }, stats, onFirstCall);
       const size = Buffer.byteLength(JSON.stringify(result));
       const limit = this.maxPayload - REPLY_ENVELOPE_BYTES;
@@ -80,6 +92,7 @@ export class SimulationService implements OnModuleInit, OnModuleDestroy {
           { reason: 'result_too_large', size, limit },
         );
       }
+      this.results.set(request, result, size);
       return result;
     } catch (err) {
       // The boundary with the chain layer: its errors (unknown chain or block, upstream, read budget) become the simulation's.
