@@ -3,6 +3,7 @@
 // end-to-end suite (test/e2e) driving the gateway over HTTP.
 module.exports = {
   testTimeout: 60_000,
+  testSequencer: '<rootDir>/jest.sequencer.cjs',
   projects: [
     '<rootDir>/packages/contracts',
     '<rootDir>/packages/service-kit',
