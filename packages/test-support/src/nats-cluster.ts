@@ -74,6 +74,19 @@ export class TestNatsCluster {
   private constructor(private readonly options: NatsClusterOptions) {}
 
   static async start(options: NatsClusterOptions = {}): Promise<TestNatsCluster> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await TestNatsCluster.startOnce(options);
+      } catch (err) {
+        // Free ports are picked before the servers bind them: another process (a test file beside
+        // this one) may take one meanwhile. Picked again, up to three times.
+        const raced = !options.isolated && !options.ports && /address already in use/.test((err as Error).message);
+        if (!raced || attempt >= 3) throw err;
+      }
+    }
+  }
+
+  private static async startOnce(options: NatsClusterOptions): Promise<TestNatsCluster> {
     const cluster = new TestNatsCluster(options);
     const size = options.size ?? 3;
     for (let i = 0; i < size; i++) {
