@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { IntentRecord } from '@tradeinfra/contracts';
-import { eventually, mined, type HardhatNode, type LocalDex } from '@tradeinfra/test-support';
+import { eventually, HardhatNode, LocalDex, LocalRelay, mined } from '@tradeinfra/test-support';
 import { MaxUint256 } from 'ethers';
 import { PendingLaunchWatcher } from '../../apps/intent-service/src/launch/pending/pending-launch-watcher.js';
 import { Stack } from './harness.js';
@@ -104,6 +104,30 @@ export function startMempoolStack(node: HardhatNode, dex: LocalDex, wallets: { p
  * the token, wait until every intent is decided (terminal, or its buy in the node's mempool),
  * mine the next block, wait for the outcomes.
  */
+/** The exits' e2e set-up: hardhat 31337 (automine off), the DEX, a LocalRelay or none, the product following the mempool, and an API key. */
+export interface ExitChain {
+  node: HardhatNode;
+  dex: LocalDex;
+  relay: LocalRelay | null;
+  stack: Stack;
+  key: string;
+}
+
+export async function startExitChain(wallets: { privateKey: string }[], options: { relay: boolean; mempoolOrder?: 'fifo' | 'priority' }): Promise<ExitChain> {
+  const node = await HardhatNode.start({ chainId: 31337, ...(options.mempoolOrder ? { mempoolOrder: options.mempoolOrder } : {}) });
+  const dex = await LocalDex.deploy(node);
+  await node.rpc.call('evm_setAutomine', [false]);
+  const relay = options.relay ? await LocalRelay.start() : null;
+  const stack = await startMempoolStack(node, dex, wallets, relay ? { RELAY_URLS_31337: relay.url } : {});
+  return { node, dex, relay, stack, key: await stack.createKey() };
+}
+
+export async function stopExitChain(chain: ExitChain | undefined): Promise<void> {
+  await chain?.stack.close();
+  await chain?.relay?.stop();
+  await chain?.node.stop();
+}
+
 export class LaunchDriver {
   constructor(
     private readonly stack: Stack,

@@ -2,7 +2,7 @@ import type { IntentRecord } from '@tradeinfra/contracts';
 import { devWallet, eventually, HardhatNode, LocalDex, mined } from '@tradeinfra/test-support';
 import { MaxUint256 } from 'ethers';
 import { Stack } from './harness.js';
-import { startMempoolStack } from './execution-support.js';
+import { startExitChain, stopExitChain, type ExitChain } from './execution-support.js';
 
 /**
  * Anti-rug on a chain with no relay configured (docs/design/exits.md): the sells cannot be put in
@@ -25,18 +25,12 @@ describe('anti-rug without a relay: the sells outbid the rug at the node', () =>
   const expiry = () => Math.floor(Date.now() / 1000) + 3600;
   const get = async (id: string) => (await stack.request<IntentRecord>('GET', `/v1/intent/${id}`, { key })).body;
 
+  let chain: ExitChain | undefined;
   beforeAll(async () => {
-    node = await HardhatNode.start({ chainId: CHAIN_ID, mempoolOrder: 'priority' });
-    dex = await LocalDex.deploy(node);
-    await rpc('evm_setAutomine', [false]);
-    stack = await startMempoolStack(node, dex, [wallet]);
-    key = await stack.createKey();
+    chain = await startExitChain([wallet], { relay: false, mempoolOrder: 'priority' });
+    ({ node, dex, stack, key } = chain);
   }, 180_000);
-
-  afterAll(async () => {
-    await stack?.close();
-    await node?.stop();
-  });
+  afterAll(() => stopExitChain(chain));
 
   it('sends approve and sell to the node over the rug’s priority fee; they are mined in its block, ahead of it', async () => {
     const token = await dex.deployToken('PlainToken', [10n ** 27n]);

@@ -2,7 +2,7 @@ import type { IntentRecord } from '@tradeinfra/contracts';
 import { devWallet, eventually, HardhatNode, LocalDex, LocalRelay, mined } from '@tradeinfra/test-support';
 import { keccak256 } from 'ethers';
 import { Stack } from './harness.js';
-import { startMempoolStack } from './execution-support.js';
+import { startExitChain, stopExitChain, type ExitChain } from './execution-support.js';
 
 /**
  * An exit's sell sent as a bundle `[approve, sell]` and not included, then the intent service
@@ -23,21 +23,14 @@ describe('exits across a restart of the intent service', () => {
   const rpc = <T = any>(method: string, params: unknown[] = []) => node.rpc.call<T>(method, params);
   const get = async (id: string) => (await stack.request<IntentRecord>('GET', `/v1/intent/${id}`, { key })).body;
 
+  let chain: ExitChain | undefined;
   beforeAll(async () => {
-    node = await HardhatNode.start({ chainId: CHAIN_ID });
-    dex = await LocalDex.deploy(node);
-    await rpc('evm_setAutomine', [false]);
     // The relay records bundles and builds none: the first one is missed.
-    relay = await LocalRelay.start();
-    stack = await startMempoolStack(node, dex, [wallet], { RELAY_URLS_31337: relay.url });
-    key = await stack.createKey();
+    chain = await startExitChain([wallet], { relay: true });
+    ({ node, dex, stack, key } = chain);
+    relay = chain.relay!;
   }, 180_000);
-
-  afterAll(async () => {
-    await stack?.close();
-    await relay?.stop();
-    await node?.stop();
-  });
+  afterAll(() => stopExitChain(chain));
 
   it('sends the missed sell again behind its approve after the restart, and it lands', async () => {
     const token = await dex.deployToken('PlainToken', [10n ** 27n]);

@@ -2,7 +2,7 @@ import type { IntentRecord } from '@tradeinfra/contracts';
 import { devWallet, eventually, HardhatNode, LocalDex, LocalRelay, mined } from '@tradeinfra/test-support';
 import { Interface, keccak256, MaxUint256 } from 'ethers';
 import { Stack } from './harness.js';
-import { startMempoolStack } from './execution-support.js';
+import { startExitChain, stopExitChain, type ExitChain } from './execution-support.js';
 
 /**
  * Anti-rug on a local chain (automine off, the mempool followed over the node's WebSocket, a
@@ -26,20 +26,13 @@ describe('anti-rug: exits sell ahead of a pending liquidity removal', () => {
   const expiry = () => Math.floor(Date.now() / 1000) + 3600;
   const get = async (id: string) => (await stack.request<IntentRecord>('GET', `/v1/intent/${id}`, { key })).body;
 
+  let chain: ExitChain | undefined;
   beforeAll(async () => {
-    node = await HardhatNode.start({ chainId: CHAIN_ID });
-    dex = await LocalDex.deploy(node);
-    await rpc('evm_setAutomine', [false]);
-    relay = await LocalRelay.start();
-    stack = await startMempoolStack(node, dex, wallets, { RELAY_URLS_31337: relay.url });
-    key = await stack.createKey();
+    chain = await startExitChain(wallets, { relay: true });
+    ({ node, dex, stack, key } = chain);
+    relay = chain.relay!;
   }, 180_000);
-
-  afterAll(async () => {
-    await stack?.close();
-    await relay?.stop();
-    await node?.stop();
-  });
+  afterAll(() => stopExitChain(chain));
 
   it('lands the sells in the rug’s block, ahead of it, and the wallets keep the native value', async () => {
     const token = await dex.deployToken('PlainToken', [SUPPLY]);
