@@ -82,37 +82,44 @@ export class Stack {
 
   static async start(env: Record<string, string> = {}, options: StackOptions = {}): Promise<Stack> {
     const bootstrapEnv = { ...process.env, ...env };
-    const db = await TestDatabase.create('e2e', bootstrapEnv);
-    const own = (prefix: string) => (options.ownDatabases ? TestDatabase.create(prefix, bootstrapEnv) : Promise.resolve(db));
-    const stack = new Stack(await TestNatsServer.start(), {
+    const own = (db: TestDatabase, prefix: string) => (options.ownDatabases ? TestDatabase.create(prefix, bootstrapEnv) : Promise.resolve(db));
+    const [nats, db] = await Promise.all([TestNatsServer.start(), TestDatabase.create('e2e', bootstrapEnv)]);
+    const stack = new Stack(nats, {
       db,
-      intentDb: await own('e2e_intent'),
-      payoutDb: await own('e2e_payout'),
-      orderflowDb: await own('e2e_orderflow'),
+      intentDb: await own(db, 'e2e_intent'),
+      payoutDb: await own(db, 'e2e_payout'),
+      orderflowDb: await own(db, 'e2e_orderflow'),
     });
     // Small pools: two test files run at once on a Postgres with max_connections 100.
-    // Two simulation workers (each loads its own EVM), whatever the machine's cores.
-    const pools = { GATEWAY_DB_POOL_SIZE: '4', INTENT_DB_POOL_SIZE: '8', PAYOUT_DB_POOL_SIZE: '8', ORDERFLOW_DB_POOL_SIZE: '4', SIM_WORKERS: '2' };
+    // One simulation worker (each loads its own EVM for a second or more), whatever the machine's cores.
+    const pools = { GATEWAY_DB_POOL_SIZE: '4', INTENT_DB_POOL_SIZE: '8', PAYOUT_DB_POOL_SIZE: '8', ORDERFLOW_DB_POOL_SIZE: '4', SIM_WORKERS: '1' };
     const base = { ...process.env, ...pools, ...stack.db.env, ...stack.nats.env, ...env };
     stack.baseEnv = base;
     stack.intentEnv = loadIntentEnv({ ...base, ...stack.intentDb.env });
     stack.payoutEnv = loadPayoutEnv({ ...base, ...stack.payoutDb.env });
     stack.orderflowEnv = loadOrderflowEnv({ ...base, ...stack.orderflowDb.env });
     stack.gatewayEnv = loadGatewayEnv({ ...base, PORT: '0', HOST: '127.0.0.1' });
-    for (const [make, migrate] of [
-      [() => intentDataSource(stack.intentEnv), migrateIntent],
-      [() => gatewayDataSource(stack.gatewayEnv), migrateGateway],
-      [() => payoutDataSource(stack.payoutEnv), migratePayout],
-      [() => orderflowDataSource(stack.orderflowEnv), migrateOrderflow],
-    ] as const) {
-      const ds = await make().initialize();
-      await migrate(ds);
-      await ds.destroy();
+    // The simulation service needs no database: its workers load while the others migrate and start.
+    const simulation = stack.startSimulation();
+    try {
+      for (const [make, migrate] of [
+        [() => intentDataSource(stack.intentEnv), migrateIntent],
+        [() => gatewayDataSource(stack.gatewayEnv), migrateGateway],
+        [() => payoutDataSource(stack.payoutEnv), migratePayout],
+        [() => orderflowDataSource(stack.orderflowEnv), migrateOrderflow],
+      ] as const) {
+        const ds = await make().initialize();
+        await migrate(ds);
+        await ds.destroy();
+      }
+      await stack.addIntentReplica();
+      await stack.addPayoutReplica();
+      await stack.addOrderflowReplica();
+    } catch (err) {
+      await simulation.catch(() => undefined);
+      throw err;
     }
-    await stack.addIntentReplica();
-    await stack.startSimulation();
-    await stack.addPayoutReplica();
-    await stack.addOrderflowReplica();
+    await simulation;
     stack.gateway = await createGateway(stack.gatewayEnv, false);
     const address = stack.gateway.getHttpServer().address() as { port: number };
     stack.baseUrl = `http://127.0.0.1:${address.port}`;

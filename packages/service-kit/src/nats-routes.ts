@@ -148,6 +148,13 @@ export class SharedConnectionNatsServer extends ServerNats {
     this.gracePeriodMs = gracePeriodMs;
   }
 
+  /** Ready once the server has the subscriptions: a request sent right after start is answered, not refused with "no responders". */
+  override start(callback: (err?: unknown) => void): void {
+    const nc = (this as unknown as { natsClient: NatsConnection }).natsClient;
+    this.bindEvents(nc);
+    nc.flush().then(() => callback(), callback);
+  }
+
   override getMessageHandler(channel: string): (...args: unknown[]) => Promise<unknown> {
     const handle = super.getMessageHandler(channel) as (...args: unknown[]) => Promise<unknown>;
     return async (...args: unknown[]) => {

@@ -5,6 +5,7 @@ export * from './rpc.js';
 export * from './stream.js';
 export * from './hardhat.js';
 export * from './local-dex.js';
+export * from './solc.js';
 export * from './relay.js';
 export * from './signing-webhook.js';
 export * from './json-rpc-proxy.js';

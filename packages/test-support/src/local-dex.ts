@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { AbiCoder, getCreate2Address, HDNodeWallet, Interface, keccak256, MaxUint256, solidityPacked, type InterfaceAbi } from 'ethers';
 import type { HardhatNode } from './hardhat.js';
+import { compileSolidityCached } from './solc.js';
 
 /** The monorepo root (this file is packages/test-support/src/local-dex.ts). */
 const ROOT = join(import.meta.dirname, '..', '..', '..');
@@ -124,25 +125,14 @@ export interface Artifact {
 
 let compiled: Record<string, Artifact> | null = null;
 
-/** The launch tokens (compiled once per process with the installed solc) and the Uniswap V2 artefacts from npm. */
+/** The launch tokens (compiled with the installed solc, once per install: compileSolidityCached) and the Uniswap V2 artefacts from npm. */
 export function launchArtifacts(): Record<string, Artifact> {
   if (compiled) return compiled;
-  const solc = require('solc') as { compile(input: string, callbacks: { import: (path: string) => { contents: string } | { error: string } }): string };
-  const input = {
+  const output = compileSolidityCached({
     language: 'Solidity',
     sources: { 'LaunchTokens.sol': { content: LAUNCH_TOKENS_SOURCE } },
     settings: { optimizer: { enabled: true, runs: 200 }, evmVersion: 'cancun', outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } },
-  };
-  const findImport = (path: string) => {
-    try {
-      return { contents: readFileSync(require.resolve(path), 'utf8') };
-    } catch (err) {
-      return { error: `not found: ${path} (${(err as Error).message})` };
-    }
-  };
-  const output = JSON.parse(solc.compile(JSON.stringify(input), { import: findImport }));
-  const errors = (output.errors ?? []).filter((e: { severity: string }) => e.severity === 'error');
-  if (errors.length) throw new Error(`solc: ${errors.map((e: { formattedMessage: string }) => e.formattedMessage).join('\n')}`);
+  });
   const out: Record<string, Artifact> = {};
   for (const [name, c] of Object.entries<{ abi: InterfaceAbi; evm: { bytecode: { object: string } } }>(output.contracts['LaunchTokens.sol'])) {
     out[name] = { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}`, iface: new Interface(c.abi) };

@@ -2,12 +2,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { AbiCoder, Interface, MaxUint256, keccak256, solidityPackedKeccak256, zeroPadValue, toBeHex, type InterfaceAbi } from 'ethers';
+import { compileSolidityCached } from '@tradeinfra/test-support';
 import { ROOT, type JsonRpc } from './node.js';
 
 const require = createRequire(join(ROOT, 'package.json'));
 
 /**
- * Test contracts, compiled at suite start with the installed solc (wasm, offline). OpenZeppelin
+ * Test contracts, compiled at suite start with the installed solc (wasm, offline; once per install). OpenZeppelin
  * sources come from node_modules through the import callback.
  */
 export const SOURCES: Record<string, string> = {
@@ -397,17 +398,8 @@ export interface Artifact {
   iface: Interface;
 }
 
-function findImport(path: string): { contents: string } | { error: string } {
-  try {
-    return { contents: readFileSync(require.resolve(path), 'utf8') };
-  } catch (err) {
-    return { error: `not found: ${path} (${(err as Error).message})` };
-  }
-}
-
 /** Compiles SOURCES (optimizer on, EVM version prague: the code runs the same on osaka). */
 export function compile(): Record<string, Artifact> {
-  const solc = require('solc') as { compile(input: string, callbacks: { import: typeof findImport }): string };
   const input = {
     language: 'Solidity',
     sources: Object.fromEntries(Object.entries(SOURCES).map(([name, content]) => [name, { content }])),
@@ -417,9 +409,7 @@ export function compile(): Record<string, Artifact> {
       outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } },
     },
   };
-  const output = JSON.parse(solc.compile(JSON.stringify(input), { import: findImport }));
-  const errors = (output.errors ?? []).filter((e: { severity: string }) => e.severity === 'error');
-  if (errors.length) throw new Error(`solc: ${errors.map((e: { formattedMessage: string }) => e.formattedMessage).join('\n')}`);
+  const output = compileSolidityCached(input);
   const out: Record<string, Artifact> = {};
   for (const file of Object.keys(SOURCES)) {
     for (const [name, c] of Object.entries<any>(output.contracts[file])) {
