@@ -100,11 +100,9 @@ export function startMempoolStack(node: HardhatNode, dex: LocalDex, wallets: { p
 }
 
 /**
- * Launches on a local chain that does not automine, as the execution tests drive them: launch
- * the token, wait until every intent is decided (terminal, or its buy in the node's mempool),
- * mine the next block, wait for the outcomes.
+ * The exits' e2e set-up: hardhat 31337 (automine off), the DEX, a LocalRelay or none, the product
+ * following the mempool (`env` added to its settings), and an API key.
  */
-/** The exits' e2e set-up: hardhat 31337 (automine off), the DEX, a LocalRelay or none, the product following the mempool, and an API key. */
 export interface ExitChain {
   node: HardhatNode;
   dex: LocalDex;
@@ -113,12 +111,15 @@ export interface ExitChain {
   key: string;
 }
 
-export async function startExitChain(wallets: { privateKey: string }[], options: { relay: boolean; mempoolOrder?: 'fifo' | 'priority' }): Promise<ExitChain> {
+export async function startExitChain(
+  wallets: { privateKey: string }[],
+  options: { relay: boolean; mempoolOrder?: 'fifo' | 'priority'; env?: Record<string, string> },
+): Promise<ExitChain> {
   const node = await HardhatNode.start({ chainId: 31337, ...(options.mempoolOrder ? { mempoolOrder: options.mempoolOrder } : {}) });
   const dex = await LocalDex.deploy(node);
   await node.rpc.call('evm_setAutomine', [false]);
   const relay = options.relay ? await LocalRelay.start() : null;
-  const stack = await startMempoolStack(node, dex, wallets, relay ? { RELAY_URLS_31337: relay.url } : {});
+  const stack = await startMempoolStack(node, dex, wallets, { ...(relay ? { RELAY_URLS_31337: relay.url } : {}), ...options.env });
   return { node, dex, relay, stack, key: await stack.createKey() };
 }
 
@@ -128,6 +129,11 @@ export async function stopExitChain(chain: ExitChain | undefined): Promise<void>
   await chain?.node.stop();
 }
 
+/**
+ * Launches on a local chain that does not automine, as the execution tests drive them: launch
+ * the token, wait until every intent is decided (terminal, or its buy in the node's mempool),
+ * mine the next block, wait for the outcomes.
+ */
 export class LaunchDriver {
   constructor(
     private readonly stack: Stack,

@@ -1,6 +1,7 @@
 import type { IntentRecord } from '@tradeinfra/contracts';
 import { devWallet, eventually, HardhatNode, LocalDex, LocalRelay, mined } from '@tradeinfra/test-support';
 import { keccak256 } from 'ethers';
+import { ExitWatcher } from '../../apps/intent-service/src/exits/exit-watcher.js';
 import { Stack } from './harness.js';
 import { startExitChain, stopExitChain, type ExitChain } from './execution-support.js';
 
@@ -9,7 +10,8 @@ import { startExitChain, stopExitChain, type ExitChain } from './execution-suppo
  * the node's WebSocket, a LocalRelay as the relay): a pending tax hike, a block of the holder's
  * wallet and trading switched off, each one call of SwitchToken's plainly named `set(what, who,
  * value)`, are recognised by simulating them before a sale, and the exit's sell lands ahead of
- * them in one block. The test plays the builder: it builds the bundle as sent.
+ * them in one block. A block of one holder's wallet sells that holder's exit only. The test plays
+ * the builder: it builds the bundle as sent.
  */
 const CHAIN_ID = 31337;
 const ETH = 10n ** 18n;
@@ -95,5 +97,61 @@ describe('anti-rug: a tax hike, a blacklist, trading off', () => {
     const wallet = wallets[2]!.address;
     const { token, exit } = await guarded(wallet);
     await rugged(token, exit, wallet, 2, dex.owner, 0n);
+  });
+
+  it('a pending block of a wallet other than the largest holder’s: only its exit sells ahead; the other stays watched, and sells ahead of trading off', async () => {
+    const [large, small] = [wallets[0]!.address, wallets[1]!.address];
+    const token = await dex.deployToken('SwitchToken', [SUPPLY]);
+    await dex.launch(token, 10n ** 26n, 10n * ETH);
+    const ids: string[] = [];
+    for (const [wallet, held] of [
+      [large, 2n * HELD],
+      [small, HELD],
+    ] as const) {
+      await mined(node, dex.owner, token, dex.a.SwitchToken!.iface.encodeFunctionData('transfer', [wallet, held]));
+      const res = await stack.request<IntentRecord>('POST', '/v1/exit', {
+        key,
+        body: { chainId: CHAIN_ID, wallet, tokenAddress: token, onRug: true, bribe: '1000', gasTip: '0', expiry: expiry() },
+      });
+      expect(res.status).toBe(201);
+      ids.push(res.body.id);
+    }
+    const [largeExit, smallExit] = ids as [string, string];
+    await rpc('evm_mine');
+    await eventually('priced', async () => (await Promise.all(ids.map(get))).every((r) => r.exit!.highestPrice !== null), 30_000);
+    const largeNonce = await rpc<string>('eth_getTransactionCount', [large, 'latest']);
+
+    /** `set(what, who, 0)` sent pending; the bundle behind it awaited, built in one block; answers the block's transactions' senders. */
+    const rugAndBuild = async (what: number, who: string) => {
+      const data = dex.a.SwitchToken!.iface.encodeFunctionData('set', [what, who, 0n]);
+      const rugHash = await rpc<string>('eth_sendTransaction', [{ from: dex.owner, to: token, data, gas: '0x7a1200' }]);
+      const bundle = await relay.waitFor((b) => b.txs.length > 0 && keccak256(b.txs[b.txs.length - 1]!) === rugHash);
+      await rpc('hardhat_dropTransaction', [rugHash]);
+      for (const raw of bundle.txs) await rpc('eth_sendRawTransaction', [raw]);
+      await rpc('evm_mine');
+      const block = await rpc('eth_getBlockByNumber', ['latest', true]);
+      expect(block.transactions.map((t: { hash: string }) => t.hash)).toEqual(bundle.txs.map((raw) => keccak256(raw)));
+      const receipts = await Promise.all(block.transactions.map((t: { hash: string }) => rpc('eth_getTransactionReceipt', [t.hash])));
+      expect(receipts.every((r) => r.status === '0x1')).toBe(true);
+      return { number: BigInt(block.number), from: block.transactions.map((t: { from: string }) => t.from.toLowerCase()) };
+    };
+
+    // The small holder blocked: its approve and sell, then the block; the large holder's sale was never in danger.
+    const blocked = await rugAndBuild(1, small);
+    expect(blocked.from).toEqual([small.toLowerCase(), small.toLowerCase(), dex.owner.toLowerCase()]);
+    await eventually('the small exit settled', async () => (await get(smallExit)).status !== 'pending', 30_000);
+    expect(await get(smallExit)).toMatchObject({ status: 'completed', exit: { trigger: 'on_rug' } });
+    expect(await dex.balanceOf(token, small)).toBe(0n);
+    expect(await get(largeExit)).toMatchObject({ status: 'pending', txHash: null, exit: { trigger: null } });
+    expect(await dex.balanceOf(token, large)).toBe(2n * HELD);
+    expect(await rpc('eth_getTransactionCount', [large, 'pending'])).toBe(largeNonce);
+
+    // Still guarded: once the watcher has priced the new block, trading switched off sells it ahead.
+    await eventually('the new block evaluated', () => stack.intentReplicas[0]!.get(ExitWatcher).evaluatedHead(CHAIN_ID) >= blocked.number, 30_000);
+    const off = await rugAndBuild(2, dex.owner);
+    expect(off.from).toEqual([large.toLowerCase(), large.toLowerCase(), dex.owner.toLowerCase()]);
+    await eventually('the large exit settled', async () => (await get(largeExit)).status !== 'pending', 30_000);
+    expect(await get(largeExit)).toMatchObject({ status: 'completed', exit: { trigger: 'on_rug' } });
+    expect(await dex.balanceOf(token, large)).toBe(0n);
   });
 });

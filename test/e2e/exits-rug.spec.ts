@@ -7,8 +7,9 @@ import { startExitChain, stopExitChain, type ExitChain } from './execution-suppo
 /**
  * Anti-rug on a local chain (automine off, the mempool followed over the node's WebSocket, a
  * LocalRelay as the relay): the deployer's pending `removeLiquidityETH` is recognised by
- * simulation, and the onRug exits' sells go to the relay as `[sells…, rug]`. The test plays the
- * builder: it builds the bundle as sent, in one block.
+ * simulation, and the onRug exits' sells go to the relay as `[sells…, rug]`; a harmless pending
+ * transaction touching the token (a buy) fires nothing. The test plays the builder: it builds the
+ * bundle as sent, in one block.
  */
 const CHAIN_ID = 31337;
 const ETH = 10n ** 18n;
@@ -97,5 +98,60 @@ describe('anti-rug: exits sell ahead of a pending liquidity removal', () => {
       expect(gained).toBeGreaterThan(ETH / 20n);
     }
     expect(await dex.balanceOf(pair, dex.owner)).toBe(0n);
+  });
+
+  it('a harmless pending transaction on the token fires nothing: the sell goes behind it, ahead of the rug that follows', async () => {
+    const [holder, buyer] = [wallets[0]!.address, wallets[2]!.address];
+    const token = await dex.deployToken('PlainToken', [SUPPLY]);
+    await dex.launch(token, 10n ** 26n, 10n * ETH);
+    const erc20 = dex.a.PlainToken!.iface;
+    const pair = await dex.pairOf(token);
+    await mined(node, dex.owner, token, erc20.encodeFunctionData('transfer', [holder, HELD]));
+    await mined(node, dex.owner, pair, erc20.encodeFunctionData('approve', [dex.router, MaxUint256]));
+    const res = await stack.request<IntentRecord>('POST', '/v1/exit', {
+      key,
+      body: { chainId: CHAIN_ID, wallet: holder, tokenAddress: token, onRug: true, bribe: '1000', gasTip: '0', expiry: expiry() },
+    });
+    expect(res.status).toBe(201);
+    await rpc('evm_mine');
+    await eventually('priced', async () => (await get(res.body.id)).exit!.highestPrice !== null, 30_000);
+    const nonceBefore = BigInt(await rpc<string>('eth_getTransactionCount', [holder, 'latest']));
+
+    // Pending, in this order (the pool is first come, first mined): another account's buy through the router, then the rug.
+    const router = dex.a.UniswapV2Router02!.iface as Interface;
+    const harmless = await rpc<string>('eth_sendTransaction', [
+      {
+        from: buyer,
+        to: dex.router,
+        value: `0x${ETH.toString(16)}`,
+        data: router.encodeFunctionData('swapExactETHForTokens', [0, [dex.weth, token], buyer, expiry()]),
+        gas: '0x7a1200',
+      },
+    ]);
+    const lp = await dex.balanceOf(pair, dex.owner);
+    const rugHash = await rpc<string>('eth_sendTransaction', [
+      { from: dex.owner, to: dex.router, data: router.encodeFunctionData('removeLiquidityETH', [token, lp, 0, 0, dex.owner, expiry()]), gas: '0x7a1200' },
+    ]);
+
+    // The first bundle behind either: had the buy been judged a rug, the sell would go ahead of the buy, and the rug last in the block.
+    const last = (txs: string[]) => (txs.length > 0 ? keccak256(txs[txs.length - 1]!) : '');
+    const bundle = await relay.waitFor((b) => [harmless, rugHash].includes(last(b.txs)));
+    expect(bundle.txs).toHaveLength(3);
+    await rpc('hardhat_dropTransaction', [last(bundle.txs)]);
+    for (const raw of bundle.txs) await rpc('eth_sendRawTransaction', [raw]);
+    await rpc('evm_mine');
+
+    const block = await rpc('eth_getBlockByNumber', ['latest', false]);
+    const [approve, sell] = bundle.txs.map((raw) => keccak256(raw));
+    expect(block.transactions).toEqual([harmless, approve, sell, rugHash]);
+    const receipts = await Promise.all(block.transactions.map((h: string) => rpc('eth_getTransactionReceipt', [h])));
+    expect(receipts.map((r) => r.status)).toEqual(['0x1', '0x1', '0x1', '0x1']);
+    await eventually('the exit settled', async () => (await get(res.body.id)).status !== 'pending', 30_000);
+    expect(await get(res.body.id)).toMatchObject({ status: 'completed', txHash: sell, exit: { trigger: 'on_rug' } });
+    // Fired once: no bundle ever ended with the buy, every rug bundle carries the same sell, the wallet sent two transactions.
+    expect(relay.bundles.filter((b) => last(b.txs) === harmless)).toEqual([]);
+    expect(new Set(relay.bundles.filter((b) => last(b.txs) === rugHash).map((b) => b.txs.join()))).toEqual(new Set([bundle.txs.join()]));
+    expect(BigInt(await rpc<string>('eth_getTransactionCount', [holder, 'latest']))).toBe(nonceBefore + 2n);
+    expect(await dex.balanceOf(token, holder)).toBe(0n);
   });
 });

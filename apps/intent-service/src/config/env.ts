@@ -91,6 +91,11 @@ const EnvSchema = z.object({
       .transform((v) => Buffer.from(v.replace(/^0x/, ''), 'hex'))
       .optional(),
   ),
+  /**
+   * Tests only: the process kills itself (SIGKILL) at that point of its first exit round:
+   * `exit-after-mark` (sells marked submitted, not sent), `exit-after-send` (sent, nothing after recorded).
+   */
+  INTENT_FAILPOINT: z.enum(['exit-after-mark', 'exit-after-send']).optional(),
   /** LOG_FORMAT, and LOG_REQUESTS: log every NATS request (subject, x-request-id, outcome, duration). */
   ...LOG_ENV,
 });

@@ -55,10 +55,11 @@ export function routerBuyCalldata(plan: Pick<BuyPlan, 'amountOutMin' | 'wrappedN
   );
 }
 
-export function routerSellCalldata(amountIn: bigint, token: string, wrappedNative: string, to: string, deadline: bigint): string {
+/** The router's sale of `amountIn` to the wrapped native token (reverting when it gives less than `amountOutMin`). */
+export function routerSellCalldata(amountIn: bigint, token: string, wrappedNative: string, to: string, deadline: bigint, amountOutMin = 0n): string {
   return (
     SWAP_TOKENS_FOR_TOKENS +
-    coder.encode(['uint256', 'uint256', 'address[]', 'address', 'uint256'], [amountIn, 0n, [token, wrappedNative], to, deadline]).slice(2)
+    coder.encode(['uint256', 'uint256', 'address[]', 'address', 'uint256'], [amountIn, amountOutMin, [token, wrappedNative], to, deadline]).slice(2)
   );
 }
 

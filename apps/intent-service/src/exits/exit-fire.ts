@@ -2,6 +2,8 @@ import { type Logger } from '@nestjs/common';
 import { FailureReason } from '@tradeinfra/contracts';
 import { type Reserves } from '../chain/uniswap-v2.js';
 import { type Clock } from '../common/clock.js';
+import { failpoint } from '../common/failpoint.js';
+import { type IntentServiceEnv } from '../config/env.js';
 import { type Block } from '../execution/buy-judgement.js';
 import { type IntentsRepository } from '../intents/intents.repository.js';
 import { readSenders, type ExitChain, type Firing, type SellJobs, type SenderReads, type SignedSell } from './exit-chain.js';
@@ -26,6 +28,7 @@ export class FireStep {
     private readonly now: Clock,
     private readonly logger: Logger,
     private readonly wake: () => void,
+    private readonly env: Pick<IntentServiceEnv, 'INTENT_FAILPOINT'> = {},
   ) {}
 
   /**
@@ -93,7 +96,9 @@ export class FireStep {
     const marked = await this.repo.markSubmitted(fired, target);
     const t2 = this.now();
     const sending = ok.filter((s) => marked.has(s.job.f.exit.id)).map((s) => ({ id: s.job.f.exit.id, ...(s.signed as SignedSell) }));
+    if (sending.length > 0) failpoint(this.env, 'exit-after-mark');
     const refused = await sendSells(chain, sending, target, rug?.raw ?? null);
+    if (sending.length > 0) failpoint(this.env, 'exit-after-send');
     const t3 = this.now();
     this.latencies.push(t3 - seenAt);
     if (this.latencies.length > 1000) this.latencies.shift();

@@ -58,7 +58,7 @@ export class ExitWatcher implements OnApplicationBootstrap, OnModuleDestroy {
       now,
     });
     this.pricing = new PricingStep(simulation);
-    this.firing = new FireStep(repo, intents, new SellSigner(signer, BigInt(env.EXECUTION_DEFAULT_GAS_TIP_WEI)), now, this.logger, () => relay.wake());
+    this.firing = new FireStep(repo, intents, new SellSigner(signer, BigInt(env.EXECUTION_DEFAULT_GAS_TIP_WEI)), now, this.logger, () => relay.wake(), env);
     this.follower = new FollowStep(repo, intents);
     this.rug = new RugStep(simulation, this.firing, now, this.logger);
     this.scheduler = new ChainScheduler('exits', env.LAUNCH_POLL_INTERVAL_MS, this.logger);
