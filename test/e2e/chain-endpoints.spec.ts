@@ -122,8 +122,12 @@ describe('a chain with two endpoints, one of them going bad', () => {
     await rpc('hardhat_mine', ['0x200']);
     await eventually('watcher following the chain', async () => (await cursor()) >= (await head()));
     const before = await cursor();
+    const last = Number((await rpc<{ timestamp: string }>('eth_getBlockByNumber', ['latest', false])).timestamp);
     await rpc('hardhat_reset', []);
     await rpc('evm_setAutomine', [false]);
+    // A reset node starts again from its first block's time: deploying the same contracts at once
+    // would make the same blocks, a chain behind, not a new one. Later blocks make it new.
+    await rpc('evm_setNextBlockTimestamp', [last + 1]);
     dex = await LocalDex.deploy(node);
     driver = new LaunchDriver(stack, node, dex, () => key, SUPPLY / 10n);
     expect(await head()).toBeLessThan(before);
