@@ -181,8 +181,10 @@ describe('exits across a restart of the intent service', () => {
       expect(BigInt(await rpc<string>('eth_getTransactionCount', [holder, 'latest']))).toBe(nonceBefore + 2n);
       expect(await dex.balanceOf(token, holder)).toBe(0n);
 
-      // One of each notification, the outcome carrying the sell that landed.
-      await eventually('completed notified', () => sink.for(id).some((n) => n.event === 'completed'), 30_000);
+      // One of each notification, the outcome carrying the sell that landed. A notification the
+      // killed process had taken is delivered again once its ack wait passes (NOTIFY_TIMEOUT_MS + 10 s):
+      // it may come after the outcome's; sink.for orders them by event id.
+      await eventually('tx_pending and completed notified', () => ['tx_pending', 'completed'].every((e) => sink.for(id).some((n) => n.event === e)), 45_000);
       const events = sink.for(id);
       expect(events.map((n) => n.event)).toEqual(['created', 'tx_pending', 'completed']);
       expect(events.every((n) => n.verified)).toBe(true);

@@ -19,7 +19,9 @@ export class HttpJsonUnavailable extends Error {
  * POSTs JSON and parses the JSON answer, on kept-alive connections: node:http rather than
  * fetch, at about half fetch's per-request cost (it counts for JSON-RPC to a chain node, where
  * requests follow each other). A request written to a kept-alive connection the server had just
- * closed while idle (reset, or a broken pipe) is sent once more: it never reached the server.
+ * closed while idle (reset, or a broken pipe) is sent again: it never reached the server. Several
+ * may have closed at once (the client's event loop busy past the server's idle timeout): the
+ * next attempt may take another of them, up to maxSockets.
  */
 export class HttpJsonClient {
   private readonly target: URL;
@@ -28,22 +30,23 @@ export class HttpJsonClient {
   constructor(
     url: string,
     private readonly timeoutMs: number,
-    maxSockets = 16,
+    private readonly maxSockets = 16,
   ) {
     this.target = new URL(url);
     this.agent = new (this.target.protocol === 'https:' ? https.Agent : http.Agent)({ keepAlive: true, maxSockets });
   }
 
   post(payload: unknown): Promise<unknown> {
-    return this.attempt(JSON.stringify(payload), true, {});
+    return this.attempt(JSON.stringify(payload), this.maxSockets, {});
   }
 
   /** POSTs JSON text as it is (a body a header signs, say), with `headers` besides the content type. */
   postText(body: string, headers: Record<string, string> = {}): Promise<unknown> {
-    return this.attempt(body, true, headers);
+    return this.attempt(body, this.maxSockets, headers);
   }
 
-  private attempt(body: string, mayRetry: boolean, headers: Record<string, string>): Promise<unknown> {
+  /** `retries`: kept-alive connections it may still find closed (each found so is destroyed: at most maxSockets). */
+  private attempt(body: string, retries: number, headers: Record<string, string>): Promise<unknown> {
     return new Promise((resolve, reject) => {
       const fail = (reason: HttpJsonFailure, detail: string) => reject(new HttpJsonUnavailable(reason, detail));
       const req = (this.target.protocol === 'https:' ? https : http).request(
@@ -71,7 +74,7 @@ export class HttpJsonClient {
       req.on('timeout', () => req.destroy(Object.assign(new Error(`no answer within ${this.timeoutMs} ms`), { code: 'TIMEOUT' })));
       req.on('error', (err) => {
         const code = (err as NodeJS.ErrnoException).code;
-        if (mayRetry && req.reusedSocket && (code === 'ECONNRESET' || code === 'EPIPE')) resolve(this.attempt(body, false, headers));
+        if (retries > 0 && req.reusedSocket && (code === 'ECONNRESET' || code === 'EPIPE')) resolve(this.attempt(body, retries - 1, headers));
         else if (code === 'TIMEOUT') fail('timeout', err.message);
         else fail('unreachable', code ?? err.message);
       });

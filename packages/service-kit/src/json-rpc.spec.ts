@@ -192,6 +192,21 @@ describe('ChainRpc', () => {
     expect(node.requests).toHaveLength(6);
   });
 
+  it('tries every kept-alive connection the node closed at once, then a new one', async () => {
+    let n = 0;
+    // Requests 3 and 4 die with their connections: both idle ones closed together.
+    const node = await start((body, res, req) => {
+      n++;
+      if (n === 3 || n === 4) req.socket.destroy();
+      else echo(body, res, req);
+    });
+    const rpc = new ChainRpc(node.url);
+    // Two requests at once: two connections kept alive.
+    await expect(Promise.all([rpc.call('echo', ['a']), rpc.call('echo', ['b'])])).resolves.toEqual(['a', 'b']);
+    await expect(rpc.call('echo', ['c'])).resolves.toBe('c');
+    expect(node.requests).toHaveLength(5);
+  });
+
   describe('with autoBatch', () => {
     it('sends the calls of one tick as one batch, each answered with its own result or error', async () => {
       const node = await start(echo);
