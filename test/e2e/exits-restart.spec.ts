@@ -30,6 +30,22 @@ describe('exits across a restart of the intent service', () => {
   const children: ChildProcess[] = [];
   const rpc = <T = any>(method: string, params: unknown[] = []) => node.rpc.call<T>(method, params);
   const get = async (id: string) => (await stack.request<IntentRecord>('GET', `/v1/intent/${id}`, { key })).body;
+  /** A take-profit exit of `holder`'s `token` at entry 1 wei per token: it holds at the first block priced. */
+  const takeProfitNow = (holder: string, token: string, extra: Record<string, unknown> = {}) =>
+    stack.request<IntentRecord>('POST', '/v1/exit', {
+      key,
+      body: {
+        chainId: CHAIN_ID,
+        wallet: holder,
+        tokenAddress: token,
+        entryPrice: '1',
+        takeProfit: 2,
+        bribe: '0',
+        gasTip: '0',
+        expiry: Math.floor(Date.now() / 1000) + 3600,
+        ...extra,
+      },
+    });
 
   let chain: ExitChain | undefined;
   beforeAll(async () => {
@@ -74,19 +90,7 @@ describe('exits across a restart of the intent service', () => {
     await dex.launch(token, 10n ** 26n, 10n * ETH);
     await mined(node, dex.owner, token, dex.a.PlainToken!.iface.encodeFunctionData('transfer', [wallet.address, HELD]));
     // Entry at 1 wei per token: take-profit holds at the first block priced.
-    const res = await stack.request<IntentRecord>('POST', '/v1/exit', {
-      key,
-      body: {
-        chainId: CHAIN_ID,
-        wallet: wallet.address,
-        tokenAddress: token,
-        entryPrice: '1',
-        takeProfit: 2,
-        bribe: '0',
-        gasTip: '0',
-        expiry: Math.floor(Date.now() / 1000) + 3600,
-      },
-    });
+    const res = await takeProfitNow(wallet.address, token);
     expect(res.status).toBe(201);
     await rpc('evm_mine');
     const sellHash = await eventually('the sell sent', async () => (await get(res.body.id)).statusData?.txHash ?? undefined, 30_000);
@@ -122,20 +126,7 @@ describe('exits across a restart of the intent service', () => {
       const nonceBefore = BigInt(await rpc<string>('eth_getTransactionCount', [holder, 'latest']));
       const dying = await intentProcess({ INTENT_FAILPOINT: failpoint });
       // Entry at 1 wei per token: take-profit holds at the first block priced, which fires it and kills the process.
-      const res = await stack.request<IntentRecord>('POST', '/v1/exit', {
-        key,
-        body: {
-          chainId: CHAIN_ID,
-          wallet: holder,
-          tokenAddress: token,
-          entryPrice: '1',
-          takeProfit: 2,
-          bribe: '0',
-          gasTip: '0',
-          expiry: Math.floor(Date.now() / 1000) + 3600,
-          notificationWebhookUrl: sink.url,
-        },
-      });
+      const res = await takeProfitNow(holder, token, { notificationWebhookUrl: sink.url });
       expect(res.status).toBe(201);
       const id = res.body.id;
       await rpc('evm_mine');

@@ -5,6 +5,7 @@ import type { ExitChain, RugWatch, SellJobs } from './exit-chain.js';
 import { judgedWallets, RugStep, WALLETS_PER_JUDGEMENT } from './exit-rug.js';
 import type { WatchedExit } from './exits.repository.js';
 import { sellOut } from './exit-price.js';
+import { watchedExit } from '../test/watched-exit.js';
 
 const ETH = 10n ** 18n;
 const POOL = { reserveToken: 1_000_000n * ETH, reserveNative: 100n * ETH };
@@ -15,30 +16,7 @@ const [A, B] = ['0x00000000000000000000000000000000000000a1', '0x000000000000000
 const HEAD = { number: '0x10', hash: '0xh', timestamp: '0x1', baseFeePerGas: '0x0' };
 const PENDING = { hash: '0xp', nonce: '0x0', from: '0x00000000000000000000000000000000000000e5', to: TOKEN, value: '0x0', input: '0x1234', gas: '0x5208' };
 
-function exit(id: string, wallet: string): WatchedExit {
-  return {
-    id,
-    tenantId: 't',
-    wallet,
-    token: TOKEN,
-    amount: null,
-    takeProfit: null,
-    stopLoss: null,
-    trailingStop: null,
-    onRug: true,
-    entryPrice: null,
-    followsTxHash: null,
-    highestPrice: null,
-    minOut: null,
-    maxSlippageBps: null,
-    bribe: 0n,
-    gasTip: 0n,
-    expiry: 2_000_000_000n,
-    webhookUrl: null,
-    webhookProtocol: 'tradeinfra',
-    statusReason: null,
-  };
-}
+const exit = (id: string, wallet: string): WatchedExit => watchedExit(id, { wallet, token: TOKEN });
 
 const word = (address: string) => address.slice(2).padStart(64, '0');
 

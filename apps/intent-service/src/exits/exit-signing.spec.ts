@@ -2,6 +2,7 @@ import type { UnsignedTransaction } from '@tradeinfra/contracts';
 import type { ExitChain, Firing, SenderReads } from './exit-chain.js';
 import { quote, SellSigner } from './exit-signing.js';
 import type { WatchedExit } from './exits.repository.js';
+import { watchedExit } from '../test/watched-exit.js';
 
 const ETH = 10n ** 18n;
 const POOL = { reserveToken: 1_000_000n * ETH, reserveNative: 100n * ETH };
@@ -9,31 +10,7 @@ const WALLET = '0x00000000000000000000000000000000000000a1';
 const TOKEN = '0x00000000000000000000000000000000000000b2';
 const HEAD = { number: '0x10', hash: '0xh', timestamp: '0x1', baseFeePerGas: '0x64' };
 
-function exit(id: string, over: Partial<WatchedExit> = {}): WatchedExit {
-  return {
-    id,
-    tenantId: 't',
-    wallet: WALLET,
-    token: TOKEN,
-    amount: 1_000n * ETH,
-    takeProfit: null,
-    stopLoss: null,
-    trailingStop: null,
-    onRug: true,
-    entryPrice: null,
-    followsTxHash: null,
-    highestPrice: null,
-    minOut: null,
-    maxSlippageBps: null,
-    bribe: 0n,
-    gasTip: 0n,
-    expiry: 2_000_000_000n,
-    webhookUrl: null,
-    webhookProtocol: 'tradeinfra',
-    statusReason: null,
-    ...over,
-  };
-}
+const exit = (id: string, over: Partial<WatchedExit> = {}): WatchedExit => watchedExit(id, { wallet: WALLET, token: TOKEN, amount: 1_000n * ETH, ...over });
 const firing = (e: WatchedExit): Firing => ({ exit: e, amount: e.amount!, trigger: 'on_rug', price: 1n });
 
 /** A chain whose development signer signs everything, counting what it signed. */
