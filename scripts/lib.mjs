@@ -34,6 +34,30 @@ export function run(command, args, { quiet = false, env = process.env } = {}) {
   return result.stdout;
 }
 
+/** Like `run`, without blocking: the output is kept and shown (on stderr) only if it fails. */
+export function runQuietly(command, args, { env = process.env } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (c) => (output += c));
+    child.stderr.on('data', (c) => (output += c));
+    child.once('error', reject);
+    child.once('close', (status, signal) => {
+      if (status === 0) return resolve(output);
+      process.stderr.write(output);
+      reject(new Error(`${command} ${args.join(' ')} failed (exit ${status ?? signal})`));
+    });
+  });
+}
+
+/** Runs every task at once; throws the first failure once all have ended (each failure's output is already shown). */
+export async function allOrFirstFailure(tasks) {
+  const outcomes = await Promise.allSettled(tasks);
+  const failed = outcomes.find((o) => o.status === 'rejected');
+  if (failed) throw failed.reason;
+  return outcomes.map((o) => o.value);
+}
+
 /** Where the dashboard's end-to-end test finds Chromium (Debian's `chromium` package); CHROMIUM_PATH overrides. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -67,20 +91,41 @@ export function ensureInstalled({ quiet = false } = {}) {
   run('npm', ['ci', '--no-audit', '--no-fund'], { quiet });
 }
 
+const LINT_TOOLS = join(ROOT, 'tools', 'lint');
+
+/** Whether tools/lint needs `npm ci` (missing, or older than its lockfile). */
+function lintToolsStale() {
+  const marker = join(LINT_TOOLS, 'node_modules', '.package-lock.json');
+  const lock = join(LINT_TOOLS, 'package-lock.json');
+  return !(existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs);
+}
+
 /** `npm ci` in tools/lint (ESLint, typescript-eslint, Prettier) when missing or older than its lockfile. */
 export function ensureLintTools({ quiet = true } = {}) {
-  const dir = join(ROOT, 'tools', 'lint');
-  const marker = join(dir, 'node_modules', '.package-lock.json');
-  const lock = join(dir, 'package-lock.json');
-  if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
+  if (!lintToolsStale()) return;
   say('installing lint tools (npm ci in tools/lint)');
-  run('npm', ['ci', '--no-audit', '--no-fund', '--prefix', dir], { quiet });
+  run('npm', ['ci', '--no-audit', '--no-fund', '--prefix', LINT_TOOLS], { quiet });
 }
+
+/** `ensureLintTools` without blocking (beside the build). */
+export async function ensureLintToolsAsync() {
+  if (!lintToolsStale()) return;
+  say('installing lint tools (npm ci in tools/lint)');
+  await runQuietly('npm', ['ci', '--no-audit', '--no-fund', '--prefix', LINT_TOOLS]);
+}
+
+const TURBO_BUILD = ['run', 'build', '--output-logs=errors-only'];
 
 /** Builds every workspace (turbo caches unchanged ones). */
 export function build({ quiet = false } = {}) {
   if (!quiet) say('building');
-  run(join(ROOT, 'node_modules', '.bin', 'turbo'), ['run', 'build', '--output-logs=errors-only'], { quiet: true });
+  run(join(ROOT, 'node_modules', '.bin', 'turbo'), TURBO_BUILD, { quiet: true });
+}
+
+/** `build` without blocking. */
+export async function buildAsync() {
+  say('building');
+  await runQuietly(join(ROOT, 'node_modules', '.bin', 'turbo'), TURBO_BUILD);
 }
 
 /** Resolves true when at least one server of NATS_URL (comma-separated) answers like a NATS server. */
