@@ -3,6 +3,7 @@ import { signBuyIntent } from '@tradeinfra/executor';
 import { Wallet, ZeroAddress } from 'ethers';
 import type { IntentServiceEnv, WatchedChain } from '../config/env.js';
 import type { OutboxRelay } from '../outbox/outbox.relay.js';
+import type { TokenFacts } from '../tokens/token-facts.js';
 import { IntentError, IntentErrorCode } from './intents.errors.js';
 import type { IntentsRepository, SearchQuery, StoredIdempotencyKey } from './intents.repository.js';
 import { IntentsService } from './intents.service.js';
@@ -75,7 +76,7 @@ function setup() {
   const repo = new FakeIntents();
   let wakes = 0;
   const relay = { wake: () => wakes++ } as unknown as OutboxRelay;
-  const service = new IntentsService(repo as unknown as IntentsRepository, relay, env, () => NOW);
+  const service = new IntentsService(repo as unknown as IntentsRepository, relay, env, () => NOW, { intentsCreated: () => undefined } as unknown as TokenFacts);
   return { repo, service, wakes: () => wakes };
 }
 

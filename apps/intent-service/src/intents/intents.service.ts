@@ -29,6 +29,7 @@ import { uuidv7 } from 'uuidv7';
 import { CLOCK, type Clock } from '../common/clock.js';
 import { ENV, type IntentServiceEnv } from '../config/env.js';
 import { OutboxRelay } from '../outbox/outbox.relay.js';
+import { TokenFacts } from '../tokens/token-facts.js';
 import { CreateGroup } from './create-group.js';
 import { IntentError, IntentErrorCode } from './intents.errors.js';
 import { IntentsRepository, type NewIntent, type StoredIdempotencyKey } from './intents.repository.js';
@@ -49,6 +50,8 @@ export class IntentsService {
     private readonly outbox: OutboxRelay,
     @Inject(ENV) private readonly env: IntentServiceEnv,
     @Inject(CLOCK) clock: Clock,
+    /** Told of every create: the tokens of new intents are looked up at once. */
+    private readonly tokenFacts: TokenFacts,
   ) {
     const options = { chainIds: env.CHAIN_IDS, now: clock, allowHttpWebhooks: env.WEBHOOK_ALLOW_HTTP };
     this.createSchema = createIntentRequestSchema(options);
@@ -67,6 +70,7 @@ export class IntentsService {
       const created = await this.creates.create(message.tenantId, uuidv7(), intent, claim);
       if (created) {
         this.outbox.wake();
+        this.tokenFacts.intentsCreated();
         return { intent: created, replayed: false };
       }
       const stored = await this.storedClaim(message.tenantId, claim!);
@@ -128,6 +132,7 @@ export class IntentsService {
       );
       if (created) {
         this.outbox.wake();
+        this.tokenFacts.intentsCreated();
         return { intents: created, replayed: false };
       }
       const stored = await this.storedClaim(message.tenantId, claim!);

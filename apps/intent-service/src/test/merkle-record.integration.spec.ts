@@ -76,6 +76,36 @@ describe('Merkle’s fields on the intent record', () => {
     });
   });
 
+  it('looks a token up again after its intents left pending when its first lookup failed, until its facts are found', async () => {
+    const token = '0x00000000000000000000000000000000000000b0';
+    const tokens = new TokensRepository(ds);
+    const due = async () => (await tokens.due([1], 100)).filter((d) => d.token === token);
+    const [{ id }] = (await ds.query(
+      `INSERT INTO intent.intents (id, tenant_id, status, chain_id, wallet, token_address, bribe, buy_amount, expires_at)
+       VALUES (intent.uuid_v7(), gen_random_uuid(), 'pending', 1, '0x0000000000000000000000000000000000000001', $1, 0, 1, now() + interval '1 hour')
+       RETURNING id`,
+      [token],
+    )) as { id: string }[];
+    expect(await due()).toEqual([{ chainId: 1, token, attempts: 0 }]);
+
+    // The first lookup fails (a node error); the buy completes before the next one is due.
+    await tokens.record(1, token, null, false);
+    await ds.query(`UPDATE intent.intents SET status = 'completed' WHERE id = $1`, [id]);
+    expect(await due()).toEqual([]); // not before 2^1 s
+    await ds.query(`UPDATE intent.tokens SET looked_up_at = now() - interval '1 minute' WHERE token = $1`, [token]);
+    expect(await due()).toEqual([{ chainId: 1, token, attempts: 1 }]);
+
+    // Found: never again.
+    await tokens.record(
+      1,
+      token,
+      { deployer: '0x00000000000000000000000000000000000000De', txHash: `0x${'5e'.repeat(32)}`, blockNumber: 3n, timestamp: 1795460000n },
+      true,
+    );
+    await ds.query(`UPDATE intent.tokens SET looked_up_at = now() - interval '1 hour' WHERE token = $1`, [token]);
+    expect(await due()).toEqual([]);
+  });
+
   it('keeps our signing protocol for intents stored before it, and reverts and re-applies cleanly', async () => {
     // Back to before MerkleDropIn, whatever came after it.
     const since = ds.migrations.length - ds.migrations.findIndex((m) => m.constructor.name === 'MerkleDropIn1765200000000');

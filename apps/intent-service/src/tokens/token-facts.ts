@@ -12,6 +12,8 @@ export const TOKEN_LOOKUP_RPCS = Symbol('TOKEN_LOOKUP_RPCS');
 const INTERVAL_MS = 1_000;
 /** Tokens looked up per run. */
 const BATCH = 20;
+/** Creates wake the lookups at most this often. */
+const WAKE_EVERY_MS = 100;
 
 /**
  * Reads who deployed the tokens pending intents name (Merkle's `token.deployer*` of the record)
@@ -23,6 +25,7 @@ const BATCH = 20;
 export class TokenFacts implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(TokenFacts.name);
   private readonly task: PeriodicTask;
+  private lastWake = -Infinity;
 
   constructor(
     private readonly tokens: TokensRepository,
@@ -30,6 +33,18 @@ export class TokenFacts implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(ENV) env: IntentServiceEnv,
   ) {
     this.task = new PeriodicTask('token facts', Math.max(INTERVAL_MS, env.LAUNCH_POLL_INTERVAL_MS), () => this.lookUpDue(), this.logger);
+  }
+
+  /**
+   * Intents were just created: their tokens are looked up now rather than at the next tick, so
+   * that a launch right after the create finds the lookup under way (at most one wake per
+   * WAKE_EVERY_MS under a stream of creates).
+   */
+  intentsCreated(): void {
+    const now = performance.now();
+    if (now - this.lastWake < WAKE_EVERY_MS) return;
+    this.lastWake = now;
+    this.task.wake();
   }
 
   onApplicationBootstrap(): void {

@@ -14,16 +14,23 @@ export class TokensRepository {
   constructor(@Inject(DataSource) private readonly db: DataSource) {}
 
   /**
-   * Tokens of pending intents on `chainIds` whose facts are not settled and whose next lookup is
-   * due (never looked up, or 2^attempts seconds after the last, at most 5 min), at most `limit`.
+   * Tokens whose next lookup is due, at most `limit`: tokens of pending intents on `chainIds` never
+   * looked up, and every token looked up before whose facts are not settled, 2^attempts seconds
+   * after its last lookup (at most 5 min), whatever its intents' status since: a first lookup that
+   * failed is tried again after the buys completed (at most MAX_LOOKUPS times in all).
    */
   async due(chainIds: number[], limit: number): Promise<{ chainId: number; token: string; attempts: number }[]> {
     const rows: { chain_id: number; token: string; attempts: number }[] = await this.db.query(
-      `SELECT DISTINCT i.chain_id, lower(i.token_address) AS token, coalesce(t.attempts, 0) AS attempts
-       FROM intent.intents i
-       LEFT JOIN intent.tokens t ON t.chain_id = i.chain_id AND t.token = lower(i.token_address)
-       WHERE i.status = 'pending' AND i.chain_id = ANY($1)
-         AND (t.token IS NULL OR (NOT t.settled AND t.looked_up_at < now() - make_interval(secs => least(300, power(2, t.attempts)))))
+      `(SELECT DISTINCT i.chain_id, lower(i.token_address) AS token, 0 AS attempts
+        FROM intent.intents i
+        LEFT JOIN intent.tokens t ON t.chain_id = i.chain_id AND t.token = lower(i.token_address)
+        WHERE i.status = 'pending' AND i.chain_id = ANY($1) AND t.token IS NULL
+        LIMIT $2)
+       UNION ALL
+       (SELECT t.chain_id, t.token, t.attempts
+        FROM intent.tokens t
+        WHERE t.chain_id = ANY($1) AND NOT t.settled AND t.looked_up_at < now() - make_interval(secs => least(300, power(2, t.attempts)))
+        LIMIT $2)
        LIMIT $2`,
       [chainIds, limit],
     );
