@@ -697,7 +697,14 @@ describe('payout ledger, adversarial client', () => {
     // batch 2: kill the only replica half way, publish the rest while it is down
     const batch2 = Array.from({ length: 80 }, mk);
     const dupes = batch1.slice(0, 25);
-    const changed = batch1.slice(25, 40).map((e) => ({ ...e, amount: randomAmount(e.asset), sourceId: 'srcC', time: new Date().toISOString() }));
+    // Another amount for certain (a random one may repeat a 1-wei or whole original, which would look like its entry).
+    const otherAmount = (e: Ev) => {
+      for (;;) {
+        const amount = randomAmount(e.asset);
+        if (scaled(amount) !== scaled(e.amount)) return amount;
+      }
+    };
+    const changed = batch1.slice(25, 40).map((e) => ({ ...e, amount: otherAmount(e), sourceId: 'srcC', time: new Date().toISOString() }));
     await Promise.all(batch2.slice(0, 40).map(publishValid));
     const kill = stack.payoutReplicas.shift()!.close();
     await Promise.all([...batch2.slice(40, 60).map(publishValid), kill]);
