@@ -36,7 +36,7 @@ export async function lintChecks() {
   ]);
 }
 
-const HINT = 'fix with `npm run lint -- --fix` (formatting and fixable rules), then by hand for the rest';
+export const LINT_HINT = 'fix with `npm run lint -- --fix` (formatting and fixable rules), then by hand for the rest';
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const fix = process.argv.includes('--fix');
@@ -56,9 +56,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     }
   } catch (err) {
     say(err.message);
-    say(HINT);
+    say(LINT_HINT);
     process.exit(1);
   }
 }
 
-export { HINT as LINT_HINT };
