@@ -4,10 +4,14 @@ import { type ProbeResult } from './token-prober.js';
 /** How long an early probe waits for its round (a launch whose round never came: its head moved on). */
 const EARLY_PROBE_TTL_MS = 60_000;
 
+/** Where a launch found in a mined block is kept (in place of a pending launch's transaction). */
+export const MINED_LAUNCH = 'mined';
+
 /**
- * Token probes of pending launches, started as each launch is recognised and kept for its round,
- * by (chain, token, launch transaction, head): the round takes one once, at the head the launch
- * was simulated on; at any other head, or when it failed, the round probes again.
+ * Token probes started before the launch's round, kept for it: a pending launch's, as it is
+ * recognised, and a mined launch's, as the watcher finds it (under MINED_LAUNCH), by (chain,
+ * token, launch transaction, head): the round takes one once, at the head it was made at; at any
+ * other head, or when it failed, the round probes again.
  */
 export class EarlyProbes {
   private readonly probes = new Map<string, { at: number; probe: Promise<ProbeResult | null> }>();

@@ -10,14 +10,14 @@ import { OutboxRelay } from '../outbox/outbox.relay.js';
 import { type Block } from './buy-judgement.js';
 import { EXECUTED_CHAINS, type ExecutedChain } from './chain-clients.js';
 import { ClaimStep, type EarlyClaim } from './claim-step.js';
-import { EarlyProbes } from './early-probes.js';
+import { EarlyProbes, MINED_LAUNCH } from './early-probes.js';
 import { ExecutionRepository, type LaunchedToken } from './execution.repository.js';
 import { FollowStep } from './follow-step.js';
 import { type LaunchIntake, type RecognisedLaunch } from './launch-intake.js';
 import { PlanStep } from './plan-step.js';
 import { readHead, roundChain, type Ahead, type RoundChain } from './round-chain.js';
 import { type Plan } from './round-planner.js';
-import { readPendingBlock } from './round-reads.js';
+import { readLaunchPool, readPendingBlock } from './round-reads.js';
 import { SignStep } from './sign-step.js';
 import { WebhookSigner } from './signer.js';
 import { SubmitStep } from './submit-step.js';
@@ -149,6 +149,18 @@ export class Executor implements LaunchIntake, OnApplicationBootstrap, OnModuleD
     };
     const probe = behind.catch(() => null).then((known) => known ?? probeNow());
     this.earlyProbes.put(chainId, launch.token, launch.txHash, launch.headBlock, probe);
+  }
+
+  probeMined(chainId: number, launch: Pick<LaunchedToken, 'token' | 'pair'>, head: bigint): void {
+    const chain = this.chains.get(chainId);
+    if (!chain) return;
+    const probe = (async () => {
+      const [probeFor, pool] = await Promise.all([claimableProbeIntent(this.intents, chainId, launch.token), readLaunchPool(chain, launch, head, null)]);
+      // Nothing to probe with, or no pool (yet) at this head: the round decides.
+      if (!probeFor || pool.reserveNative === 0n || pool.reserveToken === 0n) return null;
+      return this.prober.probe(chain.config, launch, head, pool, probeFor);
+    })();
+    this.earlyProbes.put(chainId, launch.token, MINED_LAUNCH, head, probe);
   }
 
   private async step(chain: RoundChain): Promise<boolean> {

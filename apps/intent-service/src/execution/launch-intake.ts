@@ -29,6 +29,11 @@ export abstract class LaunchIntake {
   abstract launchSeen(chainId: number, launches: LaunchedToken[], stored: Promise<string[]>): void;
   /** The token probe of a pending launch just recognised (`behind`: the one made in the launch's own simulation). */
   abstract probeEarly(chainId: number, launch: RecognisedLaunch, behind?: Promise<ProbeResult | null>): void;
+  /**
+   * The token probe of a launch just found in a mined block, at `head`: made while the launch is
+   * stored and its intents claimed, and taken by its round at the same head.
+   */
+  abstract probeMined(chainId: number, launch: Pick<LaunchedToken, 'token' | 'pair'>, head: bigint): void;
   /** How to forget a chain's pending launches that are gone (called when buys sent behind one missed it). */
   abstract whenLaunchesLost(forget: (chainId: number) => Promise<void>): void;
 }

@@ -2,6 +2,7 @@ import { claimed, ETH, fakeChain, launched, silentLogger, WALLET } from '../test
 import type { SenderState } from './buy-terms.js';
 import type { PoolState, TokenProbe } from './checks.js';
 import type { ClaimedIntent } from './execution.types.js';
+import { MINED_LAUNCH } from './early-probes.js';
 import { PlanStep, type PlanReads } from './plan-step.js';
 
 const HEAD = { number: '0x64', baseFeePerGas: '0x1', hash: '0xhead', timestamp: '0x0' };
@@ -75,6 +76,14 @@ describe('PlanStep (round step 2: plan)', () => {
     const s = step({ early: PROBE });
     const plan = await s.plan.plan(fakeChain(), launched(true), HEAD, [claimed('a')]);
     expect(s.earlyAsked).toEqual(['0xlaunch']);
+    expect(s.probed).toEqual([]);
+    expect(plan.jobs).toHaveLength(1);
+  });
+
+  it('after a launch in a mined block, uses the probe the watcher started as it found the launch (kept under MINED_LAUNCH)', async () => {
+    const s = step({ early: PROBE });
+    const plan = await s.plan.plan(fakeChain(), launched(), HEAD, [claimed('a')]);
+    expect(s.earlyAsked).toEqual([MINED_LAUNCH]);
     expect(s.probed).toEqual([]);
     expect(plan.jobs).toHaveLength(1);
   });

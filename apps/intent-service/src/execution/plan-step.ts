@@ -4,7 +4,7 @@ import { type Clock } from '../common/clock.js';
 import { type Block } from './buy-judgement.js';
 import { type Job } from './buy-terms.js';
 import { type ExecutedChain } from './chain-clients.js';
-import { type EarlyProbes } from './early-probes.js';
+import { MINED_LAUNCH, type EarlyProbes } from './early-probes.js';
 import { type ExecutionRepository } from './execution.repository.js';
 import { type ClaimedIntent, type LaunchedToken } from './execution.types.js';
 import { effectiveTip } from './launch-state.js';
@@ -78,7 +78,7 @@ export class PlanStep {
     const probeFor = probeIntent(intents);
     const probeToken = async () => {
       if (!probeFor) return null;
-      const early = launch.pending ? await this.deps.earlyProbes.take(config.chainId, launch.token, launch.pending.txHash, headNumber) : null;
+      const early = await this.deps.earlyProbes.take(config.chainId, launch.token, launch.pending?.txHash ?? MINED_LAUNCH, headNumber);
       return early ?? this.deps.prober.probe(config, launch, headNumber, launchPool, probeFor);
     };
     const [probe, state] = await Promise.all([probeToken(), sendersRead]);

@@ -168,6 +168,8 @@ export class LaunchWatcher implements OnApplicationBootstrap, OnModuleDestroy {
     if (tokens.size > 0) {
       for (const launch of await this.detector.detect(chain, rpc, tokens, from, to)) {
         await launches.record(launch, seenAt);
+        // Its round will probe the token at the head: that starts now, while the step commits.
+        this.executor.probeMined(chain.chainId, launch, head);
         this.logger.log(`launch on chain ${chain.chainId}: token ${launch.token} (pair ${launch.pair}) in block ${launch.blockNumber}`);
       }
     }

@@ -1,4 +1,5 @@
 import { callGas, type SimulateRequest, type SimulationCall } from '@tradeinfra/contracts';
+import { keccak256Bytes } from '@tradeinfra/service-kit/plain';
 import type { BlockEnv } from '../chain/chain-state.js';
 import { invalid } from '../simulation/simulation.errors.js';
 import type { ChainRules } from './hardforks.js';
@@ -9,13 +10,14 @@ import type { ChainRules } from './hardforks.js';
  * The shape of a bundle: chain, and each call's target (or create) and selector; not its sender
  * or arguments. A target the bundle named before (a token in the first call's data, then called
  * itself) is written as where it was named, so a bundle that launches a token and then trades it
- * has one shape whichever token it is.
+ * has one shape whichever token it is. `loose`: every other target written as `*` too (the
+ * fallback of a shape never seen: a new pair called directly, after the last one).
  */
-export function shapeOf(chainId: number, request: SimulateRequest, named = namedAddresses(request)): string {
+export function shapeOf(chainId: number, request: SimulateRequest, named = namedAddresses(request), loose = false): string {
   const firstNamed = new Map<string, string>();
   const parts = request.calls.map((c, i) => {
     const to = c.to?.toLowerCase();
-    const target = to === undefined ? 'create' : (firstNamed.get(to) ?? to);
+    const target = to === undefined ? 'create' : (firstNamed.get(to) ?? (loose ? '*' : to));
     for (const [where, address] of named) if (where.startsWith(`${i}.`) && !firstNamed.has(address)) firstNamed.set(address, `@${where}`);
     return `${target}:${c.data.slice(0, 10)}`;
   });
@@ -56,7 +58,12 @@ export function staticKeys(request: SimulateRequest, named = namedAddresses(requ
  * the earlier bundle's keys with each replaced address swapped in, so a token launched like the
  * last one runs once. Why and the exact rules: docs/design/simulation-internals.md.
  */
-export function carriedKeys(keys: Iterable<string>, before: Map<string, string>, now: Map<string, string>): string[] {
+export function carriedKeys(
+  keys: Iterable<string>,
+  before: Map<string, string>,
+  now: Map<string, string>,
+  preimages: ReadonlyMap<string, readonly [string, string]> = new Map(),
+): string[] {
   const replaced = new Map<string, string | null>();
   for (const [where, old] of before) {
     const next = now.get(where);
@@ -65,18 +72,54 @@ export function carriedKeys(keys: Iterable<string>, before: Map<string, string>,
     replaced.set(old, seen === undefined || seen === next ? next : null);
   }
   const stillNamed = new Set(now.values());
+  /** A mapping entry's slot with each replaced address it was hashed from swapped in (nested mappings too); null: unchanged. */
+  const moved = (slot: string, depth = 0): { slot: string; from: string[] } | null => {
+    const preimage = depth < MAX_MAPPING_DEPTH ? preimages.get(slot) : undefined;
+    if (!preimage) return null;
+    const [address, base] = preimage;
+    const next = replaced.get(address);
+    const inner = moved(base, depth + 1);
+    if (!next && !inner) return null;
+    return { slot: mappingSlot(next ?? address, inner?.slot ?? base), from: [...(next ? [address] : []), ...(inner?.from ?? [])] };
+  };
   const out = new Set<string>();
   for (const key of keys) {
     const [kind, address, slot] = key.split(':') as [string, string, string | undefined];
     const next = kind === 'h' ? undefined : replaced.get(address);
-    if (!next) {
+    const entry = kind === 's' ? moved(slot!) : null;
+    if (!next && !entry) {
       out.add(key);
       continue;
     }
-    out.add(slot === undefined ? `${kind}:${next}` : `${kind}:${next}:${slot}`);
-    if (stillNamed.has(address)) out.add(key);
+    const newSlot = entry?.slot ?? slot;
+    out.add(newSlot === undefined ? `${kind}:${next ?? address}` : `${kind}:${next ?? address}:${newSlot}`);
+    // The old key too while every address it came from is still named.
+    if ([...(next ? [address] : []), ...(entry?.from ?? [])].every((a) => stillNamed.has(a))) out.add(key);
   }
   return [...out];
+}
+
+/** How deep nested mappings are followed (`m[a][b][c]…`). */
+const MAX_MAPPING_DEPTH = 4;
+
+/** The slot of the entry of `address` in the mapping at `base`: keccak256(address word ‖ base). */
+export function mappingSlot(address: string, base: string): string {
+  const words = Buffer.from(`${address.slice(2).padStart(64, '0')}${base.slice(2)}`, 'hex');
+  return `0x${Buffer.from(keccak256Bytes(words)).toString('hex')}`;
+}
+
+/** The preimages (BundleReads.preimages) of the storage keys among `keys`, nested ones included. */
+export function preimagesOf(keys: Iterable<string>, preimages: ReadonlyMap<string, readonly [string, string]>): Map<string, readonly [string, string]> {
+  const out = new Map<string, readonly [string, string]>();
+  const add = (slot: string, depth: number) => {
+    const preimage = preimages.get(slot);
+    if (!preimage || depth >= MAX_MAPPING_DEPTH || out.has(slot)) return;
+    out.set(slot, preimage);
+    add(preimage[1], depth + 1);
+  };
+  if (preimages.size === 0) return out;
+  for (const key of keys) if (key.startsWith('s:')) add(key.slice(key.lastIndexOf(':') + 1), 0);
+  return out;
 }
 
 /**

@@ -19,6 +19,12 @@ interface Miss {
 export class BundleReads implements StateReads {
   /** Every chain key read (`a:`, `s:`, `h:`), for the next bundle of the same shape. */
   readonly touched = new Set<string>();
+  /**
+   * The slots this simulation hashed from an address word and a base word (`keccak256(address ‖
+   * base)`, a mapping's entry for that address), slot → [address, base]: the next bundle of the
+   * same shape finds the entries of the addresses it names instead (carriedKeys).
+   */
+  readonly preimages = new Map<string, readonly [string, string]>();
   /** Storage slots read per account (for the `updated` of an account whose storage is cleared). */
   private readonly slotsRead = new Map<string, Set<string>>();
   private readonly local = new Map<string, Value>();

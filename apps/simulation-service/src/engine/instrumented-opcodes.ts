@@ -7,7 +7,7 @@ type CustomOpcode = NonNullable<EVMOpts['customOpcodes']>[number];
 const instrumented = new Map<string, CustomOpcode[]>();
 
 /**
- * SELFDESTRUCT reports its transfer; JUMP/JUMPI check the deadline now and then, so an endless
+ * KECCAK256 notes the preimage of a mapping entry (see mappingEntry); SELFDESTRUCT reports its transfer; JUMP/JUMPI check the deadline now and then, so an endless
  * loop with a huge gas limit ends by the clock as well as by gas; on Polygon since Chicago,
  * SLOAD and SSTORE take PIP-88's cold prices. One set per rules, shared by every simulation
  * (each finds its own context through its EVM), which is what lets the jump analysis be cached
@@ -32,7 +32,7 @@ export function instrumentedOpcodes(rules: ChainRules): CustomOpcode[] {
     };
   };
   // JUMP and JUMPI stay synchronous (ethereumjs awaits a custom opcode unless told otherwise, see
-  // createVmFor in vm-pool.ts, where these and MLOAD/MSTORE are marked synchronous): an await per jump would
+  // createVmFor in vm-pool.ts, where these, KECCAK256 and MLOAD/MSTORE are marked synchronous): an await per jump would
   // slow a loop down by half.
   const clocked = (code: number): CustomOpcode => {
     const original = handlers.get(code)!;
@@ -75,6 +75,7 @@ export function instrumentedOpcodes(rules: ChainRules): CustomOpcode[] {
       view.setBigUint64(16, BigInt.asUintN(64, word >> 64n));
       view.setBigUint64(24, BigInt.asUintN(64, word));
     }),
+    mappingEntry(handlers.get(0x20)!, opcodes.get(0x20)!, dynamicGasHandlers.get(0x20)),
     wrap(0xff, async (runState, sim) => {
       const self = runState.interpreter.getAddress();
       const beneficiary = runState.stack.peek(1)[0]!;
@@ -115,4 +116,37 @@ function pip88Opcodes(
     };
   };
   return [priced(0x54, { coldsloadGas: 5460n }), priced(0x55, { coldsloadGas: 2940n, sstoreCleanEIP2200Gas: 2060n, sstoreClearRefundEIP2200Gas: 3960n })];
+}
+
+/**
+ * KECCAK256, which also notes, for a hash of 64 bytes whose first word is an address (12 zero
+ * bytes, then 20 that are not a small number: namedAddresses' rule), the slot it makes and its
+ * two words: that is how Solidity and Vyper place a mapping's entry for an address (a balance,
+ * an allowance, a pair in a factory). The next bundle of the same shape then prefetches the
+ * entries of the addresses it names instead (carriedKeys). Synchronous, as the original.
+ */
+function mappingEntry(
+  keccak: NonNullable<ReturnType<ReturnType<typeof getOpcodesForHF>['handlers']['get']>>,
+  info: { name: string; fee: number },
+  gasFunction: ReturnType<typeof getOpcodesForHF>['dynamicGasHandlers'] extends Map<number, infer G> ? G | undefined : never,
+): CustomOpcode {
+  return {
+    opcode: 0x20,
+    opcodeName: info.name,
+    baseFee: info.fee,
+    gasFunction,
+    logicFunction: ((runState: RunState, common: Parameters<typeof keccak>[1]) => {
+      const length = runState.stack.peek(2)[1];
+      const offset = Number(runState.stack.peek(1)[0]);
+      void keccak(runState, common); // synchronous in the pinned ethereumjs (see fast-interpreter.spec.ts)
+      if (length !== 64n) return;
+      const store = (runState.memory as unknown as { _store: Uint8Array })._store;
+      const at = store.byteOffset + offset;
+      for (let i = at; i < at + 12; i++) if (store[i] !== 0) return;
+      if (store[at + 12] === 0 && store[at + 13] === 0 && store[at + 14] === 0 && store[at + 15] === 0 && store[at + 16] === 0) return;
+      const words = Buffer.from(store.buffer, at, 64);
+      const slot = `0x${runState.stack.peek(1)[0]!.toString(16).padStart(64, '0')}`;
+      contextOf(runState).reads.preimages.set(slot, [`0x${words.toString('hex', 12, 32)}`, `0x${words.toString('hex', 32, 64)}`]);
+    }) as never,
+  };
 }

@@ -6,7 +6,7 @@ import type { BlockEnv, ChainSource, ReadBudget } from '../chain/chain-state.js'
 import { SimulationError, SimulationErrorCode } from '../simulation/simulation.errors.js';
 import { blockFor } from './block-env.js';
 import { BundleReads } from './bundle-reads.js';
-import { carriedKeys, namedAddresses, shapeOf, staticKeys, validateCalls } from './bundle-plan.js';
+import { carriedKeys, namedAddresses, preimagesOf, shapeOf, staticKeys, validateCalls } from './bundle-plan.js';
 import { applyOverrides, runCall } from './call-runner.js';
 import { installFastInterpreter } from './fast-interpreter.js';
 import { ForkedStateManager } from './forked-state-manager.js';
@@ -52,7 +52,7 @@ export interface SimulationStats {
  * one batch, not a round per level, and so does the same kind of bundle on other addresses (a
  * new token launched through the same router; see carriedKeys).
  */
-const remembered = new LRUCache<string, { keys: string[]; named: Map<string, string> }>({ max: 10_000 });
+const remembered = new LRUCache<string, { keys: string[]; named: Map<string, string>; preimages: Map<string, readonly [string, string]> }>({ max: 10_000 });
 
 /**
  * Runs a bundle on one chain's state at one block: calls in order on one shared state, each as a
@@ -71,9 +71,10 @@ export async function simulateBundle(
   const id = options.id ?? randomUUID();
   const named = namedAddresses(request);
   const shape = shapeOf(chain.config.chainId, request, named);
+  const loose = shapeOf(chain.config.chainId, request, named, true);
   const own = staticKeys(request, named);
-  const last = remembered.get(shape);
-  const known = last ? [...new Set([...carriedKeys(last.keys, last.named, named), ...own])] : undefined;
+  const last = remembered.get(shape) ?? remembered.get(loose);
+  const known = last ? [...new Set([...carriedKeys(last.keys, last.named, named, last.preimages), ...own])] : undefined;
 
   // The block, and (with the block named) what this shape read last time in the same round
   // trip; an unknown shape gets its calls' senders, targets and named addresses, and, where the
@@ -194,7 +195,10 @@ export async function simulateBundle(
   }
   over = true;
   releaseVm(rules, vm);
-  remembered.set(shape, { keys: [...reads.touched], named });
+  const keys = [...reads.touched];
+  const memory = { keys, named, preimages: preimagesOf(keys, reads.preimages) };
+  remembered.set(shape, memory);
+  if (loose !== shape) remembered.set(loose, memory);
   if (stats) Object.assign(stats, { rounds, fetches: reads.fetches, callRuns, rules: rules.label, upstreamMs });
   return {
     id,

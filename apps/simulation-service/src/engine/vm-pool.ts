@@ -70,7 +70,7 @@ async function createVmFor(rules: ChainRules): Promise<VM> {
   holder.vm = vm;
   (vm.evm as unknown as { [RULES_KEY]: string })[RULES_KEY] = rules.key;
   const opcodeMap = (vm.evm as unknown as { _opcodeMap: { opcodeInfo: object }[] })._opcodeMap;
-  for (const code of [0x51, 0x52, 0x56, 0x57]) opcodeMap[code] = { ...opcodeMap[code]!, opcodeInfo: { ...opcodeMap[code]!.opcodeInfo, isAsync: false } };
+  for (const code of [0x20, 0x51, 0x52, 0x56, 0x57]) opcodeMap[code] = { ...opcodeMap[code]!, opcodeInfo: { ...opcodeMap[code]!.opcodeInfo, isAsync: false } };
   // ethereumjs keeps a removed precompile's address in its map (and would warm it): drop it.
   for (const [address, run] of vm.evm.precompiles) if (run === undefined) vm.evm.precompiles.delete(address);
   const context = () => (vm.evm as unknown as WithContext)[SIM];

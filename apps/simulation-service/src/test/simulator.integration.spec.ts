@@ -1,5 +1,6 @@
 import { parseInput, SimulateRequestSchema } from '@tradeinfra/contracts';
 import { ChainState, createStateCache } from '../chain/chain-state.js';
+import { mappingSlot } from '../engine/bundle-plan.js';
 import { simulateBundle, type SimulationStats } from '../engine/simulator.js';
 import { FakeChain } from './fake-chain.js';
 
@@ -18,6 +19,19 @@ const PROXY_CODE = '0x6020600060006000600435' + '5afa5060206000f3';
 /** Two contracts with the same code (READ_SLOT_1) and different slot 1: two tokens launched alike. */
 const TOKEN_A = '0x5555555555555555555555555555555555555555';
 const TOKEN_B = '0x6666666666666666666666666666666666666666';
+
+/** `balanceOf(holder)`: the holder's entry of the mapping at slot 0 (keccak256(holder ‖ 0)), as Solidity places it. */
+const BALANCES = '0x00000000000000000000000000000000000000c6';
+const BALANCE_OF = '0x6004356000526000602052604060002054' + '60005260206000f3';
+/** `allowance(owner, spender)`: the nested mapping at slot 1 (keccak256(spender ‖ keccak256(owner ‖ 1))). */
+const ALLOWANCES = '0x00000000000000000000000000000000000000c7';
+const ALLOWANCE_OF = '0x6004356000526001602052604060002060205260243560005260406000205460005260206000f3';
+const HOLDER_A = '0x7777777777777777777777777777777777777777';
+const HOLDER_B = '0x8888888888888888888888888888888888888888';
+const SPENDER_A = '0x9999999999999999999999999999999999999999';
+const SPENDER_B = '0xaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
+/** The decimal slot of `address`'s entry in the mapping at `base` (a decimal slot too). */
+const entry = (address: string, base: string) => BigInt(mappingSlot(address, word(BigInt(base)))).toString();
 
 /** Reverts unless slot 12 (a lock) is set, then returns slot 2. */
 const GATED = '0x00000000000000000000000000000000000000c4';
@@ -55,6 +69,11 @@ describe('simulating on a chain read over JSON-RPC', () => {
       [PROXY]: { code: PROXY_CODE },
       [TOKEN_A]: { code: READ_SLOT_1, storage: { '1': 11n } },
       [TOKEN_B]: { code: READ_SLOT_1, storage: { '1': 22n } },
+      [BALANCES]: { code: BALANCE_OF, storage: { [entry(HOLDER_A, '0')]: 11n, [entry(HOLDER_B, '0')]: 22n } },
+      [ALLOWANCES]: {
+        code: ALLOWANCE_OF,
+        storage: { [entry(SPENDER_A, entry(HOLDER_A, '1'))]: 33n, [entry(SPENDER_B, entry(HOLDER_B, '1'))]: 44n },
+      },
     });
     await chain.start();
     state = new ChainState({ chainId: 1, rpcUrls: [chain.url], hardfork: null }, createStateCache(16 << 20), 2_000, 200);
@@ -86,6 +105,37 @@ describe('simulating on a chain read over JSON-RPC', () => {
     expect(cold.stats).toMatchObject({ rounds: 2, fetches: 1 });
     // TOKEN_B in TOKEN_A's place: its slot 1 comes with the prefetch, and the one run is exact.
     const next = await run(through(TOKEN_B));
+    expect(next.result.calls[0]!.result).toBe(word(22n));
+    expect(next.stats).toMatchObject({ rounds: 1, fetches: 0 });
+    expect(next.roundTrips).toBe(1);
+  });
+
+  it("runs a known shape naming another holder once: the new holder's entry of a mapping comes with the prefetch", async () => {
+    const balanceOf = (holder: string) => ({ blockNumber: 100, calls: [{ from: USER, to: BALANCES, data: `0x70a08231${holder.slice(2).padStart(64, '0')}` }] });
+    const cold = await run(balanceOf(HOLDER_A));
+    expect(cold.result.calls[0]!.result).toBe(word(11n));
+    // The slot is hashed from the holder: it is found from the hash the last run made, with HOLDER_B in HOLDER_A's place.
+    const next = await run(balanceOf(HOLDER_B));
+    expect(next.result.calls[0]!.result).toBe(word(22n));
+    expect(next.stats).toMatchObject({ rounds: 1, fetches: 0 });
+    expect(next.roundTrips).toBe(1);
+  });
+
+  it("runs a known shape once when both keys of a nested mapping's entry (an allowance) are other addresses", async () => {
+    const allowance = (owner: string, spender: string) => ({
+      blockNumber: 100,
+      calls: [{ from: USER, to: ALLOWANCES, data: `0xdd62ed3e${owner.slice(2).padStart(64, '0')}${spender.slice(2).padStart(64, '0')}` }],
+    });
+    expect((await run(allowance(HOLDER_A, SPENDER_A))).result.calls[0]!.result).toBe(word(33n));
+    const next = await run(allowance(HOLDER_B, SPENDER_B));
+    expect(next.result.calls[0]!.result).toBe(word(44n));
+    expect(next.stats).toMatchObject({ rounds: 1, fetches: 0 });
+  });
+
+  it("runs a bundle calling a contract never named before once when the last bundle called another alike (a new pair's reserves)", async () => {
+    expect((await run({ blockNumber: 100, calls: [{ from: USER, to: TOKEN_A }] })).result.calls[0]!.result).toBe(word(11n));
+    // Another target is another shape, never seen: the last bundle of the same calls on any target gives its keys.
+    const next = await run({ blockNumber: 100, calls: [{ from: USER, to: TOKEN_B }] });
     expect(next.result.calls[0]!.result).toBe(word(22n));
     expect(next.stats).toMatchObject({ rounds: 1, fetches: 0 });
     expect(next.roundTrips).toBe(1);
