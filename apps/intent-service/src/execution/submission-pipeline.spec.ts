@@ -1,7 +1,7 @@
 import { FailureReason } from './checks.js';
 import { type LaunchStamp, type Outcome, type ToSubmit } from './execution.repository.js';
 import { type SignResult } from './signed-buy.js';
-import { mapLimit, ONE_BUNDLE_WAVE, SubmissionPipeline } from './submission-pipeline.js';
+import { FIRST_WAVE, mapLimit, ONE_BUNDLE_WAVE, SubmissionPipeline } from './submission-pipeline.js';
 import { type Submission, type Submitter } from './submitter.js';
 
 const W = '0xaa';
@@ -124,6 +124,80 @@ describe('SubmissionPipeline', () => {
     p.signedAll([['a', ok('a')]]);
     await p.finish();
     expect(f.recorded).toEqual([{ id: 'a', status: 'failed', reason: FailureReason.SubmissionRejected, executedAt: null, data: { txHash: '0xhash-a' } }]);
+  });
+
+  /** A node whose first send answers only when released; `order` records settles and sends. */
+  function slowFirstSend(refuse: string[] = []) {
+    const f = fakes({ kind: 'rpc' });
+    const order: string[] = [];
+    let release!: () => void;
+    const firstSendHeld = new Promise<void>((resolve) => (release = resolve));
+    const repo = {
+      ...f.repo,
+      settleRound: (...args: Parameters<typeof f.repo.settleRound>) => {
+        order.push(`settle ${args[2].map((s) => s.id).join(',') || 'none'}${args[3].length > 0 ? ` holding ${args[3].join(',')}` : ''}`);
+        return f.repo.settleRound(...args);
+      },
+    };
+    let sends = 0;
+    const submitter: Submitter = {
+      kind: 'rpc',
+      submit: async (subs) => {
+        const ids = subs.map((x) => x.intentId).join(',');
+        order.push(`send ${ids}`);
+        if (sends++ === 0) await firstSendHeld;
+        order.push(`sent ${ids}`);
+        return new Map(subs.map((x) => [x.intentId, refuse.includes(x.intentId) ? 'nonce too high' : null]));
+      },
+    };
+    return { pipeline: new SubmissionPipeline(repo, submitter, 'claim', 101n, LAUNCH, f.logger), order, release };
+  }
+  const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('settles the next wave while the one before is being sent, and sends it after that one', async () => {
+    const { pipeline: p, order, release } = slowFirstSend();
+    p.expect([
+      { id: 'a', wallet: W, nonce: 1n },
+      { id: 'b', wallet: '0xbb', nonce: 1n },
+    ]);
+    p.signedAll([['a', ok('a')]]);
+    await turn();
+    p.signedAll([['b', ok('b')]]);
+    await turn();
+    expect(order).toEqual(['settle a', 'send a', 'settle b']);
+    release();
+    expect(await p.finish()).toEqual({ submitted: 2, failed: 0, deferred: 0 });
+    expect(order).toEqual(['settle a', 'send a', 'settle b', 'sent a', 'send b', 'sent b']);
+  });
+
+  it('settles a wallet’s next buy only once its buy being sent is answered, and holds it back when the node refused that one', async () => {
+    const { pipeline: p, order, release } = slowFirstSend(['a']);
+    p.expect([
+      { id: 'a', wallet: W, nonce: 1n },
+      { id: 'c', wallet: W, nonce: 2n },
+    ]);
+    p.signedAll([['a', ok('a')]]);
+    await turn();
+    p.signedAll([['c', ok('c')]]);
+    await turn();
+    expect(order).toEqual(['settle a', 'send a']);
+    release();
+    expect(await p.finish()).toEqual({ submitted: 1, failed: 0, deferred: 1 });
+    expect(order).toEqual(['settle a', 'send a', 'sent a', 'settle none holding c']);
+  });
+
+  it(`sends a round's first ${FIRST_WAVE} buys before settling the rest of a batch signed at once, in order`, async () => {
+    const { pipeline: p, order, release } = slowFirstSend();
+    const ids = Array.from({ length: FIRST_WAVE + 5 }, (_, i) => `b${i}`);
+    p.expect(ids.map((id, i) => ({ id, wallet: `0x${i}`, nonce: 1n })));
+    p.signedAll(ids.map((id) => [id, ok(id)]));
+    await turn();
+    const first = ids.slice(0, FIRST_WAVE).join(',');
+    const rest = ids.slice(FIRST_WAVE).join(',');
+    expect(order).toEqual([`settle ${first}`, `send ${first}`, `settle ${rest}`]);
+    release();
+    await p.finish();
+    expect(order.slice(3)).toEqual([`sent ${first}`, `send ${rest}`, `sent ${rest}`]);
   });
 
   it('behind a pending launch through relays, settles once the last signature is in and sends one bundle, launch first', async () => {

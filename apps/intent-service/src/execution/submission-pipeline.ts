@@ -15,6 +15,12 @@ export interface Expected {
   nonce: bigint;
 }
 
+/** The most buys a round's first wave to the node or relays settles (the rest follow while these are sent). */
+export const FIRST_WAVE = 10;
+
+/** What settling a wave marked. */
+type Settled = Awaited<ReturnType<IntentsRepository['settleRound']>>;
+
 export interface RoundTotals {
   submitted: number;
   failed: number;
@@ -36,6 +42,10 @@ export class SubmissionPipeline {
   private ready: ToSubmit[] = [];
   private held: string[] = [];
   private flushing: Promise<void> | null = null;
+  /** The waves' sends, one after the other, in settling order. */
+  private sending: Promise<void> = Promise.resolve();
+  /** Per wallet, its waves settled and not yet sent. */
+  private readonly sendingWallets = new Map<string, number>();
   /** While set, nothing is settled (see gate). */
   private gated: Promise<void> | null = null;
   /** Every buy submitted in this round, in order. */
@@ -113,7 +123,8 @@ export class SubmissionPipeline {
     this.next = this.expected.length;
     if (this.gated) await this.gated; // it kicks as it opens
     this.kick();
-    while (this.flushing) await this.flushing;
+    // A send's end may start the next wave's settling, and a settling the next send.
+    while (this.flushing || this.sendingWallets.size > 0) await (this.flushing ?? this.sending);
     if (this.error) throw this.error;
     if (this.oneBundle && this.bundled.length > 0) await this.submitter.submit(this.bundled, this.targetBlock, this.behind);
     return this.totals;
@@ -154,6 +165,9 @@ export class SubmissionPipeline {
     // (a batch's answer) or the last signature is in; many small transactions would only slow
     // the signatures still coming, on the same thread.
     if (this.oneBundle && this.next < this.expected.length && this.ready.length < ONE_BUNDLE_WAVE) return;
+    // A wave is settled while the one before is being sent, unless a wallet of its has a buy
+    // there: a buy the node refuses must still hold that wallet's later buys back.
+    if (this.ready.some((r) => this.sendingWallets.has(r.wallet))) return;
     this.flushing = this.flush().finally(() => {
       this.flushing = null;
       this.kick();
@@ -163,9 +177,11 @@ export class SubmissionPipeline {
   private async flush(): Promise<void> {
     // A wallet blocked since these became ready (an earlier wave found a buy cancelled): its later buys wait.
     const late = this.ready.filter((r) => this.blocked(r.wallet, r.nonce));
-    const sendable = this.ready.filter((r) => !this.blocked(r.wallet, r.nonce));
+    const unblocked = this.ready.filter((r) => !this.blocked(r.wallet, r.nonce));
+    // A round's first wave is small: the node has its first buys sooner, and the rest settle while they are sent.
+    const sendable = this.bundled.length === 0 && !this.oneBundle ? unblocked.slice(0, FIRST_WAVE) : unblocked;
     const [failures, held] = [this.failures, [...this.held, ...late.map((r) => r.id)]];
-    [this.ready, this.failures, this.held] = [[], [], []];
+    [this.ready, this.failures, this.held] = [unblocked.slice(sendable.length), [], []];
     try {
       const { submitted, failed } = await this.repo.settleRound(this.claimToken, failures, sendable, held, this.targetBlock, this.launch);
       this.totals.failed += failed;
@@ -180,6 +196,28 @@ export class SubmissionPipeline {
       // Behind a pending launch through relays, the launch can be in one bundle only: it goes
       // once, with every buy, when the round finishes (a bundle per wave would only be replaced).
       if (this.oneBundle) return;
+      for (const { wallet } of submitted) this.sendingWallets.set(wallet, (this.sendingWallets.get(wallet) ?? 0) + 1);
+      // Sent after the waves before it (checking order), while the next wave settles.
+      this.sending = this.sending
+        .then(() => this.send(submitted, wave))
+        .finally(() => {
+          for (const { wallet } of submitted) {
+            const left = this.sendingWallets.get(wallet)! - 1;
+            if (left === 0) this.sendingWallets.delete(wallet);
+            else this.sendingWallets.set(wallet, left);
+          }
+          this.kick();
+        });
+    } catch (err) {
+      this.error = err;
+    }
+  }
+
+  /** Sends a settled wave; with the node, records the buys it refused and blocks their wallets. */
+  private async send(submitted: Settled['submitted'], wave: Submission[]): Promise<void> {
+    // Marked submitted already: after an earlier wave's failure the follow step sends them with the next block.
+    if (this.error) return;
+    try {
       const refused = await this.submitter.submit(wave, this.targetBlock);
       if (this.submitter.kind === 'rpc') {
         // The chain's node refused it (it will not be mined): the outcome is known now.
