@@ -7,8 +7,9 @@ type CustomOpcode = NonNullable<EVMOpts['customOpcodes']>[number];
 const instrumented = new Map<string, CustomOpcode[]>();
 
 /**
- * KECCAK256 notes the preimage of a mapping entry (see mappingEntry); SELFDESTRUCT reports its transfer; JUMP/JUMPI check the deadline now and then, so an endless
- * loop with a huge gas limit ends by the clock as well as by gas; on Polygon since Chicago,
+ * KECCAK256 notes the preimage of a mapping entry (see mappingEntry); SELFDESTRUCT reports its
+ * transfer; JUMP/JUMPI check the deadline now and then, so an endless loop with a huge gas limit
+ * ends by the clock as well as by gas; on Polygon since Chicago,
  * SLOAD and SSTORE take PIP-88's cold prices. One set per rules, shared by every simulation
  * (each finds its own context through its EVM), which is what lets the jump analysis be cached
  * across simulations.
@@ -32,8 +33,8 @@ export function instrumentedOpcodes(rules: ChainRules): CustomOpcode[] {
     };
   };
   // JUMP and JUMPI stay synchronous (ethereumjs awaits a custom opcode unless told otherwise, see
-  // createVmFor in vm-pool.ts, where these, KECCAK256 and MLOAD/MSTORE are marked synchronous): an await per jump would
-  // slow a loop down by half.
+  // createVmFor in vm-pool.ts, where these, KECCAK256 and MLOAD/MSTORE are marked synchronous):
+  // an await per jump would slow a loop down by half.
   const clocked = (code: number): CustomOpcode => {
     const original = handlers.get(code)!;
     const info = opcodes.get(code)!;
@@ -141,10 +142,9 @@ function mappingEntry(
       void keccak(runState, common); // synchronous in the pinned ethereumjs (see fast-interpreter.spec.ts)
       if (length !== 64n) return;
       const store = (runState.memory as unknown as { _store: Uint8Array })._store;
-      const at = store.byteOffset + offset;
-      for (let i = at; i < at + 12; i++) if (store[i] !== 0) return;
-      if (store[at + 12] === 0 && store[at + 13] === 0 && store[at + 14] === 0 && store[at + 15] === 0 && store[at + 16] === 0) return;
-      const words = Buffer.from(store.buffer, at, 64);
+      for (let i = offset; i < offset + 12; i++) if (store[i] !== 0) return;
+      if (store[offset + 12] === 0 && store[offset + 13] === 0 && store[offset + 14] === 0 && store[offset + 15] === 0 && store[offset + 16] === 0) return;
+      const words = Buffer.from(store.buffer, store.byteOffset + offset, 64);
       const slot = `0x${runState.stack.peek(1)[0]!.toString(16).padStart(64, '0')}`;
       contextOf(runState).reads.preimages.set(slot, [`0x${words.toString('hex', 12, 32)}`, `0x${words.toString('hex', 32, 64)}`]);
     }) as never,
