@@ -137,8 +137,8 @@ function mappingEntry(
     baseFee: info.fee,
     gasFunction,
     logicFunction: ((runState: RunState, common: Parameters<typeof keccak>[1]) => {
-      const length = runState.stack.peek(2)[1];
-      const offset = Number(runState.stack.peek(1)[0]);
+      const [offsetWord, length] = runState.stack.peek(2) as [bigint, bigint];
+      const offset = Number(offsetWord);
       void keccak(runState, common); // synchronous in the pinned ethereumjs (see fast-interpreter.spec.ts)
       if (length !== 64n) return;
       const store = (runState.memory as unknown as { _store: Uint8Array })._store;
