@@ -2,7 +2,8 @@
  * The documentation against the repository: every relative link in the Markdown files resolves
  * (the file exists; a `#anchor` names a heading of it), and docs/configuration.md lists exactly
  * the environment variables the code reads (the apps' env schemas, service-kit's shared ones,
- * the scripts and the tools). No service is started.
+ * the scripts and the tools), and the create examples a reader copies pass the API's own
+ * validation. No service is started.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -281,5 +282,59 @@ describe('docs/configuration.md', () => {
   it('documents no variable that nothing reads', () => {
     const stale = [...documentedVariables().entries()].filter(([name]) => !read.has(name)).map(([, name]) => name);
     expect(stale).toEqual([]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The request examples: what a reader copies must pass the API's own validation
+
+/** When the examples were written (their records' `createdAt`): the day their expiry is counted from. */
+const EXAMPLES_WRITTEN = Date.parse('2026-11-23T21:40:12.345Z');
+
+/** Each `POST <route>` body in the `http` blocks of `file` with nothing elided (no `…`), as parsed JSON. */
+function postBodies(file: string, route: string): unknown[] {
+  const bodies: unknown[] = [];
+  for (const [, block] of readFileSync(join(ROOT, file), 'utf8').matchAll(/^```http\n([\s\S]*?)^```$/gm)) {
+    const lines = block!.split('\n');
+    if (lines[0] !== `POST ${route}`) continue;
+    const start = lines.findIndex((l) => l.startsWith('{') || l.startsWith('['));
+    const end = lines.findIndex((l, i) => i > start && /^\d{3} /.test(l));
+    const body = lines.slice(start, end === -1 ? undefined : end).join('\n');
+    if (start === -1 || body.includes('…')) continue;
+    bodies.push(JSON.parse(body));
+  }
+  return bodies;
+}
+
+/** What the API's schemas give (zod's safeParse), as far as these checks read it. */
+interface Schema {
+  safeParse(value: unknown): { error?: { issues: { path: PropertyKey[]; message: string }[] } };
+}
+
+/** The validation messages `schema` gives `body` (none: it passes). */
+const problems = (schema: Schema, body: unknown) => schema.safeParse(body).error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`) ?? [];
+
+describe('request examples', () => {
+  const options = { chainIds: [1, 56, 137], now: () => EXAMPLES_WRITTEN };
+
+  it('the create bodies of README.md and docs/api/ pass the API’s own validation, as of the day they were written', async () => {
+    const contracts = await import('@tradeinfra/contracts');
+    const cases: [string, string, Schema][] = [
+      ['README.md', '/v1/intent', contracts.createIntentRequestSchema(options)],
+      ['docs/api/intents.md', '/v1/intent', contracts.createIntentRequestSchema(options)],
+      ['docs/api/intents.md', '/v1/intents', contracts.createIntentsBatchRequestSchema(options)],
+      ['docs/api/exits.md', '/v1/exit', contracts.createExitRequestSchema(options)],
+    ];
+    for (const [file, route, schema] of cases) {
+      const bodies = postBodies(file, route);
+      expect({ file, route, found: bodies.length > 0 }).toEqual({ file, route, found: true });
+      for (const body of bodies) expect({ file, route, problems: problems(schema, body) }).toEqual({ file, route, problems: [] });
+    }
+  });
+
+  it('the check itself: an expiry past 30 days from the day they were written is caught', async () => {
+    const { createIntentRequestSchema } = await import('@tradeinfra/contracts');
+    const [body] = postBodies('README.md', '/v1/intent') as Record<string, unknown>[];
+    expect(problems(createIntentRequestSchema(options), { ...body, expiry: 1893456000 })).toEqual(['expiry: must be at most 30 days ahead']);
   });
 });
