@@ -53,6 +53,17 @@ describe('payout bodies', () => {
     expect(issues(MevCaptureEventSchema, { ...event, chainId: 2 ** 31 - 1 })).toEqual([]);
   });
 
+  it('a payout request with chainId but no asset, or the reverse, names the missing field and what to send', () => {
+    const address = `0x${'1'.repeat(40)}`;
+    expect(issues(RequestPayoutSchema, { address, chainId: 1 })).toEqual([
+      { path: 'asset', message: 'is required when chainId is sent: send both to pay one balance, or neither to pay every balance' },
+    ]);
+    expect(issues(RequestPayoutSchema, { address, asset: 'ETH' })).toEqual([
+      { path: 'chainId', message: 'is required when asset is sent: send both to pay one balance, or neither to pay every balance' },
+    ]);
+    expect(issues(RequestPayoutSchema, { address })).toEqual([]);
+  });
+
   it('a capture time Postgres cannot store is refused', () => {
     expect(issues(MevCaptureEventSchema, { ...event, time: '0000-06-01T00:00:00Z' }).map((i) => i.path)).toEqual(['time']);
     expect(issues(MevCaptureEventSchema, { ...event, time: '2024-04-31T00:00:00Z' }).map((i) => i.path)).toEqual(['time']);

@@ -205,8 +205,9 @@ export const RequestPayoutSchema = z
   })
   .superRefine((r, ctx) => {
     if ((r.chainId === undefined) !== (r.asset === undefined)) {
-      const missing = r.chainId === undefined ? 'chainId' : 'asset';
-      ctx.addIssue({ code: 'custom', path: [missing], message: 'is required with chainId and asset (or send neither to pay every balance)', input: undefined });
+      const [missing, sent] = r.chainId === undefined ? ['chainId', 'asset'] : ['asset', 'chainId'];
+      const message = `is required when ${sent} is sent: send both to pay one balance, or neither to pay every balance`;
+      ctx.addIssue({ code: 'custom', path: [missing], message, input: undefined });
     }
   });
 export type RequestPayout = z.output<typeof RequestPayoutSchema>;
