@@ -7,21 +7,26 @@ import type { ChainRules } from './hardforks.js';
 // What is known of a bundle before it runs: its shape, the keys worth prefetching, its gas cap.
 
 /**
- * The shape of a bundle: chain, and each call's target (or create) and selector; not its sender
- * or arguments. A target the bundle named before (a token in the first call's data, then called
- * itself) is written as where it was named, so a bundle that launches a token and then trades it
- * has one shape whichever token it is. `loose`: every other target written as `*` too (the
- * fallback of a shape never seen: a new pair called directly, after the last one).
+ * The shape of a bundle (`exact`): chain, and each call's target (or create) and selector; not
+ * its sender or arguments. A target the bundle named before (a token in the first call's data,
+ * then called itself) is written as where it was named, so a bundle that launches a token and
+ * then trades it has one shape whichever token it is. `loose`: every other target written as `*`
+ * too (the fallback of a shape never seen: a new pair called directly, after the last one). Both
+ * in one walk over the calls.
  */
-export function shapeOf(chainId: number, request: SimulateRequest, named = namedAddresses(request), loose = false): string {
+export function shapeOf(chainId: number, request: SimulateRequest, named = namedAddresses(request)): { exact: string; loose: string } {
   const firstNamed = new Map<string, string>();
-  const parts = request.calls.map((c, i) => {
+  const exact: string[] = [];
+  const loose: string[] = [];
+  request.calls.forEach((c, i) => {
     const to = c.to?.toLowerCase();
-    const target = to === undefined ? 'create' : (firstNamed.get(to) ?? (loose ? '*' : to));
+    const selector = c.data.slice(0, 10);
+    const known = to === undefined ? 'create' : firstNamed.get(to);
+    exact.push(`${known ?? to}:${selector}`);
+    loose.push(`${known ?? '*'}:${selector}`);
     for (const [where, address] of named) if (where.startsWith(`${i}.`) && !firstNamed.has(address)) firstNamed.set(address, `@${where}`);
-    return `${target}:${c.data.slice(0, 10)}`;
   });
-  return `${chainId}|${parts.join('|')}`;
+  return { exact: `${chainId}|${exact.join('|')}`, loose: `${chainId}|${loose.join('|')}` };
 }
 
 /**

@@ -70,8 +70,7 @@ export async function simulateBundle(
   const started = performance.now();
   const id = options.id ?? randomUUID();
   const named = namedAddresses(request);
-  const shape = shapeOf(chain.config.chainId, request, named);
-  const loose = shapeOf(chain.config.chainId, request, named, true);
+  const { exact: shape, loose } = shapeOf(chain.config.chainId, request, named);
   const own = staticKeys(request, named);
   const last = remembered.get(shape) ?? remembered.get(loose);
   const known = last ? [...new Set([...carriedKeys(last.keys, last.named, named, last.preimages), ...own])] : undefined;
